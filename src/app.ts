@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { sql } from 'kysely';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import { authenticate, createAuthorizer } from './http/auth.js';
+import { replyRouteNotFound, replyWithError } from './http/errors.js';
+import { registerMetrics } from './http/metrics.js';
+import { RequestLog } from './http/request-log.js';
+import type { App, RouteDeps } from './http/module.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { ajvOptions } from './lib/validate.js';
+import { itemRoutes } from './modules/items/items.routes.js';
+import * as tenants from './modules/tenants/tenants.service.js';
+
+export const EDI_PREFIX = '/shared/bam/v1/public';
+
+/** The EDI modules, in the order their routes register. */
+const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes];
+
+export interface AppOptions {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  /** pino options or an instance; defaults to JSON lines at the configured level. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the whole HTTP application on an open database; the caller listens and closes. */
+export async function buildApp({ config, db, clock = systemClock, logger }: AppOptions): Promise<App> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    logController: new RequestLog(),
+    bodyLimit: config.bodyLimit,
+    genReqId: () => randomUUID(),
+    ajv: {
+      customOptions: ajvOptions,
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler(replyWithError);
+  app.setNotFoundHandler(replyRouteNotFound);
+  registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Wharf — Warehouse Integration API',
+        version: '1.3.1',
+        description:
+          'Inbound receipts, outbound orders, inventory, the item master and last-mile rates. Errors use the spec\'s shapes: an array of `{code, error}` or an object `{error}`.',
+      },
+      components: {
+        securitySchemes: {
+          APIKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: APIKey <key>`.' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const Status = Type.Object({ status: Type.String() });
+  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'The process is up', response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['Operations'], summary: 'The database answers', response: { 200: Status, 503: Status } } },
+    async (request, reply) => {
+      try {
+        await sql`select 1`.execute(db);
+        return { status: 'ready' };
+      } catch (error) {
+        request.log.warn({ err: { message: (error as Error).message } }, 'database not reachable');
+        return reply.status(503).send({ status: 'unavailable' });
+      }
+    },
+  );
+
+  if (config.only !== 'rate') {
+    const deps: RouteDeps = {
+      db,
+      clock,
+      authorize: createAuthorizer({
+        facilityExists: (companyId, facilityId) => tenants.facilityExists(db, companyId, facilityId),
+        customerExists: (companyId, customerId) => tenants.customerExists(db, companyId, customerId),
+      }),
+    };
+    await app.register(
+      async (edi) => {
+        edi.decorateRequest('principal');
+        edi.addHook('onRequest', authenticate((key) => tenants.authenticateApiKey(db, clock, key)));
+        for (const registerRoutes of ediModules) registerRoutes(edi, deps);
+      },
+      { prefix: EDI_PREFIX },
+    );
+  }
+  return app;
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
+import type { Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { DEMO, seedDemo } from './demo.js';
+import { AppError } from './http/errors.js';
+import { systemClock } from './lib/clock.js';
+import { ROLES } from './modules/tenants/tenants.schemas.js';
+import * as tenants from './modules/tenants/tenants.service.js';
+import { closeOnSignals, openDatabase, startServer } from './server.js';
+
+/** Where the command writes; tests pass their own. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const collectInt = (value: string, previous: number[]) => {
+  if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
+  return [...previous, Number(value)];
+};
+const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
+
+/** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
+async function withDatabase<T>(options: { db?: string }, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig({ databaseUrl: options.db });
+  const db = openDatabase(config);
+  try {
+    await migrateToLatest(db);
+    return await work(db, config);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function serverOverrides(options: Record<string, unknown>): Partial<Record<SettingName, unknown>> {
+  return { databaseUrl: options.db, port: options.port, host: options.host, only: options.only };
+}
+
+/** The `wharf` command line; `io` receives everything it prints. */
+export function createCli(io: CliIo = processIo): Command {
+  const program = new Command('wharf')
+    .description('Wharf, the warehouse integration server')
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('serve the API (migrates the database first unless --no-migrate)')
+    .option('--port <n>', 'port (default: PORT or 8080)')
+    .option('--host <h>', 'address (default: HOST or 127.0.0.1)')
+    .addOption(dbOption())
+    .addOption(new Option('--only <api>', 'serve only one API').choices(['edi', 'rate']))
+    .option('--no-migrate', 'do not run migrations at start')
+    .action(async (options) => {
+      const config = loadConfig(serverOverrides(options));
+      const server = await startServer(config, { migrate: options.migrate });
+      closeOnSignals(server, config.shutdownTimeoutMs);
+    });
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const config = loadConfig({ databaseUrl: options.db });
+      const db = openDatabase(config);
+      try {
+        const applied = await migrateToLatest(db);
+        io.out(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  program
+    .command('company')
+    .description('manage companies')
+    .command('add <CompanyID>')
+    .description('add a company (the operator organisation)')
+    .option('--name <name>', 'display name')
+    .addOption(dbOption())
+    .action(async (companyId: string, options) => {
+      await withDatabase(options, (db) => tenants.addCompany(db, systemClock, { companyId, name: options.name }));
+      io.out(`company ${companyId} added`);
+    });
+
+  program
+    .command('customer')
+    .description('manage customers')
+    .command('add <CompanyID> <CustomerID>')
+    .description("add a customer (a merchant) to a company")
+    .option('--name <name>', 'display name')
+    .addOption(dbOption())
+    .action(async (companyId: string, customerId: string, options) => {
+      await withDatabase(options, (db) => tenants.addCustomer(db, systemClock, { companyId, customerId, name: options.name }));
+      io.out(`customer ${customerId} added to ${companyId}`);
+    });
+
+  program
+    .command('facility')
+    .description('manage facilities')
+    .command('add <CompanyID> <FacilityID>')
+    .description('add a facility (a warehouse) to a company')
+    .option('--timezone <zone>', 'IANA time zone, e.g. America/Chicago', 'UTC')
+    .option('--name <name>', 'display name')
+    .addOption(dbOption())
+    .action(async (companyId: string, facilityId: string, options) => {
+      await withDatabase(options, (db) =>
+        tenants.addFacility(db, systemClock, { companyId, facilityId, name: options.name, timeZone: options.timezone }),
+      );
+      io.out(`facility ${facilityId} added to ${companyId} (${options.timezone})`);
+    });
+
+  const key = program.command('key').description('manage API keys');
+  key
+    .command('create')
+    .description('create an API key and print it (shown this once)')
+    .addOption(new Option('--role <role>', 'what the key may do').choices(ROLES).makeOptionMandatory())
+    .requiredOption('--company <CompanyID>', 'the company the key belongs to')
+    .option('--customer <CustomerID>', 'a customer a customer key acts for (repeatable)', collect, [])
+    .option('--facility <FacilityID>', 'a facility the key is limited to (repeatable; default every facility)', collect, [])
+    .option('--user-id <n>', 'a rate-engine UserID a rater key quotes for (repeatable)', collectInt, [])
+    .option('--label <label>', 'what the key is for', '')
+    .option('--json', 'print an object with the key and its details')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const created = await withDatabase(options, (db) =>
+        tenants.createApiKey(db, systemClock, {
+          role: options.role,
+          companyId: options.company,
+          customerIds: options.customer,
+          facilityIds: options.facility,
+          userIds: options.userId,
+          label: options.label,
+        }),
+      );
+      io.out(options.json ? JSON.stringify({ key: created.key, ...created.view }, null, 2) : created.key);
+    });
+
+  key
+    .command('list')
+    .description('list API keys (never the keys themselves)')
+    .option('--company <CompanyID>', 'only the keys of this company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const keys = await withDatabase(options, (db) => tenants.listApiKeys(db, options.company));
+      if (options.json) return io.out(JSON.stringify(keys, null, 2));
+      if (keys.length === 0) return io.out('no keys');
+      for (const k of keys) {
+        const scope = [
+          k.customers.length ? `customers=${k.customers.join(',')}` : '',
+          k.facilities.length ? `facilities=${k.facilities.join(',')}` : '',
+          k.userIds.length ? `userIds=${k.userIds.join(',')}` : '',
+        ].filter(Boolean);
+        io.out(
+          [
+            `#${k.id}`,
+            k.role,
+            k.company,
+            scope.join(' ') || '(whole company)',
+            k.label ? `"${k.label}"` : '',
+            `created ${k.createdAt}`,
+            `last used ${k.lastUsedAt ?? 'never'}`,
+            k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
+          ]
+            .filter(Boolean)
+            .join('  '),
+        );
+      }
+    });
+
+  key
+    .command('revoke <id>')
+    .description('revoke an API key at once, on every running server')
+    .addOption(dbOption())
+    .action(async (id: string, options) => {
+      const view = await withDatabase(options, (db) => tenants.revokeApiKey(db, systemClock, Number(id)));
+      io.out(`key #${view.id} revoked at ${view.revokedAt}`);
+    });
+
+  program
+    .command('demo')
+    .description('seed the DEMO tenant (idempotent), print its keys and a curl line, and serve')
+    .option('--port <n>', 'port (default: PORT or 8080)')
+    .option('--host <h>', 'address (default: HOST or 127.0.0.1)')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const config = loadConfig(serverOverrides(options));
+      const keyFile = demoKeyFile(config.databaseUrl);
+      const server = await startServer(config);
+      const keys = await seedDemo(server.db, systemClock, keyFile);
+      const base = server.address;
+      io.out(
+        [
+          `Wharf demo is serving at ${base}  (database ${config.databaseUrl}, keys saved in ${keyFile})`,
+          `Tenant: company ${DEMO.company}, customer ${DEMO.customer}, facility ${DEMO.facility} (${DEMO.timeZone})`,
+          'API keys:',
+          ...Object.entries(keys).map(([role, k]) => `  ${role.padEnd(9)} ${k}`),
+          '',
+          'Try it:',
+          `  curl -s ${base}/shared/bam/v1/public/edi/item-master/search-by-paging \\`,
+          `    -H 'Authorization: APIKey ${keys.customer}' -H 'Content-Type: application/json' \\`,
+          `    -d '{"CompanyID":"${DEMO.company}","CustomerID":"${DEMO.customer}","Status":"Active","Paging":{"PageNo":1}}'`,
+          '',
+          `Interactive docs: ${base}/docs    OpenAPI: ${base}/openapi.json    Ctrl-C stops.`,
+        ].join('\n'),
+      );
+      closeOnSignals(server, config.shutdownTimeoutMs);
+    });
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI document')
+    .action(async () => {
+      // The document depends on the routes only, so any empty database will do.
+      const config = loadConfig({ databaseUrl: 'sqlite::memory:' }, {});
+      const db = openDatabase(config);
+      const app = await buildApp({ config, db, logger: false });
+      await app.ready();
+      io.out(JSON.stringify(app.swagger(), null, 2));
+      await app.close();
+      await db.destroy();
+    });
+
+  return program;
+}
+
+/** The demo keys live beside the embedded database (or under ./data for PostgreSQL). */
+function demoKeyFile(databaseUrl: string): string {
+  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : '';
+  return join(path && path !== ':memory:' ? dirname(path) : 'data', 'demo-keys.json');
+}
+
+/** Runs the command line and returns the exit code: 0 ok, 1 refused or failed, 2 bad usage. */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  try {
+    await createCli(io).parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof ConfigError) {
+      io.err(`error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      const messages = Array.isArray(error.body) ? error.body.map((p) => p.error) : [error.body.error];
+      for (const message of messages) io.err(`error: ${message}`);
+      return 1;
+    }
+    io.err(`error: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === realpathSync(process.argv[1]);
+if (invokedDirectly) {
+  const code = await runCli(process.argv.slice(2));
+  // serve and demo keep running; every other command ends here.
+  if (code !== 0) process.exit(code);
+}

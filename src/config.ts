@@ -1,0 +1,113 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Every setting Wharf reads, with its environment variable, default and meaning. This is the only
+ * file that reads `process.env`; command-line flags override the environment.
+ */
+const settings = {
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    schema: Type.String({
+      pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+      default: 'sqlite:./data/wharf.db',
+      description: '`sqlite:<path>`, `sqlite::memory:` or `postgres://user@host:port/db`',
+    }),
+  },
+  port: {
+    env: 'PORT',
+    schema: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port' }),
+  },
+  host: {
+    env: 'HOST',
+    schema: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on' }),
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+      { default: 'info', description: 'pino log level' },
+    ),
+  },
+  bodyLimit: {
+    env: 'BODY_LIMIT',
+    schema: Type.Integer({
+      minimum: 1024,
+      maximum: 100 * 1024 * 1024,
+      default: 5 * 1024 * 1024,
+      description: 'Largest request body in bytes; larger bodies get 413',
+    }),
+  },
+  sqliteSynchronous: {
+    env: 'SQLITE_SYNCHRONOUS',
+    schema: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], {
+      default: 'FULL',
+      description:
+        'SQLite durability: FULL survives a power loss; NORMAL survives a process crash but may lose the last commits on power loss',
+    }),
+  },
+  only: {
+    env: 'WHARF_ONLY',
+    schema: Type.Union([Type.Literal('all'), Type.Literal('edi'), Type.Literal('rate')], {
+      default: 'all',
+      description: 'Serve both APIs (`all`), only the EDI API (`edi`) or only the rate engine (`rate`)',
+    }),
+  },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    schema: Type.Integer({
+      minimum: 0,
+      default: 10_000,
+      description: 'How long a graceful shutdown waits for in-flight requests',
+    }),
+  },
+} satisfies Record<string, { env: string; schema: TSchema }>;
+
+type Settings = typeof settings;
+export type SettingName = keyof Settings;
+
+export const ConfigSchema = Type.Object(
+  Object.fromEntries(Object.entries(settings).map(([name, s]) => [name, s.schema])) as {
+    [K in SettingName]: Settings[K]['schema'];
+  },
+);
+export type Config = Static<typeof ConfigSchema>;
+
+/** Name, environment variable, default and description of every setting, for docs and `--help`. */
+export function describeSettings(): { name: SettingName; env: string; default: unknown; description: string }[] {
+  return (Object.keys(settings) as SettingName[]).map((name) => ({
+    name,
+    env: settings[name].env,
+    default: settings[name].schema.default,
+    description: settings[name].schema.description ?? '',
+  }));
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+/**
+ * Builds the configuration from the environment and explicit overrides (command-line flags win),
+ * fills defaults and validates every value; throws ConfigError naming each bad variable.
+ */
+export function loadConfig(
+  overrides: Partial<Record<SettingName, unknown>> = {},
+  env: Record<string, string | undefined> = process.env,
+): Config {
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(settings) as SettingName[]) {
+    const value = overrides[name] ?? env[settings[name].env];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  if (Value.Check(ConfigSchema, converted)) return converted;
+  const problems = [...Value.Errors(ConfigSchema, converted)].map((error) => {
+    const name = error.path.slice(1) as SettingName;
+    const label = settings[name] ? settings[name].env : name;
+    return `${label} ${error.message.toLowerCase()} (got ${JSON.stringify(error.value)})`;
+  });
+  throw new ConfigError(problems);
+}

@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+} from 'kysely';
+
+/** Every difference between the two supported databases lives in this file (migrations aside). */
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DialectOptions {
+  /** SQLite `synchronous` pragma: FULL (default) survives power loss, NORMAL only a process crash. */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+/** better-sqlite3 blocks the event loop while it waits for a lock, so the wait stays short. */
+const SQLITE_BUSY_TIMEOUT_MS = 2000;
+
+export function dialectNameOf(url: string): DialectName {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
+  throw new Error('DATABASE_URL must start with sqlite: or postgres://');
+}
+
+export function dialectNameOfDb(db: Kysely<any>): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+export function createDialect(url: string, options: DialectOptions = {}): Dialect {
+  return dialectNameOf(url) === 'sqlite'
+    ? createSqliteDialect(url.slice('sqlite:'.length), options)
+    : createPostgresDialect(url, options);
+}
+
+function createSqliteDialect(path: string, options: DialectOptions): Dialect {
+  return new ImmediateSqliteDialect({
+    database: async () => {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      const db = new SqliteDatabase(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
+      db.pragma('foreign_keys = ON');
+      db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      return db;
+    },
+  });
+}
+
+/**
+ * Kysely's SQLite driver opens transactions with a plain BEGIN, which takes the write lock only at
+ * the first write and can then fail with SQLITE_BUSY while another process (the CLI) writes.
+ * BEGIN IMMEDIATE takes the lock up front, so busy_timeout applies and the transaction never
+ * has to be abandoned half-way.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** pg returns int8 and numeric as strings; Wharf's scaled integers and counts fit a JS number. */
+function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError('integer value beyond the exact range');
+  return value;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+function createPostgresDialect(url: string, options: DialectOptions): Dialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? parseSafeInteger
+          : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its connection emits 'error'; without a listener the process dies.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}
+
+interface DriverError {
+  code?: unknown;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as DriverError | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** A unique or primary-key violation, on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A transaction that lost a race and may succeed when run again from the start. */
+export function isTransientConflict(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || isUniqueViolation(error);
+}

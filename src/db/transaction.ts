@@ -1,0 +1,18 @@
+import type { Db, Trx } from './database.js';
+import { isTransientConflict } from './dialect.js';
+
+const ATTEMPTS = 5;
+
+/**
+ * Runs `work` in one transaction; a transaction that loses a race (serialization failure,
+ * deadlock, busy database, unique violation) runs again from the start and then sees the winner.
+ */
+export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isTransientConflict(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Db } from './db/database.js';
+import { AppError } from './http/errors.js';
+import type { Role } from './http/auth.js';
+import type { Clock } from './lib/clock.js';
+import { importItems } from './modules/items/items.service.js';
+import * as tenants from './modules/tenants/tenants.service.js';
+
+/** The DEMO tenant that `npm run demo` seeds: idempotent, so every run prints the same keys. */
+
+export const DEMO = { company: 'DEMO', customer: 'ACME', facility: 'LAX1', timeZone: 'America/Los_Angeles', raterUserId: 1001 };
+
+const DEMO_ITEMS = [
+  { itemID: 'MUG-BLUE-12', itemDescription: 'Ceramic mug, blue, 12 oz', BaseUOM: 'EA', BaseLength: 4.5, BaseWidth: 3.5, BaseHeight: 4, BaseUnitLength: 'Inch', BaseWeight: 0.9, BaseUnitWeight: 'Pound', CaseQty: 24, CaseUOM: 'CS' },
+  { itemID: 'MUG-RED-12', itemDescription: 'Ceramic mug, red, 12 oz', BaseUOM: 'EA', BaseLength: 4.5, BaseWidth: 3.5, BaseHeight: 4, BaseUnitLength: 'Inch', BaseWeight: 0.9, BaseUnitWeight: 'Pound', CaseQty: 24, CaseUOM: 'CS' },
+  { itemID: 'TEE-BLK-M', itemDescription: 'T-shirt, black, M', BaseUOM: 'EA', BaseWeight: 0.4, BaseUnitWeight: 'Pound', hasSerialNumber: 'N' },
+  { itemID: 'LAMP-DESK', itemDescription: 'Desk lamp with LED bulb', BaseUOM: 'EA', BaseLength: 18, BaseWidth: 7, BaseHeight: 7, BaseUnitLength: 'Inch', BaseWeight: 3.2, BaseUnitWeight: 'Pound', hasSerialNumber: 'Y' },
+  { itemID: 'OLD-SKU-1', itemDescription: 'Discontinued sample', BaseUOM: 'EA', status: 'Inactive' as const },
+];
+
+const ROLES: Role[] = ['customer', 'operator', 'admin', 'rater'];
+
+type DemoKeys = Record<Role, string>;
+
+async function ignoreDuplicate(step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    if (!(error instanceof AppError && error.statusCode === 409)) throw error;
+  }
+}
+
+function readKeyFile(path: string): Partial<DemoKeys> {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<DemoKeys>) : {};
+}
+
+/** Seeds the DEMO tenant, reusing the keys in `keyFile` while they still work; returns the keys. */
+export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<DemoKeys> {
+  await ignoreDuplicate(() => tenants.addCompany(db, clock, { companyId: DEMO.company, name: 'Demo Logistics' }));
+  await ignoreDuplicate(() => tenants.addCustomer(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, name: 'Acme Housewares' }));
+  await ignoreDuplicate(() =>
+    tenants.addFacility(db, clock, { companyId: DEMO.company, facilityId: DEMO.facility, name: 'Los Angeles DC', timeZone: DEMO.timeZone }),
+  );
+
+  const saved = readKeyFile(keyFile);
+  const keys = {} as DemoKeys;
+  for (const role of ROLES) {
+    const known = saved[role];
+    if (known && (await tenants.authenticateApiKey(db, clock, known))) {
+      keys[role] = known;
+      continue;
+    }
+    const { key } = await tenants.createApiKey(db, clock, {
+      role,
+      companyId: DEMO.company,
+      customerIds: role === 'customer' ? [DEMO.customer] : [],
+      facilityIds: role === 'customer' || role === 'operator' ? [DEMO.facility] : [],
+      userIds: role === 'rater' ? [DEMO.raterUserId] : [],
+      label: `demo ${role}`,
+    });
+    keys[role] = key;
+  }
+  mkdirSync(dirname(keyFile), { recursive: true });
+  writeFileSync(keyFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+
+  const admin = await tenants.authenticateApiKey(db, clock, keys.admin);
+  await importItems(db, clock, admin!, { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS });
+  return keys;
+}

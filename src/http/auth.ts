@@ -1,0 +1,89 @@
+import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { forbidden, notFoundFacility, unauthorized } from './errors.js';
+
+/** Who is calling: the API key's id, role and scope (from the tenants module's key lookup). */
+export type Role = 'customer' | 'operator' | 'admin' | 'rater';
+
+export interface Principal {
+  keyId: number;
+  role: Role;
+  companyId: string;
+  /** The customers a customer key may act for. */
+  customerIds: string[];
+  /** The facilities the key may act in; empty means every facility of its company. */
+  facilityIds: string[];
+  /** The rate-engine UserIDs a rater key may quote for. */
+  userIds: number[];
+}
+
+/** Resolves a presented key to its principal; undefined when unknown or revoked. */
+export type KeyLookup = (presentedKey: string) => Promise<Principal | undefined>;
+
+/** The tenant facts that scope checks need, answered by the tenants module. */
+export interface TenantDirectory {
+  facilityExists(companyId: string, facilityId: string): Promise<boolean>;
+  customerExists(companyId: string, customerId: string): Promise<boolean>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+const SCHEME = /^APIKey +(\S+)$/i;
+
+/** `onRequest` hook: every route it guards needs `Authorization: APIKey <key>` (401 otherwise). */
+export function authenticate(lookup: KeyLookup): onRequestHookHandler {
+  return async (request) => {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Missing Authorization header; send Authorization: APIKey <key>');
+    const match = SCHEME.exec(header.trim());
+    if (!match) throw unauthorized('Authorization header must be APIKey <key>');
+    const principal = await lookup(match[1]!);
+    if (!principal) throw unauthorized('Unknown or revoked API key');
+    request.principal = principal;
+  };
+}
+
+/** The tenant identifiers an operation's body names. */
+interface BodyIdentifiers {
+  CompanyID?: unknown;
+  CustomerID?: unknown;
+  FacilityID?: unknown;
+}
+
+export type Authorize = (roles: readonly Role[]) => preHandlerHookHandler;
+
+/**
+ * Builds the `preHandler` that checks, in DESIGN's order, the key's role and the body's CompanyID
+ * (403), that the FacilityID exists in that company (400 Not found facility), and the CustomerID and
+ * FacilityID against the key's scope (403). It runs after schema validation, so the IDs are strings.
+ */
+export function createAuthorizer(directory: TenantDirectory): Authorize {
+  return (roles) => async (request: FastifyRequest) => {
+    const principal = request.principal;
+    const body = (request.body ?? {}) as BodyIdentifiers;
+    const companyId = body.CompanyID as string;
+    const customerId = body.CustomerID as string | undefined;
+    const facilityId = body.FacilityID as string | undefined;
+
+    if (!roles.includes(principal.role)) {
+      throw forbidden(`An API key with role ${principal.role} may not call this operation`);
+    }
+    if (companyId !== principal.companyId) throw forbidden(`CompanyID ${companyId} is outside this API key's scope`);
+    if (facilityId !== undefined && !(await directory.facilityExists(companyId, facilityId))) {
+      throw notFoundFacility();
+    }
+    if (facilityId !== undefined && principal.facilityIds.length > 0 && !principal.facilityIds.includes(facilityId)) {
+      throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
+    }
+    if (customerId !== undefined) {
+      const inScope =
+        principal.role === 'customer'
+          ? principal.customerIds.includes(customerId)
+          : await directory.customerExists(companyId, customerId);
+      if (!inScope) throw forbidden(`CustomerID ${customerId} is outside this API key's scope`);
+    }
+  };
+}

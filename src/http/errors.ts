@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
+
+/** One entry of the spec's error array. */
+export interface Problem {
+  code: string;
+  error: string;
+}
+
+export function problem(message: string): Problem {
+  return { code: `EDI-ERROR-${message}`, error: message };
+}
+
+/** An error with the exact status and body a caller sees. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: Problem[] | { error: string },
+  ) {
+    super(Array.isArray(body) ? body.map((p) => p.error).join('; ') : body.error);
+  }
+}
+
+export const badRequest = (...messages: string[]) => new AppError(400, messages.map(problem));
+export const unauthorized = (message: string) => new AppError(401, [problem(message)]);
+export const forbidden = (message: string) => new AppError(403, [problem(message)]);
+export const notFound = (message: string) => new AppError(404, { error: message });
+export const conflict = (...messages: string[]) => new AppError(409, messages.map(problem));
+/** The real system's answer to a FacilityID the company does not have. */
+export const notFoundFacility = () => new AppError(400, { error: 'Not found facility' });
+
+/** Fastify's own request errors, mapped to what the caller reads. */
+const fastifyErrors: Record<string, { status: number; message: (error: FastifyError) => string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: () => 'Content-Type must be application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: () => 'Content-Length does not match the body' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: () => 'Request body is larger than the limit' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: () => 'Request body is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: () => 'Malformed JSON body' },
+};
+
+export function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) return reply.status(error.statusCode).send(error.body);
+
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const messages = formatValidationErrors(fastifyError.validation as ValidationIssue[], fastifyError.validationContext);
+    return reply.status(400).send(messages.map(problem));
+  }
+  const known = fastifyError.code ? fastifyErrors[fastifyError.code] : undefined;
+  if (known) return reply.status(known.status).send([problem(known.message(fastifyError))]);
+  // The JSON parser's SyntaxError carries statusCode 400 and no code.
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return reply.status(400).send([problem('Malformed JSON body')]);
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return reply.status(status).send([problem(fastifyError.message)]);
+  }
+
+  // Log what helps to find the bug, never SQL parameters or the stack.
+  request.log.error({ err: { type: error.name, code: fastifyError.code, message: error.message } }, 'request failed');
+  return reply.status(500).send([problem(`Internal error (request id ${request.id})`)]);
+}
+
+export function replyRouteNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return reply.status(404).send([problem(`Route ${request.method} ${request.url.split('?')[0]} not found`)]);
+}

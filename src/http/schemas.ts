@@ -1,0 +1,57 @@
+import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+/** Shared TypeBox building blocks for request and response schemas. */
+
+/** A string limited to the given values; one `enum` keyword, so one clear validation message. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
+
+/** A value of the given schema, or null; one `type` keyword (`["string","null"]`), not an anyOf. */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
+  const { type, ...rest } = schema as TSchema & { type?: string | string[] };
+  if (typeof type !== 'string') return Type.Unsafe<T['static'] | null>(Type.Union([schema, Type.Null()]));
+  return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'] });
+}
+
+/** The spec's identifiers (CompanyID, CustomerID, FacilityID): 1 to 15 characters. */
+export const Identifier = (description: string) => Type.String({ minLength: 1, maxLength: 15, description });
+
+export const CompanyID = Identifier("Fixed value assigned by the operator's system administrator.");
+export const CustomerID = Identifier("Fixed value assigned by the operator's accounting department.");
+export const FacilityID = Identifier("The warehouse, assigned by the operator's customer service.");
+
+/** The spec's error array: one entry per problem. */
+export const ProblemsSchema = Type.Array(
+  Type.Object({
+    code: Type.String({ description: '`EDI-ERROR-<message>`' }),
+    error: Type.String(),
+  }),
+  { description: 'One entry per problem, all problems at once.' },
+);
+
+/** The spec's single error object (`Not found facility`, not-found lookups). */
+export const ErrorObjectSchema = Type.Object({ error: Type.String() });
+
+const problemResponses = {
+  400: Type.Union([ProblemsSchema, ErrorObjectSchema], {
+    description: 'Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}).',
+  }),
+  401: { ...ProblemsSchema, description: 'Missing, malformed, unknown or revoked API key.' },
+  403: { ...ProblemsSchema, description: "The key's role may not call this operation, or a body identifier is outside its scope." },
+  404: { ...ErrorObjectSchema, description: 'The document or record was not found.' },
+  409: { ...ProblemsSchema, description: 'The move is not allowed in the current state, or a document number was reused.' },
+  413: { ...ProblemsSchema, description: 'The body is larger than the configured limit.' },
+  415: { ...ProblemsSchema, description: 'The body is not application/json.' },
+  500: { ...ProblemsSchema, description: 'An internal error; the message carries the request id.' },
+};
+
+/** The error responses an authenticated JSON operation can give, for its route schema. */
+export function errorResponses(...extra: (404 | 409)[]) {
+  const { 404: notFound, 409: conflict, ...always } = problemResponses;
+  return {
+    ...always,
+    ...(extra.includes(404) ? { 404: notFound } : {}),
+    ...(extra.includes(409) ? { 409: conflict } : {}),
+  };
+}

@@ -1,0 +1,37 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type Options } from 'ajv';
+import { formatValidationErrors, type ValidationIssue } from './validation-messages.js';
+
+/**
+ * Validates input that does not come through an HTTP route (CLI arguments, seed data) with the
+ * same Ajv options and the same messages as the routes.
+ */
+export const ajvOptions = {
+  allErrors: true,
+  coerceTypes: false,
+  removeAdditional: false,
+  verbose: true,
+  keywords: ['x-message'],
+} satisfies Options;
+
+const ajv = new Ajv(ajvOptions);
+
+/** One message per problem, naming the field; empty when the value is valid. */
+export function inputProblems(schema: TSchema, value: unknown): string[] {
+  const validate = ajv.getSchema(schemaKey(schema)) ?? compile(schema);
+  return validate(value) ? [] : formatValidationErrors((validate.errors ?? []) as ValidationIssue[], 'input');
+}
+
+const keys = new WeakMap<TSchema, string>();
+let nextKey = 0;
+
+function schemaKey(schema: TSchema): string {
+  let key = keys.get(schema);
+  if (!key) keys.set(schema, (key = `input-${nextKey++}`));
+  return key;
+}
+
+function compile(schema: TSchema) {
+  ajv.addSchema(schema, schemaKey(schema));
+  return ajv.getSchema(schemaKey(schema))!;
+}

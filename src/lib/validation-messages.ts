@@ -1,0 +1,103 @@
+/** Turns Ajv's validation errors into one plain message per problem, each naming its field path. */
+
+/** The parts of an Ajv error object this module reads (Ajv runs with `verbose: true`). */
+export interface ValidationIssue {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  parentSchema?: { 'x-message'?: string; enum?: unknown[] };
+}
+
+/** At most this many problems are reported for one body. */
+export const MAX_PROBLEMS = 100;
+
+const articles: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** `/Items/0/Receiving Priority` → `Items[0].Receiving Priority` */
+export function fieldPath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segments.push(child);
+  let path = '';
+  for (const segment of segments) {
+    path += /^\d+$/.test(segment) ? `[${segment}]` : path ? `.${segment}` : segment;
+  }
+  return path;
+}
+
+function describe(issue: ValidationIssue, context: string | undefined): string {
+  const path = fieldPath(issue.instancePath);
+  const subject = path || (context === 'body' || !context ? 'Request body' : context);
+  const custom = issue.parentSchema?.['x-message'];
+  const p = issue.params;
+  switch (issue.keyword) {
+    case 'required':
+      return `${fieldPath(issue.instancePath, String(p.missingProperty))} is required`;
+    case 'type': {
+      const types = String(p.type).split(',');
+      return `${subject} must be ${types.map((t) => articles[t] ?? t).join(' or ')}`;
+    }
+    case 'minLength':
+      return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${p.limit} characters`;
+    case 'maxLength':
+      return `${subject} must be at most ${p.limit} characters`;
+    case 'minimum':
+      return `${subject} must be at least ${p.limit}`;
+    case 'maximum':
+      return `${subject} must be at most ${p.limit}`;
+    case 'minItems':
+      return `${subject} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${subject} must have at most ${p.limit} items`;
+    case 'enum':
+      return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'pattern':
+      return `${subject} ${custom ?? 'has an invalid format'}`;
+    case 'format':
+      return `${subject} must be a valid ${p.format}`;
+    case 'additionalProperties':
+      return `${fieldPath(issue.instancePath, String(p.additionalProperty))} is not allowed`;
+    case 'anyOf':
+    case 'oneOf':
+      return `${subject} ${custom ?? 'has an invalid value'}`;
+    default:
+      return `${subject} ${custom ?? issue.message ?? 'is invalid'}`;
+  }
+}
+
+/**
+ * One message per problem, in the order Ajv found them. Where a union (anyOf) fails, the failures
+ * of its branches are folded into one message for the union's field.
+ */
+export function formatValidationErrors(issues: ValidationIssue[], context?: string): string[] {
+  const unionPaths = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
+  const insideFailedUnion = (issue: ValidationIssue) =>
+    unionPaths.some(
+      (u) =>
+        u !== issue &&
+        issue.schemaPath.startsWith(`${u.schemaPath}/`) &&
+        (issue.instancePath === u.instancePath || issue.instancePath.startsWith(`${u.instancePath}/`)),
+    );
+  const messages: string[] = [];
+  for (const issue of issues) {
+    if (insideFailedUnion(issue)) continue;
+    const message = describe(issue, context);
+    if (!messages.includes(message)) messages.push(message);
+    if (messages.length === MAX_PROBLEMS) break;
+  }
+  return messages;
+}

@@ -1,0 +1,62 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ItemTable } from './items.tables.js';
+
+/** All SQL of the item master. */
+
+export type ItemRow = Selectable<ItemTable>;
+export type StoredItem = Pick<ItemRow, 'item_id' | 'status' | 'attributes'>;
+
+export interface ItemFilter {
+  companyId: string;
+  customerId: string;
+  status?: string;
+}
+
+export async function findItemsById(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<StoredItem[]> {
+  return db
+    .selectFrom('items')
+    .select(['item_id', 'status', 'attributes'])
+    .where('company_id', '=', companyId)
+    .where('customer_id', '=', customerId)
+    .where('item_id', 'in', itemIds)
+    .execute();
+}
+
+export async function insertItems(db: Db, rows: Insertable<ItemTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('items').values(rows).execute();
+}
+
+export async function updateItem(
+  db: Db,
+  key: { companyId: string; customerId: string; itemId: string },
+  changes: Pick<ItemRow, 'status' | 'attributes' | 'updated_at' | 'updated_by_key_id'>,
+): Promise<void> {
+  await db
+    .updateTable('items')
+    .set(changes)
+    .where('company_id', '=', key.companyId)
+    .where('customer_id', '=', key.customerId)
+    .where('item_id', '=', key.itemId)
+    .execute();
+}
+
+function filtered(db: Db, filter: ItemFilter) {
+  return db
+    .selectFrom('items')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!));
+}
+
+export async function countItems(db: Db, filter: ItemFilter): Promise<number> {
+  const { count } = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** One page in item order; the order follows an index, so a deep page costs no sort. */
+export async function pageItems(db: Db, filter: ItemFilter, offset: number, limit: number): Promise<ItemRow[]> {
+  return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
+}

@@ -1,0 +1,42 @@
+import type { App, RouteDeps } from '../../http/module.js';
+import { apiKeySecurity } from '../../http/module.js';
+import { errorResponses } from '../../http/schemas.js';
+import {
+  ItemImportRequestSchema,
+  ItemImportResultSchema,
+  ItemSearchRequestSchema,
+  ItemSearchResultSchema,
+} from './items.schemas.js';
+import { importItems, searchItems } from './items.service.js';
+
+export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+  app.post(
+    '/edi/item-master/import',
+    {
+      schema: {
+        tags: ['Item master'],
+        summary: 'Create or update items (upsert by itemID, at most 1000 a call, all or nothing)',
+        security: apiKeySecurity,
+        body: ItemImportRequestSchema,
+        response: { 200: ItemImportResultSchema, ...errorResponses() },
+      },
+      preHandler: authorize(['customer', 'admin']),
+    },
+    async (request) => importItems(db, clock, request.principal, request.body),
+  );
+
+  app.post(
+    '/edi/item-master/search-by-paging',
+    {
+      schema: {
+        tags: ['Item master'],
+        summary: 'Item master inquiry (spec 2.12): items of a customer, in pages',
+        security: apiKeySecurity,
+        body: ItemSearchRequestSchema,
+        response: { 200: ItemSearchResultSchema, ...errorResponses() },
+      },
+      preHandler: authorize(['customer', 'operator', 'admin']),
+    },
+    async (request) => searchItems(db, request.body),
+  );
+}

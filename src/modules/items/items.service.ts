@@ -1,0 +1,125 @@
+import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Principal } from '../../http/auth.js';
+import { badRequest } from '../../http/errors.js';
+import { pageRequest, pagingOf } from '../../http/paging.js';
+import type { Clock } from '../../lib/clock.js';
+import { ITEM_HEAD, SERVER_OWNED_KEYS } from './items.fields.js';
+import { presentItem } from './items.present.js';
+import * as repo from './items.repository.js';
+import type {
+  ItemImportRequest,
+  ItemImportResult,
+  ItemImportStatus,
+  ItemInput,
+  ItemSearchRequest,
+  ItemSearchResult,
+} from './items.schemas.js';
+
+/** The item master: a customer's items, imported by upsert and searched in pages. */
+
+const serverOwned = new Set<string>(SERVER_OWNED_KEYS);
+const headKeys = new Set(ITEM_HEAD);
+
+/**
+ * The stored form of an imported item's attributes: spec keys in head order, then any other keys in
+ * name order, unset (null) keys dropped, so that the same item always stores the same text.
+ */
+function canonicalAttributes(item: ItemInput): string {
+  const source = item as Record<string, unknown>;
+  const extraKeys = Object.keys(source)
+    .filter((key) => !headKeys.has(key))
+    .sort();
+  const attributes: Record<string, unknown> = {};
+  for (const key of [...ITEM_HEAD, ...extraKeys]) {
+    if (!serverOwned.has(key) && source[key] !== undefined && source[key] !== null) attributes[key] = source[key];
+  }
+  return JSON.stringify(attributes);
+}
+
+/** Problems that the schema cannot see: repeated itemIDs, and owner keys that name someone else. */
+function importProblems(request: ItemImportRequest): string[] {
+  const problems: string[] = [];
+  const firstIndex = new Map<string, number>();
+  request.Items.forEach((item, index) => {
+    const earlier = firstIndex.get(item.itemID);
+    if (earlier !== undefined) problems.push(`Items[${index}].itemID ${item.itemID} repeats Items[${earlier}]`);
+    else firstIndex.set(item.itemID, index);
+    if (item.companyId != null && item.companyId !== request.CompanyID) {
+      problems.push(`Items[${index}].companyId must be the CompanyID of the request`);
+    }
+    if (item.customerId != null && item.customerId !== request.CustomerID) {
+      problems.push(`Items[${index}].customerId must be the CustomerID of the request`);
+    }
+  });
+  return problems;
+}
+
+/**
+ * Creates or replaces each item of the request, all or nothing, and says per item whether it was
+ * Created, Updated or Unchanged. A concurrent import that creates the same item first makes the
+ * insert fail; the transaction then runs again and sees that item as existing.
+ */
+export async function importItems(db: Db, clock: Clock, principal: Principal, request: ItemImportRequest): Promise<ItemImportResult> {
+  const problems = importProblems(request);
+  if (problems.length > 0) throw badRequest(...problems);
+
+  const companyId = request.CompanyID;
+  const customerId = request.CustomerID;
+  const incoming = request.Items.map((item) => ({
+    itemId: item.itemID,
+    status: item.status ?? 'Active',
+    attributes: canonicalAttributes(item),
+  }));
+
+  return inTransaction(db, async (trx) => {
+    const now = clock.now();
+    const existing = new Map(
+      (await repo.findItemsById(trx, companyId, customerId, incoming.map((i) => i.itemId))).map((row) => [row.item_id, row]),
+    );
+    const results: { itemID: string; Status: ItemImportStatus }[] = [];
+    const created: typeof incoming = [];
+    for (const item of incoming) {
+      const stored = existing.get(item.itemId);
+      if (!stored) {
+        created.push(item);
+        results.push({ itemID: item.itemId, Status: 'Created' });
+      } else if (stored.status === item.status && stored.attributes === item.attributes) {
+        results.push({ itemID: item.itemId, Status: 'Unchanged' });
+      } else {
+        await repo.updateItem(
+          trx,
+          { companyId, customerId, itemId: item.itemId },
+          { status: item.status, attributes: item.attributes, updated_at: now, updated_by_key_id: principal.keyId },
+        );
+        results.push({ itemID: item.itemId, Status: 'Updated' });
+      }
+    }
+    await repo.insertItems(
+      trx,
+      created.map((item) => ({
+        company_id: companyId,
+        customer_id: customerId,
+        item_id: item.itemId,
+        status: item.status,
+        attributes: item.attributes,
+        created_at: now,
+        updated_at: now,
+        created_by_key_id: principal.keyId,
+        updated_by_key_id: principal.keyId,
+      })),
+    );
+    return { Items: results };
+  });
+}
+
+export async function searchItems(db: Db, request: ItemSearchRequest): Promise<ItemSearchResult> {
+  const page = pageRequest(request.Paging, request.PageNo);
+  const filter = { companyId: request.CompanyID, customerId: request.CustomerID, status: request.Status };
+  const totalCount = await repo.countItems(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageItems(db, filter, page.offset, page.pageSize) : [];
+  return {
+    results: { head: [...ITEM_HEAD], data: rows.map(presentItem) },
+    paging: pagingOf(page, totalCount, rows.length),
+  };
+}

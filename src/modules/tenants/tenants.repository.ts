@@ -1,0 +1,91 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ApiKeyTable, CompanyTable, CustomerTable, FacilityTable } from './tenants.tables.js';
+
+/** All SQL of companies, customers, facilities and API keys. */
+
+export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type FacilityRow = Selectable<FacilityTable>;
+
+export async function insertCompany(db: Db, row: Insertable<CompanyTable>): Promise<void> {
+  await db.insertInto('companies').values(row).execute();
+}
+
+export async function findCompany(db: Db, companyId: string) {
+  return db.selectFrom('companies').selectAll().where('company_id', '=', companyId).executeTakeFirst();
+}
+
+export async function insertCustomer(db: Db, row: Insertable<CustomerTable>): Promise<void> {
+  await db.insertInto('customers').values(row).execute();
+}
+
+export async function findCustomerIds(db: Db, companyId: string, customerIds: string[]): Promise<string[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('customers')
+    .select('customer_id')
+    .where('company_id', '=', companyId)
+    .where('customer_id', 'in', customerIds)
+    .execute();
+  return rows.map((r) => r.customer_id);
+}
+
+export async function insertFacility(db: Db, row: Insertable<FacilityTable>): Promise<void> {
+  await db.insertInto('facilities').values(row).execute();
+}
+
+export async function findFacility(db: Db, companyId: string, facilityId: string): Promise<FacilityRow | undefined> {
+  return db
+    .selectFrom('facilities')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('facility_id', '=', facilityId)
+    .executeTakeFirst();
+}
+
+export async function findFacilityIds(db: Db, companyId: string, facilityIds: string[]): Promise<string[]> {
+  if (facilityIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('facilities')
+    .select('facility_id')
+    .where('company_id', '=', companyId)
+    .where('facility_id', 'in', facilityIds)
+    .execute();
+  return rows.map((r) => r.facility_id);
+}
+
+export async function insertApiKey(db: Db, row: Insertable<ApiKeyTable>): Promise<number> {
+  const { id } = await db.insertInto('api_keys').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+}
+
+export async function findApiKey(db: Db, id: number): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .$if(companyId !== undefined, (q) => q.where('company_id', '=', companyId!))
+    .orderBy('id')
+    .execute();
+}
+
+/** Records a use, unless one was recorded after `staleBefore` (so a busy key is written rarely). */
+export async function touchApiKey(db: Db, id: number, now: number, staleBefore: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute();
+}
+
+export async function revokeApiKey(db: Db, id: number, now: number): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+}

@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../http/schemas.js';
+
+/** Tenant identifiers: the spec's strings of at most 15 characters, printable ASCII without spaces. */
+const TenantId = Type.String({ pattern: '^[!-~]{1,15}$', 'x-message': 'must be 1 to 15 printable characters without spaces' });
+const Name = Type.String({ maxLength: 200 });
+
+export const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
+
+export const NewCompanySchema = Type.Object({ companyId: TenantId, name: Type.Optional(Name) });
+export type NewCompany = Static<typeof NewCompanySchema>;
+
+export const NewCustomerSchema = Type.Object({ companyId: TenantId, customerId: TenantId, name: Type.Optional(Name) });
+export type NewCustomer = Static<typeof NewCustomerSchema>;
+
+export const NewFacilitySchema = Type.Object({
+  companyId: TenantId,
+  facilityId: TenantId,
+  name: Type.Optional(Name),
+  timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+});
+export type NewFacility = Static<typeof NewFacilitySchema>;
+
+export const NewApiKeySchema = Type.Object({
+  role: StringEnum(ROLES),
+  companyId: TenantId,
+  customerIds: Type.Array(TenantId, { maxItems: 1000 }),
+  facilityIds: Type.Array(TenantId, { maxItems: 1000 }),
+  userIds: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 }),
+  label: Type.String({ maxLength: 200 }),
+});
+export type NewApiKey = Static<typeof NewApiKeySchema>;
+
+/** What `key list --json` prints for a key: never the key or its hash. */
+export interface ApiKeyView {
+  id: number;
+  role: string;
+  company: string;
+  customers: string[];
+  facilities: string[];
+  userIds: number[];
+  label: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}

@@ -1,0 +1,187 @@
+import { IANAZone } from 'luxon';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { Principal, Role } from '../../http/auth.js';
+import { AppError, badRequest, conflict } from '../../http/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomToken, sha256Hex } from '../../lib/ids.js';
+import { inputProblems } from '../../lib/validate.js';
+import type { TSchema } from '@sinclair/typebox';
+import { presentApiKey } from './tenants.present.js';
+import * as repo from './tenants.repository.js';
+import {
+  NewApiKeySchema,
+  NewCompanySchema,
+  NewCustomerSchema,
+  NewFacilitySchema,
+  type ApiKeyView,
+  type NewApiKey,
+  type NewCompany,
+  type NewCustomer,
+  type NewFacility,
+} from './tenants.schemas.js';
+
+/** Companies, their customers and facilities, and the API keys that act for them. */
+
+/** A key's last use is recorded at most this often, so that busy keys do not write on every call. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+const KEY_PREFIX = 'wk_';
+
+function assertInput(schema: TSchema, input: unknown): void {
+  const problems = inputProblems(schema, input);
+  if (problems.length > 0) throw badRequest(...problems);
+}
+
+async function insertOnce(insert: () => Promise<void>, duplicateMessage: string): Promise<void> {
+  try {
+    await insert();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(duplicateMessage);
+    throw error;
+  }
+}
+
+async function requireCompany(db: Db, companyId: string): Promise<void> {
+  if (!(await repo.findCompany(db, companyId))) throw new AppError(404, { error: `Company ${companyId} not found` });
+}
+
+export async function addCompany(db: Db, clock: Clock, input: NewCompany): Promise<void> {
+  assertInput(NewCompanySchema, input);
+  await insertOnce(
+    () => repo.insertCompany(db, { company_id: input.companyId, name: input.name ?? input.companyId, created_at: clock.now() }),
+    `Company ${input.companyId} already exists`,
+  );
+}
+
+export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Promise<void> {
+  assertInput(NewCustomerSchema, input);
+  await requireCompany(db, input.companyId);
+  await insertOnce(
+    () =>
+      repo.insertCustomer(db, {
+        company_id: input.companyId,
+        customer_id: input.customerId,
+        name: input.name ?? input.customerId,
+        created_at: clock.now(),
+      }),
+    `Customer ${input.customerId} already exists in company ${input.companyId}`,
+  );
+}
+
+export async function addFacility(db: Db, clock: Clock, input: NewFacility): Promise<void> {
+  assertInput(NewFacilitySchema, input);
+  const timeZone = input.timeZone ?? 'UTC';
+  if (!IANAZone.isValidZone(timeZone)) throw badRequest(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+  await requireCompany(db, input.companyId);
+  await insertOnce(
+    () =>
+      repo.insertFacility(db, {
+        company_id: input.companyId,
+        facility_id: input.facilityId,
+        name: input.name ?? input.facilityId,
+        time_zone: timeZone,
+        created_at: clock.now(),
+      }),
+    `Facility ${input.facilityId} already exists in company ${input.companyId}`,
+  );
+}
+
+/** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
+const scopeRules: Record<Role, { customers: 'required' | 'optional' | 'refused'; facilities: 'optional' | 'refused'; userIds: 'required' | 'refused' }> = {
+  customer: { customers: 'required', facilities: 'optional', userIds: 'refused' },
+  operator: { customers: 'refused', facilities: 'optional', userIds: 'refused' },
+  admin: { customers: 'refused', facilities: 'refused', userIds: 'refused' },
+  rater: { customers: 'refused', facilities: 'refused', userIds: 'required' },
+};
+
+function scopeProblems(input: NewApiKey): string[] {
+  const rule = scopeRules[input.role];
+  const problems: string[] = [];
+  const check = (name: string, list: unknown[], mode: 'required' | 'optional' | 'refused') => {
+    if (mode === 'required' && list.length === 0) problems.push(`a ${input.role} key needs at least one ${name}`);
+    if (mode === 'refused' && list.length > 0) problems.push(`a ${input.role} key takes no ${name}`);
+  };
+  check('--customer', input.customerIds, rule.customers);
+  check('--facility', input.facilityIds, rule.facilities);
+  check('--user-id', input.userIds, rule.userIds);
+  return problems;
+}
+
+const unique = <T>(values: T[]) => [...new Set(values)];
+
+/** Creates a key and returns it with its id; the key itself is shown this once and stored hashed. */
+export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Promise<{ key: string; view: ApiKeyView }> {
+  assertInput(NewApiKeySchema, input);
+  const problems = scopeProblems(input);
+  if (problems.length > 0) throw badRequest(...problems);
+  await requireCompany(db, input.companyId);
+
+  const customerIds = unique(input.customerIds);
+  const facilityIds = unique(input.facilityIds);
+  const knownCustomers = await repo.findCustomerIds(db, input.companyId, customerIds);
+  const knownFacilities = await repo.findFacilityIds(db, input.companyId, facilityIds);
+  const missing = [
+    ...customerIds.filter((c) => !knownCustomers.includes(c)).map((c) => `customer ${c} does not exist in company ${input.companyId}`),
+    ...facilityIds.filter((f) => !knownFacilities.includes(f)).map((f) => `facility ${f} does not exist in company ${input.companyId}`),
+  ];
+  if (missing.length > 0) throw badRequest(...missing);
+
+  const key = KEY_PREFIX + randomToken(32);
+  const id = await repo.insertApiKey(db, {
+    key_hash: sha256Hex(key),
+    role: input.role,
+    company_id: input.companyId,
+    customer_ids: JSON.stringify(customerIds),
+    facility_ids: JSON.stringify(facilityIds),
+    user_ids: JSON.stringify(unique(input.userIds)),
+    label: input.label,
+    created_at: clock.now(),
+    last_used_at: null,
+    revoked_at: null,
+  });
+  const row = await repo.findApiKey(db, id);
+  return { key, view: presentApiKey(row!) };
+}
+
+export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyView[]> {
+  return (await repo.listApiKeys(db, companyId)).map(presentApiKey);
+}
+
+/** Revokes a key at once for every process; revoking a revoked key keeps its first revocation time. */
+export async function revokeApiKey(db: Db, clock: Clock, id: number): Promise<ApiKeyView> {
+  if (!Number.isSafeInteger(id) || id < 1) throw badRequest('key id must be a positive integer');
+  await repo.revokeApiKey(db, id, clock.now());
+  const row = await repo.findApiKey(db, id);
+  if (!row) throw new AppError(404, { error: `API key ${id} not found` });
+  return presentApiKey(row);
+}
+
+/** The principal a presented key stands for, or undefined when the key is unknown or revoked. */
+export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: string): Promise<Principal | undefined> {
+  const row = await repo.findApiKeyByHash(db, sha256Hex(presentedKey));
+  if (!row || row.revoked_at !== null) return undefined;
+  const now = clock.now();
+  if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) {
+    await repo.touchApiKey(db, Number(row.id), now, now - LAST_USED_RESOLUTION_MS);
+  }
+  return {
+    keyId: Number(row.id),
+    role: row.role as Role,
+    companyId: row.company_id,
+    customerIds: JSON.parse(row.customer_ids) as string[],
+    facilityIds: JSON.parse(row.facility_ids) as string[],
+    userIds: JSON.parse(row.user_ids) as number[],
+  };
+}
+
+export async function facilityExists(db: Db, companyId: string, facilityId: string): Promise<boolean> {
+  return (await repo.findFacility(db, companyId, facilityId)) !== undefined;
+}
+
+export async function customerExists(db: Db, companyId: string, customerId: string): Promise<boolean> {
+  return (await repo.findCustomerIds(db, companyId, [customerId])).length === 1;
+}
+
+export async function findFacility(db: Db, companyId: string, facilityId: string) {
+  return repo.findFacility(db, companyId, facilityId);
+}

@@ -1,0 +1,57 @@
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { connectDatabase } from './db/connect.js';
+import type { Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { App } from './http/module.js';
+
+export interface RunningServer {
+  app: App;
+  db: Db;
+  address: string;
+  close(): Promise<void>;
+}
+
+export function openDatabase(config: Config): Db {
+  return connectDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+}
+
+/** Opens the database, migrates it (unless told not to), builds the app and listens. */
+export async function startServer(config: Config, options: { migrate?: boolean } = {}): Promise<RunningServer> {
+  const db = openDatabase(config);
+  try {
+    if (options.migrate !== false) await migrateToLatest(db);
+    const app = await buildApp({ config, db });
+    const address = await app.listen({ port: config.port, host: config.host });
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await app.close();
+        await db.destroy();
+      })());
+    return { app, db, address, close };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+/**
+ * Stops gracefully on SIGTERM or SIGINT: no new connections, in-flight requests finish, the
+ * database closes; a shutdown that takes longer than the configured timeout exits hard.
+ */
+export function closeOnSignals(server: RunningServer, timeoutMs: number): void {
+  const stop = (signal: NodeJS.Signals) => {
+    server.app.log.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), timeoutMs).unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        server.app.log.error({ err: { message: error.message } }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
