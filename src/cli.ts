@@ -25,8 +25,8 @@ const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-const collect = (value: string, previous: string[]) => [...previous, value];
-const collectInt = (value: string, previous: number[]) => {
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const collectInt = (value: string, previous: number[] = []) => {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
   return [...previous, Number(value)];
 };
@@ -130,10 +130,10 @@ export function createCli(io: CliIo = processIo): Command {
     .description('create an API key and print it (shown this once)')
     .addOption(new Option('--role <role>', 'what the key may do').choices(ROLES).makeOptionMandatory())
     .requiredOption('--company <CompanyID>', 'the company the key belongs to')
-    .option('--customer <CustomerID>', 'a customer a customer key acts for (repeatable)', collect, [])
-    .option('--facility <FacilityID>', 'a facility the key is limited to (repeatable; default every facility)', collect, [])
-    .option('--user-id <n>', 'a rate-engine UserID a rater key quotes for (repeatable)', collectInt, [])
-    .option('--label <label>', 'what the key is for', '')
+    .option('--customer <CustomerID>', 'a customer a customer key acts for (repeatable)', collect)
+    .option('--facility <FacilityID>', 'a facility the key is limited to (repeatable; default every facility)', collect)
+    .option('--user-id <n>', 'a rate-engine UserID a rater key quotes for (repeatable)', collectInt)
+    .option('--label <label>', 'what the key is for')
     .option('--json', 'print an object with the key and its details')
     .addOption(dbOption())
     .action(async (options) => {
@@ -141,10 +141,10 @@ export function createCli(io: CliIo = processIo): Command {
         tenants.createApiKey(db, systemClock, {
           role: options.role,
           companyId: options.company,
-          customerIds: options.customer,
-          facilityIds: options.facility,
-          userIds: options.userId,
-          label: options.label,
+          customerIds: options.customer ?? [],
+          facilityIds: options.facility ?? [],
+          userIds: options.userId ?? [],
+          label: options.label ?? '',
         }),
       );
       io.out(options.json ? JSON.stringify({ key: created.key, ...created.view }, null, 2) : created.key);
