@@ -30,6 +30,10 @@ const collectInt = (value: string, previous: number[] = []) => {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
   return [...previous, Number(value)];
 };
+const parseKeyId = (value: string) => {
+  if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a key id (a positive integer)');
+  return Number(value);
+};
 const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
 
 /** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
@@ -184,11 +188,12 @@ export function createCli(io: CliIo = processIo): Command {
     });
 
   key
-    .command('revoke <id>')
+    .command('revoke')
     .description('revoke an API key at once, on every running server')
+    .argument('<id>', 'the key id `key list` shows', parseKeyId)
     .addOption(dbOption())
-    .action(async (id: string, options) => {
-      const view = await withDatabase(options, (db) => tenants.revokeApiKey(db, systemClock, Number(id)));
+    .action(async (id: number, options) => {
+      const view = await withDatabase(options, (db) => tenants.revokeApiKey(db, systemClock, id));
       io.out(`key #${view.id} revoked at ${view.revokedAt}`);
     });
 

@@ -83,6 +83,14 @@ export function describeSettings(): { name: SettingName; env: string; default: u
   }));
 }
 
+/**
+ * Environment values are text; an integer setting takes only plain decimal digits, so that `80.5`,
+ * `1e3` or `0x50` are refused rather than read as some other number.
+ */
+function asInteger(schema: TSchema, value: unknown): unknown {
+  return schema.type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
@@ -100,9 +108,9 @@ export function loadConfig(
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(settings) as SettingName[]) {
     const value = overrides[name] ?? env[settings[name].env];
-    if (value !== undefined && value !== '') raw[name] = value;
+    if (value !== undefined && value !== '') raw[name] = asInteger(settings[name].schema, value);
   }
-  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  const converted = Value.Default(ConfigSchema, raw);
   if (Value.Check(ConfigSchema, converted)) return converted;
   const problems = [...Value.Errors(ConfigSchema, converted)].map((error) => {
     const name = error.path.slice(1) as SettingName;

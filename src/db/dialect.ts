@@ -6,9 +6,11 @@ import {
   CompiledQuery,
   PostgresAdapter,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type DialectAdapter,
   type Dialect,
   type Driver,
   type Kysely,
@@ -69,6 +71,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
+ * run migrations without one (and its SQLite migration lock does nothing). Saying yes makes every
+ * migration run in a BEGIN IMMEDIATE transaction: migrators in several processes take turns, and a
+ * migration that fails half-way leaves no half schema.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
 
@@ -79,6 +93,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -115,6 +133,13 @@ interface DriverError {
 function errorCode(error: unknown): string | undefined {
   const code = (error as DriverError | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** An error raised by either database driver; its message may quote SQL, so it is not logged. */
+export function isDatabaseError(error: unknown): boolean {
+  const name = (error as Error | null)?.name;
+  const code = errorCode(error) ?? '';
+  return name === 'SqliteError' || name === 'DatabaseError' || code.startsWith('SQLITE_') || /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** A unique or primary-key violation, on either database. */

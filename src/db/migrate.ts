@@ -1,10 +1,19 @@
 import { Migrator, type Kysely } from 'kysely';
+import { isTransientConflict } from './dialect.js';
 import { migrations } from './migrations/index.js';
 
-/** Brings the schema to the latest migration; Kysely's lock makes concurrent starts safe. */
+const ATTEMPTS = 5;
+
+/**
+ * Brings the schema to the latest migration. Migrations run in one transaction under a lock
+ * (PostgreSQL: Kysely's advisory lock; SQLite: BEGIN IMMEDIATE), so processes starting at once take
+ * turns; one that loses the race to create Kysely's own bookkeeping tables simply runs again.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (attempt >= ATTEMPTS || !isTransientConflict(error)) throw error instanceof Error ? error : new Error(String(error));
+  }
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseError } from '../db/dialect.js';
 import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
 
 /** One entry of the spec's error array. */
@@ -57,8 +58,10 @@ export function replyWithError(error: FastifyError | AppError | Error, request: 
     return reply.status(status).send([problem(fastifyError.message)]);
   }
 
-  // Log what helps to find the bug, never SQL parameters or the stack.
-  request.log.error({ err: { type: error.name, code: fastifyError.code, message: error.message } }, 'request failed');
+  // Log what helps to find the bug, never the stack or a database message (it may quote SQL). The
+  // key is not `err`, whose serializer would replace the type and add a stack.
+  const message = isDatabaseError(error) ? undefined : error.message;
+  request.log.error({ error: { type: error.name, code: fastifyError.code, message } }, 'request failed');
   return reply.status(500).send([problem(`Internal error (request id ${request.id})`)]);
 }
 
