@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DEMO, seedDemo } from '../src/demo.js';
+import * as tenants from '../src/modules/tenants/tenants.service.js';
+import { TestClock } from './helpers/app.js';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+
+const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
+const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
+
+describeEachDialect('demo seed', (dialect) => {
+  let database: TestDatabase;
+  let dir: string;
+  let keyFile: string;
+  const clock = new TestClock();
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    dir = mkdtempSync(join(tmpdir(), 'wharf-demo-'));
+    keyFile = join(dir, 'data', 'demo-keys.json');
+  });
+  afterAll(async () => {
+    await database?.destroy();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const counts = async () => {
+    const db = database.db;
+    const count = async (table: 'companies' | 'customers' | 'facilities' | 'api_keys' | 'items') =>
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    return {
+      companies: await count('companies'),
+      customers: await count('customers'),
+      facilities: await count('facilities'),
+      keys: await count('api_keys'),
+      items: await count('items'),
+    };
+  };
+  const savedKeys = () => JSON.parse(readFileSync(keyFile, 'utf8')) as Record<string, string>;
+
+  let firstKeys: Record<(typeof ROLES)[number], string>;
+
+  it('seeds the DEMO tenant, one key per role, and five items', async () => {
+    firstKeys = await seedDemo(database.db, clock, keyFile);
+    expect(Object.keys(firstKeys).sort()).toEqual([...ROLES].sort());
+    for (const role of ROLES) expect(firstKeys[role]).toMatch(KEY_PATTERN);
+    expect(new Set(Object.values(firstKeys)).size).toBe(4);
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5 });
+
+    const facility = await tenants.findFacility(database.db, DEMO.company, DEMO.facility);
+    expect(facility?.time_zone).toBe(DEMO.timeZone);
+    expect(await tenants.customerExists(database.db, DEMO.company, DEMO.customer)).toBe(true);
+
+    const views = await tenants.listApiKeys(database.db, DEMO.company);
+    expect(views.map((v) => v.role).sort()).toEqual([...ROLES].sort());
+    expect(views.find((v) => v.role === 'customer')).toMatchObject({ customers: [DEMO.customer], facilities: [DEMO.facility] });
+    expect(views.find((v) => v.role === 'operator')).toMatchObject({ customers: [], facilities: [DEMO.facility] });
+    expect(views.find((v) => v.role === 'rater')).toMatchObject({ userIds: [DEMO.raterUserId] });
+    for (const role of ROLES) {
+      expect(await tenants.authenticateApiKey(database.db, clock, firstKeys[role])).toMatchObject({ role, companyId: DEMO.company });
+    }
+
+    const items = await database.db.selectFrom('items').select(['item_id', 'status']).orderBy('item_id').execute();
+    expect(items).toEqual([
+      { item_id: 'LAMP-DESK', status: 'Active' },
+      { item_id: 'MUG-BLUE-12', status: 'Active' },
+      { item_id: 'MUG-RED-12', status: 'Active' },
+      { item_id: 'OLD-SKU-1', status: 'Inactive' },
+      { item_id: 'TEE-BLK-M', status: 'Active' },
+    ]);
+    expect(savedKeys()).toEqual(firstKeys);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+  });
+
+  it('is idempotent: a second run returns the same keys and creates nothing new', async () => {
+    const itemsBefore = await database.db.selectFrom('items').select(['item_id', 'updated_at', 'attributes']).orderBy('item_id').execute();
+    clock.advance(3_600_000);
+    const again = await seedDemo(database.db, clock, keyFile);
+    expect(again).toEqual(firstKeys);
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5 });
+    const itemsAfter = await database.db.selectFrom('items').select(['item_id', 'updated_at', 'attributes']).orderBy('item_id').execute();
+    expect(itemsAfter).toEqual(itemsBefore);
+    expect(savedKeys()).toEqual(firstKeys);
+  });
+
+  it('replaces only a revoked demo key on the next run', async () => {
+    const operator = (await tenants.listApiKeys(database.db, DEMO.company)).find((v) => v.role === 'operator')!;
+    await tenants.revokeApiKey(database.db, clock, operator.id);
+    expect(await tenants.authenticateApiKey(database.db, clock, firstKeys.operator)).toBeUndefined();
+
+    const third = await seedDemo(database.db, clock, keyFile);
+    expect(third.operator).toMatch(KEY_PATTERN);
+    expect(third.operator).not.toBe(firstKeys.operator);
+    expect({ ...third, operator: undefined }).toEqual({ ...firstKeys, operator: undefined });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 5, items: 5 });
+    expect(await tenants.authenticateApiKey(database.db, clock, third.operator)).toMatchObject({
+      role: 'operator',
+      companyId: DEMO.company,
+      facilityIds: [DEMO.facility],
+    });
+    expect(savedKeys()).toEqual(third);
+
+    // and the run after that keeps the replacement
+    expect(await seedDemo(database.db, clock, keyFile)).toEqual(third);
+    expect((await counts()).keys).toBe(5);
+  });
+});

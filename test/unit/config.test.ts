@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeSettings, loadConfig } from '../../src/config.js';
+
+/** loadConfig(overrides, env): defaults, environment parsing, flags over environment, and refusals. */
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError, but the configuration was accepted');
+}
+
+describe('loadConfig', () => {
+  it('fills every default from an empty environment', () => {
+    expect(loadConfig({}, {})).toEqual({
+      databaseUrl: 'sqlite:./data/wharf.db',
+      port: 8080,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      bodyLimit: 5 * 1024 * 1024,
+      sqliteSynchronous: 'FULL',
+      only: 'all',
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('reads and converts the environment', () => {
+    const config = loadConfig(
+      {},
+      {
+        DATABASE_URL: 'postgres://wharf@db.example:5432/wharf',
+        PORT: '9090',
+        HOST: '0.0.0.0',
+        LOG_LEVEL: 'warn',
+        BODY_LIMIT: '2048',
+        SQLITE_SYNCHRONOUS: 'NORMAL',
+        WHARF_ONLY: 'rate',
+        SHUTDOWN_TIMEOUT_MS: '500',
+      },
+    );
+    expect(config).toEqual({
+      databaseUrl: 'postgres://wharf@db.example:5432/wharf',
+      port: 9090,
+      host: '0.0.0.0',
+      logLevel: 'warn',
+      bodyLimit: 2048,
+      sqliteSynchronous: 'NORMAL',
+      only: 'rate',
+      shutdownTimeoutMs: 500,
+    });
+    expect(typeof config.port).toBe('number');
+  });
+
+  it('accepts every documented DATABASE_URL form', () => {
+    for (const url of ['sqlite:./data/wharf.db', 'sqlite::memory:', 'sqlite:/tmp/x/wharf.db', 'postgres://u@h:5432/d', 'postgresql://u@h/d']) {
+      expect(loadConfig({}, { DATABASE_URL: url }).databaseUrl).toBe(url);
+    }
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({}, { PORT: '', DATABASE_URL: '' })).toMatchObject({ port: 8080, databaseUrl: 'sqlite:./data/wharf.db' });
+  });
+
+  it('lets flags override the environment, and falls back to it where a flag is absent', () => {
+    const env = { PORT: '9090', HOST: '10.0.0.1', DATABASE_URL: 'sqlite:/env/wharf.db' };
+    expect(loadConfig({ port: '9191', databaseUrl: 'postgres://flag@h/d' }, env)).toMatchObject({
+      port: 9191,
+      host: '10.0.0.1',
+      databaseUrl: 'postgres://flag@h/d',
+    });
+    // commander passes undefined for a flag that was not given
+    expect(loadConfig({ port: undefined, host: undefined, databaseUrl: undefined }, env)).toMatchObject({
+      port: 9090,
+      host: '10.0.0.1',
+      databaseUrl: 'sqlite:/env/wharf.db',
+    });
+    expect(loadConfig({ port: 7070 }, {}).port).toBe(7070);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['SQLITE_SYNCHRONOUS', 'OFF'],
+    ['LOG_LEVEL', 'loud'],
+    ['BODY_LIMIT', 'lots'],
+    ['WHARF_ONLY', 'everything'],
+  ])('refuses %s=%s with a ConfigError naming the variable', (variable, value) => {
+    const error = configError(() => loadConfig({}, { [variable]: value }));
+    expect(error.message).toContain(variable);
+    expect(error.problems.length).toBeGreaterThanOrEqual(1);
+    expect(error.problems.every((p) => p.startsWith(variable))).toBe(true);
+  });
+
+  it.each([
+    ['PORT', '80.5'],
+    ['PORT', 'true'],
+    ['SHUTDOWN_TIMEOUT_MS', '1.9'],
+    ['BODY_LIMIT', '4096.7'],
+  ])('refuses %s=%s, which is not a whole number, instead of truncating it', (variable, value) => {
+    expect(configError(() => loadConfig({}, { [variable]: value })).message).toContain(variable);
+  });
+
+  it('never reads PORT=1e3 as port 1', () => {
+    let port: number | undefined;
+    try {
+      port = loadConfig({}, { PORT: '1e3' }).port;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return;
+    }
+    expect(port).toBe(1000);
+  });
+
+  it('names the variable of a bad flag too, and reports every bad setting at once', () => {
+    expect(configError(() => loadConfig({ port: 'abc' }, {})).message).toContain('PORT');
+    const error = configError(() => loadConfig({}, { PORT: 'abc', DATABASE_URL: 'mysql://x', SQLITE_SYNCHRONOUS: 'OFF' }));
+    for (const variable of ['PORT', 'DATABASE_URL', 'SQLITE_SYNCHRONOUS']) expect(error.message).toContain(variable);
+  });
+
+  it('describes every setting with its variable and default', () => {
+    const described = describeSettings();
+    expect(described.map((s) => s.env)).toEqual([
+      'DATABASE_URL',
+      'PORT',
+      'HOST',
+      'LOG_LEVEL',
+      'BODY_LIMIT',
+      'SQLITE_SYNCHRONOUS',
+      'WHARF_ONLY',
+      'SHUTDOWN_TIMEOUT_MS',
+    ]);
+    expect(described.find((s) => s.env === 'PORT')?.default).toBe(8080);
+    for (const setting of described) expect(setting.description).not.toBe('');
+  });
+});
