@@ -35,6 +35,10 @@ export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void 
         body: ItemSearchRequestSchema,
         response: { 200: ItemSearchResultSchema, ...errorResponses() },
       },
+      // A page is up to 1000 records of 203 keys, mostly null. fast-json-stringify is over ten times
+      // slower than JSON.stringify on such nullable, open records, and the presenter already builds
+      // the exact wire shape; the schema still documents it.
+      serializerCompiler: () => (data) => JSON.stringify(data),
       preHandler: authorize(['customer', 'operator', 'admin']),
     },
     async (request) => searchItems(db, request.body),
