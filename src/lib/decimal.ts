@@ -1,0 +1,93 @@
+/**
+ * Exact decimals as scaled integers: a value with at most 11 integer and 4 fractional digits is
+ * kept as the integer value × 10⁴, so 12.5 is 125000. Every such integer (at most 15 digits) is an
+ * exact JS number, and so is every sum of up to nine of them (2⁵³ ≈ 9.007 × 10¹⁵), so additions,
+ * comparisons and database arithmetic on them never round.
+ */
+
+declare const scaledBrand: unique symbol;
+
+/** An integer count of 10⁻⁴ units. The brand keeps plain numbers (12.5) from passing for one. */
+export type Scaled = number & { readonly [scaledBrand]: true };
+
+/** Fractional digits kept. */
+export const SCALE_DIGITS = 4;
+/** 10⁴: the scaled form of 1. */
+export const SCALE = 10_000;
+/** The largest value, 99999999999.9999, scaled. */
+export const MAX_SCALED = 999_999_999_999_999 as Scaled;
+
+/** The decimal text every quantity must match: up to 11 integer and 4 fractional digits, no exponent. */
+export const DECIMAL_PATTERN = /^-?\d{1,11}(\.\d{1,4})?$/;
+/** {@link DECIMAL_PATTERN} as a JSON-schema pattern string. */
+export const DECIMAL_PATTERN_SOURCE = DECIMAL_PATTERN.source;
+
+/**
+ * The plain decimal text of `value`, or undefined when it has none that the pattern allows: a
+ * string is taken as it is; a number by its shortest round-trip form (`String(n)`), so 0.1 is
+ * "0.1", and a number that JavaScript writes with an exponent (1e21, 1e-7), NaN or Infinity is
+ * refused. Anything else (null, booleans, objects) is refused.
+ */
+export function decimalText(value: unknown): string | undefined {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
+  else return undefined;
+  return DECIMAL_PATTERN.test(text) ? text : undefined;
+}
+
+/** Whether `value` is decimal text or a number that {@link parseDecimal} accepts. */
+export function isDecimal(value: unknown): value is string | number {
+  return decimalText(value) !== undefined;
+}
+
+/** The scaled integer of decimal text or a number, or undefined when it is not one (see {@link decimalText}). */
+export function tryParseDecimal(value: unknown): Scaled | undefined {
+  const text = decimalText(value);
+  if (text === undefined) return undefined;
+  const negative = text.startsWith('-');
+  const [whole, fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  const scaled = Number(whole) * SCALE + Number(fraction.padEnd(SCALE_DIGITS, '0'));
+  // `0 - 0` would be -0; keep zero unsigned so that `Object.is` and formatting agree.
+  return (negative && scaled !== 0 ? -scaled : scaled) as Scaled;
+}
+
+/** The scaled integer of decimal text or a number; a RangeError names the value when it is not one. */
+export function parseDecimal(value: string | number): Scaled {
+  const scaled = tryParseDecimal(value);
+  if (scaled === undefined) {
+    throw new RangeError(`${JSON.stringify(value) ?? String(value)} is not a decimal with at most 11 integer and 4 fractional digits`);
+  }
+  return scaled;
+}
+
+/** Brands a safe integer as scaled (a value read from the database, a sum, a negation). */
+export function asScaled(value: number): Scaled {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not a scaled integer`);
+  return (value === 0 ? 0 : value) as Scaled;
+}
+
+/** Whether a scaled integer lies within ±99999999999.9999. */
+export function isWithinDecimalRange(value: number): boolean {
+  return Number.isSafeInteger(value) && Math.abs(value) <= MAX_SCALED;
+}
+
+/** Decimal text of a scaled integer without trailing zeros: 125000 → "12.5", 30000 → "3", -1 → "-0.0001". */
+export function formatDecimal(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not a scaled integer`);
+  const magnitude = Math.abs(value);
+  const fraction = magnitude % SCALE;
+  const whole = (magnitude - fraction) / SCALE; // an exact division: no rounding near 2⁵³
+  const sign = value < 0 ? '-' : '';
+  if (fraction === 0) return `${sign}${whole}`;
+  return `${sign}${whole}.${String(fraction).padStart(SCALE_DIGITS, '0').replace(/0+$/, '')}`;
+}
+
+/**
+ * The JS number nearest to the decimal value (what a JSON answer carries): 125000 → 12.5. The
+ * division is correctly rounded, so this is the same number as `Number(formatDecimal(value))`.
+ */
+export function decimalToNumber(value: number): number {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not a scaled integer`);
+  return value === 0 ? 0 : value / SCALE;
+}

@@ -1,0 +1,179 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
+
+/** All SQL of the inventory: balances and their ledger. */
+
+export type BalanceRow = Selectable<InventoryBalanceTable>;
+export type LedgerRow = Selectable<InventoryLedgerTable>;
+export type NewLedgerRow = Insertable<InventoryLedgerTable>;
+
+/** A balance's quantities as a change left them. */
+export interface BalanceQuantities {
+  on_hand: number;
+  allocated: number;
+}
+
+export interface BalanceFilter {
+  companyId: string;
+  customerId: string;
+  facilityId?: string;
+  itemId?: string;
+  /** '' selects the balances without a lot. */
+  lotNo?: string;
+  inventoryStatus?: string;
+  /** Balances with nothing on hand are left out unless this is set. */
+  includeEmpty?: boolean;
+}
+
+export interface LedgerSourceFilter {
+  companyId: string;
+  sourceType: string;
+  sourceId: string;
+  customerId?: string;
+  facilityId?: string;
+}
+
+/** Rows per ledger INSERT: 17 parameters a row stays far below either database's limit. */
+const LEDGER_INSERT_CHUNK = 500;
+
+/** Every balance column of the key, as one equality filter for `eb.and`. */
+function keyEquals(key: BalanceKeyColumns): BalanceKeyColumns {
+  return {
+    company_id: key.company_id,
+    customer_id: key.customer_id,
+    facility_id: key.facility_id,
+    item_id: key.item_id,
+    uom: key.uom,
+    lot_no: key.lot_no,
+    goods_type: key.goods_type,
+    title_id: key.title_id,
+    inventory_status: key.inventory_status,
+    expiration_date: key.expiration_date,
+  };
+}
+
+const KEY_COLUMNS = [
+  'company_id',
+  'customer_id',
+  'facility_id',
+  'item_id',
+  'uom',
+  'lot_no',
+  'goods_type',
+  'title_id',
+  'inventory_status',
+  'expiration_date',
+] as const;
+
+/**
+ * Adds `delta` (> 0) to a balance, creating it when absent, in one statement: the row is locked
+ * and changed by the database, never read and written back. `first_received_at` is set by the
+ * first increase and kept after. Answers undefined, changing nothing, when the sum would pass
+ * `max`; a new balance above `max` is the caller's to refuse before.
+ */
+export async function increaseBalance(
+  db: Db,
+  key: BalanceKeyColumns,
+  delta: number,
+  max: number,
+  at: number,
+): Promise<BalanceQuantities | undefined> {
+  return db
+    .insertInto('inventory_balances')
+    .values({ ...keyEquals(key), on_hand: delta, allocated: 0, first_received_at: at, updated_at: at })
+    .onConflict((oc) =>
+      oc
+        .columns(KEY_COLUMNS)
+        .doUpdateSet((eb) => ({
+          on_hand: eb('inventory_balances.on_hand', '+', eb.ref('excluded.on_hand')),
+          first_received_at: eb.fn.coalesce('inventory_balances.first_received_at', 'excluded.first_received_at'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }))
+        .where((eb) => eb(eb('inventory_balances.on_hand', '+', eb.ref('excluded.on_hand')), '<=', max)),
+    )
+    .returning(['on_hand', 'allocated'])
+    .executeTakeFirst();
+}
+
+/**
+ * Adds `delta` (< 0) to a balance in one conditional statement that never takes on-hand below
+ * what is allocated. Answers undefined, changing nothing, when the balance is missing or short;
+ * concurrent callers queue on the row and each sees the previous one's result.
+ */
+export async function decreaseBalance(db: Db, key: BalanceKeyColumns, delta: number, at: number): Promise<BalanceQuantities | undefined> {
+  return db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), updated_at: at }))
+    .where((eb) => eb.and([eb.and(keyEquals(key)), eb(eb('on_hand', '+', delta), '>=', eb.ref('allocated'))]))
+    .returning(['on_hand', 'allocated'])
+    .executeTakeFirst();
+}
+
+export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<BalanceRow | undefined> {
+  return db
+    .selectFrom('inventory_balances')
+    .selectAll()
+    .where((eb) => eb.and(keyEquals(key)))
+    .executeTakeFirst();
+}
+
+export async function insertLedgerRows(db: Db, rows: NewLedgerRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += LEDGER_INSERT_CHUNK) {
+    await db
+      .insertInto('inventory_ledger')
+      .values(rows.slice(start, start + LEDGER_INSERT_CHUNK))
+      .execute();
+  }
+}
+
+/** The filter walks the primary key: (company, customer, facility, item, …). */
+function filteredBalances(db: Db, filter: BalanceFilter) {
+  return db
+    .selectFrom('inventory_balances')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .$if(filter.facilityId !== undefined, (q) => q.where('facility_id', '=', filter.facilityId!))
+    .$if(filter.itemId !== undefined, (q) => q.where('item_id', '=', filter.itemId!))
+    .$if(filter.lotNo !== undefined, (q) => q.where('lot_no', '=', filter.lotNo!))
+    .$if(filter.inventoryStatus !== undefined, (q) => q.where('inventory_status', '=', filter.inventoryStatus!))
+    .$if(!filter.includeEmpty, (q) => q.where('on_hand', '>', 0));
+}
+
+export async function countBalances(db: Db, filter: BalanceFilter): Promise<number> {
+  const { count } = await filteredBalances(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** One page in key order, which is the primary key's order, so pages neither overlap nor skip. */
+export async function pageBalances(db: Db, filter: BalanceFilter, offset: number, limit: number): Promise<BalanceRow[]> {
+  return filteredBalances(db, filter)
+    .selectAll()
+    .orderBy('facility_id')
+    .orderBy('item_id')
+    .orderBy('uom')
+    .orderBy('lot_no')
+    .orderBy('goods_type')
+    .orderBy('title_id')
+    .orderBy('inventory_status')
+    .orderBy('expiration_date')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** The postings of one source document, in the order they were written (the source index). */
+export async function findLedgerBySource(db: Db, filter: LedgerSourceFilter): Promise<LedgerRow[]> {
+  return db
+    .selectFrom('inventory_ledger')
+    .selectAll()
+    .where('company_id', '=', filter.companyId)
+    .where('source_type', '=', filter.sourceType)
+    .where('source_id', '=', filter.sourceId)
+    .$if(filter.customerId !== undefined, (q) => q.where('customer_id', '=', filter.customerId!))
+    .$if(filter.facilityId !== undefined, (q) => q.where('facility_id', '=', filter.facilityId!))
+    .orderBy('id')
+    .execute();
+}

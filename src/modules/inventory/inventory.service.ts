@@ -1,0 +1,285 @@
+import type { Db, Trx } from '../../db/database.js';
+import { conflict } from '../../http/errors.js';
+import { MAX_SCALED, asScaled, formatDecimal, isWithinDecimalRange, type Scaled } from '../../lib/decimal.js';
+import * as repo from './inventory.repository.js';
+import type { BalanceKeyColumns } from './inventory.tables.js';
+
+/**
+ * Inventory: balances per (company, customer, facility, item, UOM, lot, goods type, title,
+ * inventory status, expiration date) and the ledger of the postings that changed them (DESIGN §5).
+ * Every change is a conditional single statement on the balance row, applied in key order, with one
+ * ledger row per line; the caller's transaction makes a posting all or nothing.
+ */
+
+export const DEFAULT_INVENTORY_STATUS = 'Available';
+
+/** What a posting comes from; the ledger search filters on it. */
+export type StockSourceType = 'receipt' | 'shipment' | 'adjustment' | 'property-move';
+
+/** A balance's key below (company, customer, facility), absent values normalised to ''. */
+export interface BalanceKey {
+  itemId: string;
+  uom: string;
+  lotNo: string;
+  goodsType: string;
+  titleId: string;
+  inventoryStatus: string;
+  /** ISO yyyy-MM-dd, or ''. */
+  expirationDate: string;
+}
+
+/** One line of a posting; absent or null keys mean '' (inventory status: Available). */
+export interface StockPostingLine {
+  itemId: string;
+  uom: string;
+  lotNo?: string | null;
+  goodsType?: string | null;
+  titleId?: string | null;
+  inventoryStatus?: string | null;
+  expirationDate?: string | null;
+  /** Signed change of on-hand, scaled by 10⁴. */
+  quantity: Scaled;
+  /** Overrides the posting's sourceLine for this line's ledger row (e.g. a line number). */
+  sourceLine?: string | null;
+}
+
+export interface StockPosting {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  /** The API key that made the posting (null for the CLI or the system). */
+  keyId: number | null;
+  sourceType: StockSourceType;
+  /** The source document, e.g. an SVCPOID or an AdjustmentNo. */
+  sourceId: string;
+  /** e.g. the ConfirmationNo. */
+  sourceLine?: string | null;
+  /** When the posting happened (epoch ms): the ledger's created_at and the balance's updated_at. */
+  at: number;
+  lines: StockPostingLine[];
+}
+
+/** A posted line and what its balance holds right after it. */
+export interface PostedLine extends BalanceKey {
+  quantity: Scaled;
+  onHand: Scaled;
+  allocated: Scaled;
+}
+
+export interface Balance extends BalanceKey {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  onHand: Scaled;
+  allocated: Scaled;
+  /** OnHand − Allocated for an Available balance; 0 for Hold, Damaged and any other status. */
+  available: Scaled;
+  firstReceivedAt: number | null;
+  updatedAt: number;
+}
+
+export interface LedgerEntry extends BalanceKey {
+  id: number;
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  quantity: Scaled;
+  onHandAfter: Scaled;
+  sourceType: string;
+  sourceId: string;
+  sourceLine: string;
+  keyId: number | null;
+  createdAt: number;
+}
+
+export type BalanceFilter = repo.BalanceFilter;
+export type LedgerSourceFilter = repo.LedgerSourceFilter;
+
+/** The part of a page request these reads use (http/paging's PageRequest fits). */
+export interface PageWindow {
+  offset: number;
+  pageSize: number;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The key a line names, absent values as ''. A malformed line is a bug of the calling module. */
+export function normalizeBalanceKey(line: Omit<StockPostingLine, 'quantity'>): BalanceKey {
+  const key: BalanceKey = {
+    itemId: line.itemId,
+    uom: line.uom,
+    lotNo: line.lotNo ?? '',
+    goodsType: line.goodsType ?? '',
+    titleId: line.titleId ?? '',
+    inventoryStatus: line.inventoryStatus || DEFAULT_INVENTORY_STATUS,
+    expirationDate: line.expirationDate ?? '',
+  };
+  if (!key.itemId || !key.uom) throw new Error('a stock posting line needs an itemId and a uom');
+  if (key.expirationDate !== '' && !ISO_DATE.test(key.expirationDate)) {
+    throw new Error(`a stock posting's expirationDate must be yyyy-MM-dd, not ${JSON.stringify(key.expirationDate)}`);
+  }
+  return key;
+}
+
+const KEY_ORDER: (keyof BalanceKey)[] = ['itemId', 'uom', 'lotNo', 'goodsType', 'titleId', 'inventoryStatus', 'expirationDate'];
+
+/**
+ * The one order in which every writer changes balances (by UTF-16 code units, as the key's columns
+ * are compared nowhere else): two postings that touch the same rows lock them in the same order,
+ * so they queue instead of deadlocking. Writers of other modules (shipments, allocation) use it too.
+ */
+export function compareBalanceKeys(a: BalanceKey, b: BalanceKey): number {
+  for (const field of KEY_ORDER) {
+    if (a[field] !== b[field]) return a[field] < b[field] ? -1 : 1;
+  }
+  return 0;
+}
+
+/** "item A-1, lot L7, UOM EA" and whichever other key values are set; for messages. */
+export function describeBalanceKey(key: BalanceKey): string {
+  const parts = [`item ${key.itemId}`, key.lotNo ? `lot ${key.lotNo}` : 'no lot', `UOM ${key.uom}`];
+  if (key.inventoryStatus !== DEFAULT_INVENTORY_STATUS) parts.push(`status ${key.inventoryStatus}`);
+  if (key.goodsType) parts.push(`goods type ${key.goodsType}`);
+  if (key.titleId) parts.push(`title ${key.titleId}`);
+  if (key.expirationDate) parts.push(`expiring ${key.expirationDate}`);
+  return parts.join(', ');
+}
+
+function keyColumns(posting: StockPosting, key: BalanceKey): BalanceKeyColumns {
+  return {
+    company_id: posting.companyId,
+    customer_id: posting.customerId,
+    facility_id: posting.facilityId,
+    item_id: key.itemId,
+    uom: key.uom,
+    lot_no: key.lotNo,
+    goods_type: key.goodsType,
+    title_id: key.titleId,
+    inventory_status: key.inventoryStatus,
+    expiration_date: key.expirationDate,
+  };
+}
+
+function beyondLimit(key: BalanceKey, onHand: number, quantity: number) {
+  return conflict(
+    `Stock of ${describeBalanceKey(key)} would exceed ${formatDecimal(MAX_SCALED)}: ${formatDecimal(onHand)} on hand, ${formatDecimal(quantity)} to add`,
+  );
+}
+
+function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantity: number) {
+  const available = row ? row.on_hand - row.allocated : 0;
+  const allocated = row && row.allocated > 0 ? ` (${formatDecimal(row.on_hand)} on hand, ${formatDecimal(row.allocated)} allocated)` : '';
+  return conflict(
+    `Not enough stock of ${describeBalanceKey(key)}: ${formatDecimal(available)} available${allocated}, ${formatDecimal(-quantity)} to take`,
+  );
+}
+
+/**
+ * Applies every line of a posting to its balance and writes one ledger row per line; answers each
+ * line's resulting balance, in the order of `lines`. Run it inside the caller's transaction: a
+ * line that would take on-hand below the balance's allocation (or below zero), or past 11 integer
+ * digits, throws 409 and the caller's rollback undoes the lines before it. Lines are applied in
+ * key order (see compareBalanceKeys). A line of quantity 0 changes nothing and writes no ledger
+ * row; it answers the balance as it stands.
+ */
+export async function postStock(trx: Trx, posting: StockPosting): Promise<PostedLine[]> {
+  const lines = posting.lines.map((line, index) => {
+    if (!Number.isSafeInteger(line.quantity)) throw new Error(`a stock posting quantity must be a scaled integer, not ${line.quantity}`);
+    return { index, line, key: normalizeBalanceKey(line), quantity: asScaled(line.quantity) };
+  });
+  const order = [...lines].sort((a, b) => compareBalanceKeys(a.key, b.key) || a.index - b.index);
+
+  const results: PostedLine[] = new Array(lines.length);
+  for (const { index, key, quantity } of order) {
+    const columns = keyColumns(posting, key);
+    let after: repo.BalanceQuantities | undefined;
+    if (quantity > 0) {
+      // A line beyond the range cannot be added to any balance; one within may meet a full balance.
+      after = isWithinDecimalRange(quantity) ? await repo.increaseBalance(trx, columns, quantity, MAX_SCALED, posting.at) : undefined;
+      if (!after) throw beyondLimit(key, (await repo.findBalance(trx, columns))?.on_hand ?? 0, quantity);
+    } else if (quantity < 0) {
+      after = await repo.decreaseBalance(trx, columns, quantity, posting.at);
+      if (!after) throw shortOfStock(key, await repo.findBalance(trx, columns), quantity);
+    } else {
+      after = (await repo.findBalance(trx, columns)) ?? { on_hand: 0, allocated: 0 };
+    }
+    results[index] = { ...key, quantity, onHand: asScaled(after.on_hand), allocated: asScaled(after.allocated) };
+  }
+
+  // In the order of the document's lines, so the ledger reads like it.
+  await repo.insertLedgerRows(
+    trx,
+    lines
+      .filter(({ quantity }) => quantity !== 0)
+      .map(({ index, line, key, quantity }) => ({
+        ...keyColumns(posting, key),
+        quantity,
+        on_hand_after: results[index]!.onHand,
+        source_type: posting.sourceType,
+        source_id: posting.sourceId,
+        source_line: line.sourceLine ?? posting.sourceLine ?? '',
+        key_id: posting.keyId,
+        created_at: posting.at,
+      })),
+  );
+  return results;
+}
+
+function keyOf(row: BalanceKeyColumns): BalanceKey {
+  return {
+    itemId: row.item_id,
+    uom: row.uom,
+    lotNo: row.lot_no,
+    goodsType: row.goods_type,
+    titleId: row.title_id,
+    inventoryStatus: row.inventory_status,
+    expirationDate: row.expiration_date,
+  };
+}
+
+function balanceOf(row: repo.BalanceRow): Balance {
+  const onHand = asScaled(row.on_hand);
+  const allocated = asScaled(row.allocated);
+  return {
+    companyId: row.company_id,
+    customerId: row.customer_id,
+    facilityId: row.facility_id,
+    ...keyOf(row),
+    onHand,
+    allocated,
+    available: row.inventory_status === DEFAULT_INVENTORY_STATUS ? asScaled(onHand - allocated) : asScaled(0),
+    firstReceivedAt: row.first_received_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function ledgerEntryOf(row: repo.LedgerRow): LedgerEntry {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    customerId: row.customer_id,
+    facilityId: row.facility_id,
+    ...keyOf(row),
+    quantity: asScaled(row.quantity),
+    onHandAfter: asScaled(row.on_hand_after),
+    sourceType: row.source_type,
+    sourceId: row.source_id,
+    sourceLine: row.source_line,
+    keyId: row.key_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** Balances of a customer, in key order (facility, item, UOM, lot, …); empty ones only on request. */
+export async function findBalances(db: Db, filter: BalanceFilter, page: PageWindow): Promise<Balance[]> {
+  return (await repo.pageBalances(db, filter, page.offset, page.pageSize)).map(balanceOf);
+}
+
+export async function countBalances(db: Db, filter: BalanceFilter): Promise<number> {
+  return repo.countBalances(db, filter);
+}
+
+/** The postings of one source document (e.g. the receipt RN-12), oldest first. */
+export async function findLedger(db: Db, filter: LedgerSourceFilter): Promise<LedgerEntry[]> {
+  return (await repo.findLedgerBySource(db, filter)).map(ledgerEntryOf);
+}
