@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import {
   CompiledQuery,
+  sql,
   PostgresAdapter,
   PostgresDialect,
   SqliteAdapter,
@@ -124,6 +125,24 @@ function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
   return new PostgresDialect({ pool });
+}
+
+/**
+ * The next value of a service-wide sequence: PostgreSQL's own sequence, or on SQLite the counter
+ * row of the same name, bumped inside the caller's (write) transaction.
+ */
+export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise<number> {
+  if (dialectNameOfDb(trx) === 'postgres') {
+    const { rows } = await sql<{ value: number }>`select nextval(${name}) as value`.execute(trx);
+    return Number(rows[0]!.value);
+  }
+  const row = await trx
+    .updateTable('counters')
+    .set((eb) => ({ value: eb('value', '+', 1) }))
+    .where('name', '=', name)
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
 }
 
 interface DriverError {

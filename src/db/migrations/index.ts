@@ -1,9 +1,17 @@
 import type { Migration } from 'kysely';
 import * as tenants from './2026-11-22T2100-tenants.js';
 import * as items from './2026-11-22T2101-items.js';
+import * as inventory from './2026-11-22T2200-inventory.js';
+import * as idempotency from './2026-11-22T2300-idempotency.js';
+import * as acks from './2026-11-22T2301-acks.js';
+import * as receipts from './2026-11-22T2302-receipts.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
   '2026-11-22T2100-tenants': tenants,
   '2026-11-22T2101-items': items,
+  '2026-11-22T2200-inventory': inventory,
+  '2026-11-22T2300-idempotency': idempotency,
+  '2026-11-22T2301-acks': acks,
+  '2026-11-22T2302-receipts': receipts,
 };

@@ -1,0 +1,55 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * Inbound receipts (RN). The header columns are what searches filter and show; `document` keeps
+ * the whole import as it came (ASNContent with its unknown keys, the root TitleID). Quantities are
+ * scaled integers (×10⁴); times are epoch milliseconds.
+ */
+export interface ReceiptTable {
+  company_id: string;
+  svcpoid: string;
+  customer_id: string;
+  facility_id: string;
+  po_no: string;
+  reference_no: string | null;
+  status: string;
+  receipt_type: string;
+  supplier_id: string | null;
+  carrier_name: string | null;
+  scac_code: string | null;
+  bol_no: string | null;
+  container_no: string | null;
+  scheduled_at: number | null;
+  document: string;
+  created_at: number;
+  updated_at: number;
+  created_by_key_id: number;
+  updated_by_key_id: number;
+}
+
+/** One expected line; `received_qty` grows with each confirmation. */
+export interface ReceiptLineTable {
+  company_id: string;
+  svcpoid: string;
+  line_no: number;
+  po_line_no: number | null;
+  item_id: string;
+  uom: string;
+  lot_no: string;
+  goods_type: string;
+  title_id: string;
+  expected_qty: number;
+  received_qty: ColumnType<number, number | undefined, number>;
+}
+
+/** SQLite's stand-in for a sequence: one row per counter, bumped inside the transaction. */
+export interface CounterTable {
+  name: string;
+  value: number;
+}
+
+export interface ReceiptTables {
+  receipts: ReceiptTable;
+  receipt_lines: ReceiptLineTable;
+  counters: CounterTable;
+}
