@@ -14,13 +14,15 @@ import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { ajvOptions } from './lib/validate.js';
+import { ackRoutes } from './modules/acks/acks.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
 
 /** The EDI modules, in the order their routes register. */
-const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes];
+const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes];
 
 export interface AppOptions {
   config: Config;

@@ -46,44 +46,52 @@ export function authenticate(lookup: KeyLookup): onRequestHookHandler {
   };
 }
 
-/** The tenant identifiers an operation's body names. */
+/** The tenant identifiers an operation's body names (not yet validated on the failure path). */
 interface BodyIdentifiers {
   CompanyID?: unknown;
   CustomerID?: unknown;
   FacilityID?: unknown;
 }
 
-export type Authorize = (roles: readonly Role[]) => preHandlerHookHandler;
+/** Builds the `preHandler` that runs the checks of `permit` for an operation's roles. */
+export interface Authorize {
+  (roles: readonly Role[]): preHandlerHookHandler;
+  /**
+   * The same checks without a request: throws the 403 or 400 a request would get. Used where a
+   * body failed validation but its identifiers may still deserve a failure ACK.
+   */
+  check(principal: Principal, body: unknown, roles: readonly Role[]): Promise<void>;
+}
 
 /**
- * Builds the `preHandler` that checks, in DESIGN's order, the key's role and the body's CompanyID
- * (403), that the FacilityID exists in that company (400 Not found facility), and the CustomerID and
- * FacilityID against the key's scope (403). It runs after schema validation, so the IDs are strings.
+ * Checks, in DESIGN's order, the key's role and the body's CompanyID (403), that the FacilityID
+ * exists in that company (400 Not found facility), and the CustomerID and FacilityID against the
+ * key's scope (403).
  */
 export function createAuthorizer(directory: TenantDirectory): Authorize {
-  return (roles) => async (request: FastifyRequest) => {
-    const principal = request.principal;
-    const body = (request.body ?? {}) as BodyIdentifiers;
-    const companyId = body.CompanyID as string;
-    const customerId = body.CustomerID as string | undefined;
-    const facilityId = body.FacilityID as string | undefined;
+  const check = async (principal: Principal, body: unknown, roles: readonly Role[]) => {
+    const ids = (body ?? {}) as BodyIdentifiers;
+    const companyId = ids.CompanyID;
+    const customerId = ids.CustomerID;
+    const facilityId = ids.FacilityID;
 
     if (!roles.includes(principal.role)) {
       throw forbidden(`An API key with role ${principal.role} may not call this operation`);
     }
-    if (companyId !== principal.companyId) throw forbidden(`CompanyID ${companyId} is outside this API key's scope`);
-    if (facilityId !== undefined && !(await directory.facilityExists(companyId, facilityId))) {
-      throw notFoundFacility();
-    }
-    if (facilityId !== undefined && principal.facilityIds.length > 0 && !principal.facilityIds.includes(facilityId)) {
-      throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
+    if (companyId !== principal.companyId) throw forbidden(`CompanyID ${String(companyId)} is outside this API key's scope`);
+    if (facilityId !== undefined) {
+      if (typeof facilityId !== 'string' || !(await directory.facilityExists(companyId, facilityId))) throw notFoundFacility();
+      if (principal.facilityIds.length > 0 && !principal.facilityIds.includes(facilityId)) {
+        throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
+      }
     }
     if (customerId !== undefined) {
       const inScope =
-        principal.role === 'customer'
-          ? principal.customerIds.includes(customerId)
-          : await directory.customerExists(companyId, customerId);
-      if (!inScope) throw forbidden(`CustomerID ${customerId} is outside this API key's scope`);
+        typeof customerId === 'string' &&
+        (principal.role === 'customer' ? principal.customerIds.includes(customerId) : await directory.customerExists(companyId, customerId));
+      if (!inScope) throw forbidden(`CustomerID ${String(customerId)} is outside this API key's scope`);
     }
   };
+  const preHandler = (roles: readonly Role[]) => async (request: FastifyRequest) => check(request.principal, request.body, roles);
+  return Object.assign(preHandler, { check });
 }

@@ -30,6 +30,22 @@ export const conflict = (...messages: string[]) => new AppError(409, messages.ma
 /** The real system's answer to a FacilityID the company does not have. */
 export const notFoundFacility = () => new AppError(400, { error: 'Not found facility' });
 
+/** A stored or fresh answer: status and body. */
+export interface Answer {
+  statusCode: number;
+  body: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Called when the body fails validation, before the 400 is sent: an import records its failure
+     * ACK here. It may return the stored answer of an Idempotency-Key replay instead.
+     */
+    onRejectedBody?: (request: FastifyRequest, refusal: AppError) => Promise<Answer | undefined>;
+  }
+}
+
 /** Fastify's own request errors, mapped to what the caller reads. */
 const fastifyErrors: Record<string, { status: number; message: (error: FastifyError) => string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: () => 'Content-Type must be application/json' },
@@ -39,13 +55,16 @@ const fastifyErrors: Record<string, { status: number; message: (error: FastifyEr
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: () => 'Malformed JSON body' },
 };
 
-export function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+export async function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AppError) return reply.status(error.statusCode).send(error.body);
 
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const messages = formatValidationErrors(fastifyError.validation as ValidationIssue[], fastifyError.validationContext);
-    return reply.status(400).send(messages.map(problem));
+    const refusal = new AppError(400, messages.map(problem));
+    const answer =
+      fastifyError.validationContext === 'body' ? await recordRejectedBody(request, refusal) : { statusCode: 400, body: refusal.body };
+    return reply.status(answer.statusCode).send(answer.body);
   }
   const known = fastifyError.code ? fastifyErrors[fastifyError.code] : undefined;
   if (known) return reply.status(known.status).send([problem(known.message(fastifyError))]);
@@ -63,6 +82,22 @@ export function replyWithError(error: FastifyError | AppError | Error, request: 
   const message = isDatabaseError(error) ? undefined : error.message;
   request.log.error({ error: { type: error.name, code: fastifyError.code, message } }, 'request failed');
   return reply.status(500).send([problem(`Internal error (request id ${request.id})`)]);
+}
+
+/** Lets the route record a rejected body (its failure ACK); the caller still gets the 400. */
+async function recordRejectedBody(request: FastifyRequest, refusal: AppError): Promise<Answer> {
+  const hook = request.routeOptions.config.onRejectedBody;
+  const fresh = { statusCode: refusal.statusCode, body: refusal.body };
+  if (!hook || !request.principal) return fresh;
+  try {
+    return (await hook(request, refusal)) ?? fresh;
+  } catch (error) {
+    // An Idempotency-Key reused for another request is 422 here too; a body whose identifiers are
+    // outside the key's scope gets no ACK, and still the 400.
+    if (error instanceof AppError) return error.statusCode === 422 ? { statusCode: 422, body: error.body } : fresh;
+    request.log.error({ error: { type: (error as Error).name, message: isDatabaseError(error) ? undefined : (error as Error).message } }, 'recording a rejected body failed');
+    return fresh;
+  }
 }
 
 export function replyRouteNotFound(request: FastifyRequest, reply: FastifyReply) {

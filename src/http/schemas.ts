@@ -10,7 +10,13 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 /** A value of the given schema, or null; one `type` keyword (`["string","null"]`), not an anyOf. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
   const { type, ...rest } = schema as TSchema & { type?: string | string[] };
-  if (typeof type !== 'string') return Type.Unsafe<T['static'] | null>(Type.Union([schema, Type.Null()]));
+  if (typeof type !== 'string') {
+    // A union: null becomes one more branch, and the union's own message stays on the outside.
+    const { 'x-message': message, description } = schema as TSchema & { 'x-message'?: string };
+    return Type.Unsafe<T['static'] | null>(
+      Type.Union([schema, Type.Null()], { ...(message ? { 'x-message': `${message} or null` } : {}), ...(description ? { description } : {}) }),
+    );
+  }
   return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'] });
 }
 
@@ -54,4 +60,28 @@ export function errorResponses(...extra: (404 | 409)[]) {
     ...(extra.includes(404) ? { 404: notFound } : {}),
     ...(extra.includes(409) ? { 409: conflict } : {}),
   };
+}
+
+const range = (count: number) => Array.from({ length: count }, (_, i) => String(i + 1).padStart(2, '0'));
+
+/** DynTxtPropertyValue01 … DynTxtPropertyValue20, optional strings of at most `maxLength`. */
+export function dynamicTextProperties(maxLength: number, prefix = 'DynTxtPropertyValue') {
+  const optionalText = () => Type.Optional(Nullable(Type.String({ maxLength })));
+  return Object.fromEntries(range(20).map((n) => [`${prefix}${n}`, optionalText()])) as Record<string, ReturnType<typeof optionalText>>;
+}
+
+/** An optional text field of at most `maxLength` characters; null means absent. */
+export const OptionalText = (maxLength: number, description?: string) =>
+  Type.Optional(Nullable(Type.String({ maxLength, ...(description ? { description } : {}) })));
+
+/**
+ * A quantity (DESIGN §2): decimal text with at most 11 integer and 4 fractional digits, or a JSON
+ * number of that form. The schema checks the shape; lib/decimal reads it exactly.
+ */
+export function Quantity(options: { signed?: boolean; description?: string } = {}) {
+  const sign = options.signed ? '-?' : '';
+  return Type.Union([Type.String({ pattern: `^${sign}\\d{1,11}(\\.\\d{1,4})?$` }), Type.Number()], {
+    'x-message': `must be ${options.signed ? 'a' : 'a positive'} decimal with at most 11 integer and 4 fractional digits`,
+    ...(options.description ? { description: options.description } : {}),
+  });
 }

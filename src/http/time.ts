@@ -65,3 +65,33 @@ export function parseScheduleDate(text: string, zone: string): number | undefine
 export function parseOrderDate(text: string, zone: string): number | undefined {
   return /^\d{14}$/.test(text) ? parseWith(text, ['yyyyMMddHHmmss'], zone) : parseScheduleDate(text, zone);
 }
+
+/** A creation-time window of a search, read in the facility's zone; bounds are inclusive. */
+export interface TimeWindow {
+  from?: number;
+  to?: number;
+}
+
+/**
+ * Reads `CreatedWhenFrom`/`CreatedWhenTo` (or any pair of facility-local bounds); returns the
+ * window, or the messages naming each unreadable bound.
+ */
+export function readLocalWindow(
+  bounds: Record<string, string | null | undefined>,
+  zone: string,
+): { window: TimeWindow; problems: string[] } {
+  const window: TimeWindow = {};
+  const problems: string[] = [];
+  const [fromName, toName] = Object.keys(bounds) as [string, string];
+  for (const [name, side] of [
+    [fromName, 'from'],
+    [toName, 'to'],
+  ] as const) {
+    const text = bounds[name];
+    if (text === undefined || text === null || text === '') continue;
+    const instant = parseFacilityLocal(text, zone);
+    if (instant === undefined) problems.push(`${name} must be an ISO 8601 local date-time such as 2024-03-05T14:07:09.123`);
+    else window[side] = instant;
+  }
+  return { window, problems };
+}

@@ -62,7 +62,7 @@ function describe(issue: ValidationIssue, context: string | undefined): string {
     case 'maxItems':
       return `${subject} must have at most ${p.limit} items`;
     case 'enum':
-      return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+      return `${subject} must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === '' ? '""' : String(v))).join(', ')}`;
     case 'const':
       return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern':

@@ -82,9 +82,28 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('receipt_lines_pk', ['company_id', 'svcpoid', 'line_no'])
     .addForeignKeyConstraint('receipt_lines_receipt_fk', ['company_id', 'svcpoid'], 'receipts', ['company_id', 'svcpoid'])
     .execute();
+
+  // Who moved a receipt and why: cancels, opens, force-closes, with their notes.
+  const events = db.schema
+    .createTable('receipt_events')
+    .addColumn('company_id', 'varchar(15)', (col) => col.notNull())
+    .addColumn('id', postgres ? 'bigint' : 'integer', (col) =>
+      postgres ? col.notNull().generatedAlwaysAsIdentity() : col.primaryKey().autoIncrement(),
+    )
+    .addColumn('svcpoid', 'varchar(50)', (col) => col.notNull())
+    .addColumn('action', 'varchar(30)', (col) => col.notNull())
+    .addColumn('from_status', 'varchar(30)', (col) => col.notNull())
+    .addColumn('to_status', 'varchar(30)', (col) => col.notNull())
+    .addColumn('note', 'text')
+    .addColumn('key_id', 'bigint', (col) => col.notNull())
+    .addColumn('created_at', 'bigint', (col) => col.notNull())
+    .addForeignKeyConstraint('receipt_events_receipt_fk', ['company_id', 'svcpoid'], 'receipts', ['company_id', 'svcpoid']);
+  await (postgres ? events.addPrimaryKeyConstraint('receipt_events_pk', ['company_id', 'id']) : events).execute();
+  await db.schema.createIndex('receipt_events_receipt_idx').on('receipt_events').columns(['company_id', 'svcpoid', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('receipt_events').execute();
   await db.schema.dropTable('receipt_lines').execute();
   await db.schema.dropTable('receipts').execute();
   if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`drop sequence receipt_svcpoid_seq`.execute(db);

@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError, problem } from '../../http/errors.js';
+import { AppError, problem, type Answer } from '../../http/errors.js';
+import type { RequestIdentity } from '../../http/request-identity.js';
 import type { Clock } from '../../lib/clock.js';
 import * as repo from './idempotency.repository.js';
 
@@ -9,21 +10,6 @@ import * as repo from './idempotency.repository.js';
  * effect under the caller's Idempotency-Key, and a refusal recorded (its failure ACK) after the
  * rollback. DESIGN §7.
  */
-
-/** What a request answers: its status and body. */
-export interface Answer {
-  statusCode: number;
-  body: unknown;
-}
-
-/** Who asks, and which request: the Idempotency-Key is optional. */
-export interface RequestIdentity {
-  companyId: string;
-  keyId: number;
-  idempotencyKey?: string;
-  /** SHA-256 of method, path and body. */
-  requestHash: string;
-}
 
 export interface Command {
   /** The effect, in the request's transaction; a refusal throws an AppError and writes nothing. */

@@ -60,3 +60,16 @@ export async function countItems(db: Db, filter: ItemFilter): Promise<number> {
 export async function pageItems(db: Db, filter: ItemFilter, offset: number, limit: number): Promise<ItemRow[]> {
   return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
 }
+
+/** Which of `itemIds` the customer's item master has. */
+export async function findExistingItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
+  if (itemIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('items')
+    .select('item_id')
+    .where('company_id', '=', companyId)
+    .where('customer_id', '=', customerId)
+    .where('item_id', 'in', itemIds)
+    .execute();
+  return rows.map((r) => r.item_id);
+}

@@ -123,3 +123,10 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
     paging: pagingOf(page, totalCount, rows.length),
   };
 }
+
+/** The item IDs among `itemIds` that the customer's item master does not have, in their order. */
+export async function findUnknownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
+  const wanted = [...new Set(itemIds)];
+  const known = new Set(await repo.findExistingItemIds(db, companyId, customerId, wanted));
+  return wanted.filter((id) => !known.has(id));
+}

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Inbound receipts (RN). The header columns are what searches filter and show; `document` keeps
@@ -42,6 +42,19 @@ export interface ReceiptLineTable {
   received_qty: ColumnType<number, number | undefined, number>;
 }
 
+/** A move of a receipt's status by a person or system, with its note. */
+export interface ReceiptEventTable {
+  company_id: string;
+  id: Generated<number>;
+  svcpoid: string;
+  action: string;
+  from_status: string;
+  to_status: string;
+  note: string | null;
+  key_id: number;
+  created_at: number;
+}
+
 /** SQLite's stand-in for a sequence: one row per counter, bumped inside the transaction. */
 export interface CounterTable {
   name: string;
@@ -51,5 +64,6 @@ export interface CounterTable {
 export interface ReceiptTables {
   receipts: ReceiptTable;
   receipt_lines: ReceiptLineTable;
+  receipt_events: ReceiptEventTable;
   counters: CounterTable;
 }

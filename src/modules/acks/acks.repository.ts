@@ -1,0 +1,47 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { AckTable } from './acks.tables.js';
+
+/** All SQL of acknowledgements. */
+
+export type AckRow = Selectable<AckTable>;
+
+export interface AckFilter {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  documentType: string;
+  poNo?: string;
+  referenceNo?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+export async function insertAck(db: Db, row: Insertable<AckTable>): Promise<void> {
+  await db.insertInto('acks').values(row).execute();
+}
+
+function filtered(db: Db, filter: AckFilter) {
+  return db
+    .selectFrom('acks')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('facility_id', '=', filter.facilityId)
+    .where('document_type', '=', filter.documentType)
+    .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
+    .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+}
+
+export async function countAcks(db: Db, filter: AckFilter): Promise<number> {
+  const { count } = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest first; ties on the creation time break on the id, so pages are stable. */
+export async function pageAcks(db: Db, filter: AckFilter, offset: number, limit: number): Promise<AckRow[]> {
+  return filtered(db, filter).selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
+}

@@ -1,0 +1,105 @@
+import type { Db, Trx } from '../../db/database.js';
+import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
+import { readLocalWindow } from '../../http/time.js';
+import * as tenants from '../tenants/tenants.service.js';
+import { presentAck } from './acks.present.js';
+import * as repo from './acks.repository.js';
+import type { AckRecord, AckSearchRequest } from './acks.schemas.js';
+
+/**
+ * Acknowledgements: one per import or cancel call whose identifiers are valid and in scope
+ * (DESIGN §4). The success form is written with the effect; the failure form after the rollback.
+ */
+
+export type DocumentType = 'RN' | 'DN';
+
+/** The document an ACK is about, as far as the request named it. */
+export interface AckSubject {
+  documentType: DocumentType;
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  poNo: string | null;
+  referenceNo: string | number | null;
+  keyId: number;
+  at: number;
+}
+
+function subjectColumns(subject: AckSubject) {
+  return {
+    company_id: subject.companyId,
+    document_type: subject.documentType,
+    customer_id: subject.customerId,
+    facility_id: subject.facilityId,
+    po_no: subject.poNo,
+    reference_no: subject.referenceNo === null ? null : String(subject.referenceNo),
+    reference_no_type: subject.referenceNo === null ? null : typeof subject.referenceNo,
+    key_id: subject.keyId,
+    created_at: subject.at,
+  };
+}
+
+export async function recordSuccess(
+  trx: Trx,
+  subject: AckSubject,
+  outcome: { svcpoid: string; status: 'Success' | 'Warning'; error: string | null },
+): Promise<void> {
+  await repo.insertAck(trx, {
+    ...subjectColumns(subject),
+    svcpoid: outcome.svcpoid,
+    status: outcome.status,
+    error: outcome.error,
+    failure_code: null,
+    failure_error: null,
+  });
+}
+
+/** The failure form: one `{code, error}`, the refusal's messages joined. */
+export async function recordFailure(trx: Trx, subject: AckSubject, refusal: AppError): Promise<void> {
+  const message = Array.isArray(refusal.body) ? refusal.body.map((p) => p.error).join('; ') : refusal.body.error;
+  await repo.insertAck(trx, {
+    ...subjectColumns(subject),
+    svcpoid: null,
+    status: null,
+    error: null,
+    failure_code: `EDI-ERROR-${message}`,
+    failure_error: message,
+  });
+}
+
+const NOT_FOUND: Record<DocumentType, string> = { RN: 'Not found receipt', DN: 'Not found order' };
+
+/**
+ * One page of a customer's ACKs in a facility, oldest first. Nothing matching the filter is 404
+ * with the spec's not-found message; a page past the end is an empty page.
+ */
+export async function searchAcks(
+  db: Db,
+  documentType: DocumentType,
+  request: AckSearchRequest,
+): Promise<{ records: AckRecord[]; paging: Paging }> {
+  const facility = await tenants.findFacility(db, request.CompanyID, request.FacilityID);
+  const timeZone = facility!.time_zone;
+  const { window, problems } = readLocalWindow(
+    { CreatedWhenFrom: request.CreatedWhenFrom, CreatedWhenTo: request.CreatedWhenTo },
+    timeZone,
+  );
+  if (problems.length > 0) throw badRequest(...problems);
+
+  const filter: repo.AckFilter = {
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    facilityId: request.FacilityID,
+    documentType,
+    poNo: request.PONo ?? undefined,
+    referenceNo: request.ReferenceNo === null || request.ReferenceNo === undefined ? undefined : String(request.ReferenceNo),
+    createdFrom: window.from,
+    createdTo: window.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countAcks(db, filter);
+  if (totalCount === 0) throw notFound(NOT_FOUND[documentType]);
+  const rows = page.offset < totalCount ? await repo.pageAcks(db, filter, page.offset, page.pageSize) : [];
+  return { records: rows.map((row) => presentAck(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+}

@@ -1,0 +1,125 @@
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  Nullable,
+  OptionalText,
+  Quantity,
+  StringEnum,
+  dynamicTextProperties,
+} from '../../http/schemas.js';
+
+/** The RN import (spec 2.3, 2.4) and the receipt cancel; field lengths are the spec's. */
+
+export const RECEIPT_TYPES = [
+  'Regular Receipt',
+  'Title Transfer Receipt',
+  'Migo Transfer Receipt',
+  'Sales Return',
+  'Transload',
+  'Assembly',
+] as const;
+export const UOMS = ['EA', 'CS'] as const;
+export const MAX_LINES = 1000;
+
+const Uom = StringEnum(UOMS, { description: 'EA (each) or CS (case).' });
+const ReceivingPriority = Type.Union([Type.String({ pattern: '^(100|[1-9][0-9]?)$' }), Type.Integer({ minimum: 1, maximum: 100 })], {
+  'x-message': 'must be a whole number from 1 to 100',
+});
+
+export const ReceiptLineSchema = Type.Object({
+  POLineNo: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Literal(''), Type.Null()], {
+      'x-message': 'must be a whole number',
+      description: 'Line sequence number; returned on the RC. May be empty.',
+    }),
+  ),
+  ItemNumber: Type.String({ minLength: 1, maxLength: 30, description: 'The SKU.' }),
+  ExpectedQty: Quantity({ description: 'Expected quantity (decimal text).' }),
+  LotNo: OptionalText(30),
+  Pallets: Type.Optional(
+    Nullable(
+      Type.Union([Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,2})?$' }), Type.Number({ minimum: 0 })], {
+        'x-message': 'must be a decimal(5,2): at most 3 integer and 2 fractional digits',
+      }),
+    ),
+  ),
+  ItemNotes: OptionalText(1000),
+  UOM: Uom,
+  ...dynamicTextProperties(200),
+  ReceivingPriority: Type.Optional(Nullable(ReceivingPriority)),
+  'Receiving Priority': Type.Optional(Nullable(ReceivingPriority)),
+  GoodsType: OptionalText(10),
+  TitleID: OptionalText(50),
+});
+export type ReceiptLine = Static<typeof ReceiptLineSchema>;
+
+const CartonLineSchema = Type.Object({
+  ItemID: Type.String({ minLength: 1, maxLength: 50 }),
+  LotNo: OptionalText(50),
+  QtyInCarton: Quantity({ description: 'Each-quantity per carton.' }),
+  UOM: Uom,
+  ...dynamicTextProperties(200),
+});
+
+const CartonSchema = Type.Object({
+  CartonNo: OptionalText(50),
+  PoundPerCarton: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: 15 }), Type.Number({ minimum: 0 })]))),
+  ItemLines: Type.Optional(Type.Array(CartonLineSchema, { maxItems: MAX_LINES })),
+});
+
+export const AsnContentSchema = Type.Object({
+  ReceiptType: Type.Optional(Nullable(StringEnum([...RECEIPT_TYPES, ''], { description: 'Default Regular Receipt.' }))),
+  SupplierID: OptionalText(15),
+  PONo: Type.String({ minLength: 1, maxLength: 50, description: 'Inbound purchase order number.' }),
+  ReferenceNo: OptionalText(50, 'Unique among the customer’s live receipts.'),
+  BOLNo: OptionalText(50),
+  ContainerNo: OptionalText(50),
+  Seals: OptionalText(50),
+  CarrierName: OptionalText(15, 'Required when SCACCode is empty.'),
+  SCACCode: OptionalText(15),
+  ScheduledDate: OptionalText(50, 'M/d/yyyy h:mm:ss AM or ISO 8601, in the facility’s time zone.'),
+  ShippingInstruction: OptionalText(1000),
+  ...dynamicTextProperties(100),
+  ActionCode: Type.Optional(Nullable(StringEnum(['Imported', 'Cancelled']))),
+  ETD: OptionalText(50, 'Same format as ScheduledDate.'),
+  Items: Type.Optional(Type.Array(ReceiptLineSchema, { maxItems: MAX_LINES })),
+  Cartons: Type.Optional(Type.Array(CartonSchema, { maxItems: MAX_LINES })),
+  Status: Type.Literal('Imported', { description: 'Always Imported.' }),
+});
+export type AsnContent = Static<typeof AsnContentSchema>;
+
+export const ReceiptImportRequestSchema = Type.Object({
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  TitleID: OptionalText(50),
+  ASNContent: AsnContentSchema,
+});
+export type ReceiptImportRequest = Static<typeof ReceiptImportRequestSchema>;
+
+export const ReceiptCancelRequestSchema = Type.Object({
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  PONo: OptionalText(50),
+  ReferenceNo: OptionalText(50),
+  CancelNote: OptionalText(1000),
+});
+export type ReceiptCancelRequest = Static<typeof ReceiptCancelRequestSchema>;
+
+/** `[]` stands for an empty ReferenceNo or Error, as the published success example shows. */
+const TextOrEmptyArray = Type.Union([Type.String(), Type.Array(Type.Never(), { maxItems: 0 })]);
+
+export const ReceiptImportResultSchema = Type.Object({
+  Receipt: Type.Object({
+    CustomerID: Type.String(),
+    PONo: Type.String(),
+    ReferenceNo: TextOrEmptyArray,
+    SVCPOID: Type.String({ description: 'RN-<n>, unique in the service.' }),
+    Status: StringEnum(['Success', 'Warning']),
+    Error: TextOrEmptyArray,
+  }),
+});
+export type ReceiptImportResult = Static<typeof ReceiptImportResultSchema>;

@@ -1,0 +1,314 @@
+import type { Db, Trx } from '../../db/database.js';
+import type { Authorize, Principal } from '../../http/auth.js';
+import { AppError, badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
+import type { RequestIdentity } from '../../http/request-identity.js';
+import { parseScheduleDate } from '../../http/time.js';
+import type { Clock } from '../../lib/clock.js';
+import { decimalText, tryParseDecimal } from '../../lib/decimal.js';
+import * as acks from '../acks/acks.service.js';
+import * as idempotency from '../idempotency/idempotency.service.js';
+import * as items from '../items/items.service.js';
+import * as tenants from '../tenants/tenants.service.js';
+import * as repo from './receipts.repository.js';
+import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImportResult } from './receipts.schemas.js';
+
+/**
+ * Inbound receipts (RN): the customer's import, update and cancel (DESIGN §4's receipt state
+ * machine), each acknowledged once.
+ */
+
+export const CUSTOMER_ROLES = ['customer', 'admin'] as const;
+
+/** Statuses in which the customer may still replace the receipt by importing it again. */
+const UPDATABLE = ['Imported', 'Open'];
+const PALLETS = /^\d{1,3}(\.\d{1,2})?$/;
+
+/** The ACK subject of a request, from whatever identifiers it carries. */
+function ackSubject(
+  request: { CompanyID: string; CustomerID: string; FacilityID: string },
+  numbers: { poNo: string | null; referenceNo: string | null },
+  principal: Principal,
+  at: number,
+): acks.AckSubject {
+  return {
+    documentType: 'RN',
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    facilityId: request.FacilityID,
+    poNo: numbers.poNo,
+    referenceNo: numbers.referenceNo,
+    keyId: principal.keyId,
+    at,
+  };
+}
+
+const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
+
+/** Problems of an import that the schema cannot see; all of them at once. */
+function importProblems(content: AsnContent, timeZone: string): string[] {
+  const problems: string[] = [];
+  if (!content.Items || content.Items.length === 0) problems.push('ASNContent.Items must have at least 1 item');
+  if (!blankToNull(content.SCACCode) && !blankToNull(content.CarrierName)) {
+    problems.push('ASNContent.CarrierName is required when SCACCode is empty');
+  }
+  for (const field of ['ScheduledDate', 'ETD'] as const) {
+    const text = blankToNull(content[field]);
+    if (text !== null && parseScheduleDate(text, timeZone) === undefined) {
+      problems.push(`ASNContent.${field} must be a date-time such as 3/5/2024 2:07:09 PM or 2024-03-05T14:07:09`);
+    }
+  }
+  (content.Items ?? []).forEach((line, index) => {
+    const at = `ASNContent.Items[${index}]`;
+    const expected = tryParseDecimal(line.ExpectedQty);
+    if (expected === undefined || expected <= 0) {
+      problems.push(`${at}.ExpectedQty must be a positive decimal with at most 11 integer and 4 fractional digits`);
+    }
+    if (line.Pallets !== undefined && line.Pallets !== null && !PALLETS.test(decimalText(line.Pallets) ?? '')) {
+      problems.push(`${at}.Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits`);
+    }
+    const priorities = [line.ReceivingPriority, line['Receiving Priority']].filter((p) => p !== undefined && p !== null);
+    if (priorities.length === 2 && String(priorities[0]) !== String(priorities[1])) {
+      problems.push(`${at}.ReceivingPriority and Receiving Priority disagree`);
+    }
+  });
+  (content.Cartons ?? []).forEach((carton, c) =>
+    (carton.ItemLines ?? []).forEach((line, index) => {
+      const quantity = tryParseDecimal(line.QtyInCarton);
+      if (quantity === undefined || quantity <= 0) {
+        problems.push(`ASNContent.Cartons[${c}].ItemLines[${index}].QtyInCarton must be a positive decimal with at most 11 integer and 4 fractional digits`);
+      }
+    }),
+  );
+  return problems;
+}
+
+/** What is saved but worth telling: the answer's Status becomes Warning with these in Error. */
+async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone: string, now: number): Promise<string[]> {
+  const content = request.ASNContent;
+  const lines = content.Items ?? [];
+  const warnings: string[] = [];
+  const unknown = await items.findUnknownItemIds(trx, request.CompanyID, request.CustomerID, lines.map((l) => l.ItemNumber));
+  if (unknown.length > 0) warnings.push(`Items not in the item master: ${unknown.join(', ')}`);
+  const scheduled = blankToNull(content.ScheduledDate);
+  if (scheduled !== null && parseScheduleDate(scheduled, timeZone)! < now) warnings.push(`ScheduledDate ${scheduled} is in the past`);
+  const seen = new Map<string, number>();
+  lines.forEach((line, index) => {
+    const key = JSON.stringify([line.ItemNumber, line.LotNo ?? '', line.UOM]);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else warnings.push(`Items[${index}] repeats item ${line.ItemNumber}${line.LotNo ? ` lot ${line.LotNo}` : ''} ${line.UOM} of Items[${first}]`);
+  });
+  return warnings;
+}
+
+function answerOf(customerId: string, poNo: string, referenceNo: string | null, svcpoid: string, warnings: string[]): Answer {
+  const body: ReceiptImportResult = {
+    Receipt: {
+      CustomerID: customerId,
+      PONo: poNo,
+      ReferenceNo: referenceNo ?? [],
+      SVCPOID: svcpoid,
+      Status: warnings.length > 0 ? 'Warning' : 'Success',
+      Error: warnings.length > 0 ? warnings.join('; ') : [],
+    },
+  };
+  return { statusCode: 200, body };
+}
+
+async function facilityTimeZone(db: Db, companyId: string, facilityId: string): Promise<string> {
+  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
+}
+
+/** Only an Imported receipt is the customer's to cancel; afterwards the operator cancels it. */
+async function cancelByCustomer(
+  trx: Trx,
+  receipt: repo.ReceiptRow,
+  subject: acks.AckSubject,
+  note: string | null,
+): Promise<Answer> {
+  if (receipt.status !== 'Imported') {
+    throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; only an Imported receipt can be cancelled by the customer`);
+  }
+  const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
+  await repo.updateReceipt(trx, key, { status: 'Cancelled', updated_at: subject.at, updated_by_key_id: subject.keyId });
+  await repo.insertEvent(trx, {
+    company_id: key.companyId,
+    svcpoid: key.svcpoid,
+    action: 'cancel',
+    from_status: receipt.status,
+    to_status: 'Cancelled',
+    note,
+    key_id: subject.keyId,
+    created_at: subject.at,
+  });
+  const numbers = { poNo: receipt.po_no, referenceNo: receipt.reference_no };
+  await acks.recordSuccess(trx, { ...subject, ...numbers }, { svcpoid: receipt.svcpoid, status: 'Success', error: null });
+  return answerOf(receipt.customer_id, receipt.po_no, receipt.reference_no, receipt.svcpoid, []);
+}
+
+async function applyImport(trx: Trx, clock: Clock, principal: Principal, request: ReceiptImportRequest): Promise<Answer> {
+  const content = request.ASNContent;
+  const referenceNo = blankToNull(content.ReferenceNo);
+  const now = clock.now();
+  const subject = ackSubject(request, { poNo: content.PONo, referenceNo }, principal, now);
+  const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
+  const live = await repo.findLiveByPoNo(trx, key);
+
+  if (content.ActionCode === 'Cancelled') {
+    if (!live) throw notFound(`Not found receipt with PONo ${content.PONo}`);
+    return cancelByCustomer(trx, live, subject, null);
+  }
+
+  const timeZone = await facilityTimeZone(trx, request.CompanyID, request.FacilityID);
+  const problems = importProblems(content, timeZone);
+  if (problems.length > 0) throw badRequest(...problems);
+  if (referenceNo !== null) {
+    const holder = (await repo.findLiveByReferenceNo(trx, { ...key, referenceNo })).find((r) => r.svcpoid !== live?.svcpoid);
+    if (holder) throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
+  }
+  if (live && !UPDATABLE.includes(live.status)) {
+    throw conflict(`Receipt ${live.svcpoid} is ${live.status}; it can no longer be updated`);
+  }
+
+  const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
+  const scheduled = blankToNull(content.ScheduledDate);
+  const header = {
+    reference_no: referenceNo,
+    status: 'Imported',
+    receipt_type: blankToNull(content.ReceiptType) ?? 'Regular Receipt',
+    supplier_id: blankToNull(content.SupplierID),
+    carrier_name: blankToNull(content.CarrierName),
+    scac_code: blankToNull(content.SCACCode),
+    bol_no: blankToNull(content.BOLNo),
+    container_no: blankToNull(content.ContainerNo),
+    scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
+    document: JSON.stringify({ TitleID: request.TitleID ?? null, ASNContent: content }),
+    updated_at: now,
+    updated_by_key_id: principal.keyId,
+  };
+  const documentKey = { companyId: request.CompanyID, svcpoid };
+  if (live) {
+    await repo.updateReceipt(trx, documentKey, header);
+  } else {
+    await repo.insertReceipt(trx, {
+      company_id: request.CompanyID,
+      svcpoid,
+      customer_id: request.CustomerID,
+      facility_id: request.FacilityID,
+      po_no: content.PONo,
+      ...header,
+      created_at: now,
+      created_by_key_id: principal.keyId,
+    });
+  }
+  await repo.replaceLines(
+    trx,
+    documentKey,
+    content.Items!.map((line, index) => ({
+      company_id: request.CompanyID,
+      svcpoid,
+      line_no: index + 1,
+      po_line_no: typeof line.POLineNo === 'number' ? line.POLineNo : null,
+      item_id: line.ItemNumber,
+      uom: line.UOM,
+      lot_no: line.LotNo ?? '',
+      goods_type: line.GoodsType ?? '',
+      title_id: line.TitleID ?? request.TitleID ?? '',
+      expected_qty: tryParseDecimal(line.ExpectedQty)!,
+    })),
+  );
+
+  const warnings = await importWarnings(trx, request, timeZone, now);
+  await acks.recordSuccess(trx, subject, {
+    svcpoid,
+    status: warnings.length > 0 ? 'Warning' : 'Success',
+    error: warnings.length > 0 ? warnings.join('; ') : null,
+  });
+  return answerOf(request.CustomerID, content.PONo, referenceNo, svcpoid, warnings);
+}
+
+/**
+ * RN import (spec 2.3, 2.4): creates, updates or cancels a receipt by (customer, facility, PONo)
+ * and writes its ACK in the same transaction; a refusal writes the failure ACK after the rollback.
+ */
+export async function importReceipt(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  request: ReceiptImportRequest,
+  identity: RequestIdentity,
+): Promise<Answer> {
+  const content = request.ASNContent;
+  return idempotency.runCommand(db, clock, identity, {
+    run: (trx) => applyImport(trx, clock, principal, request),
+    recordRefusal: (trx, refusal) =>
+      acks.recordFailure(
+        trx,
+        ackSubject(request, { poNo: content.PONo, referenceNo: blankToNull(content.ReferenceNo) }, principal, clock.now()),
+        refusal,
+      ),
+  });
+}
+
+/** A text the failure ACK can carry: one that passed its own type and length checks, else null. */
+function textWithin(value: unknown, maxLength: number): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= maxLength ? value : null;
+}
+
+/**
+ * An import or cancel whose body failed validation still gets its failure ACK when its
+ * identifiers are valid and in the key's scope; returns the stored answer of a replay.
+ */
+export async function recordRejectedRequest(
+  db: Db,
+  clock: Clock,
+  authorize: Authorize,
+  principal: Principal,
+  body: unknown,
+  identity: RequestIdentity,
+  refusal: AppError,
+): Promise<Answer | undefined> {
+  await authorize.check(principal, body, CUSTOMER_ROLES);
+  const ids = body as { CompanyID: string; CustomerID?: unknown; FacilityID?: unknown; ASNContent?: unknown; PONo?: unknown; ReferenceNo?: unknown };
+  // The ACK belongs to a customer and a facility; a body without both cannot be acknowledged.
+  if (typeof ids.CustomerID !== 'string' || typeof ids.FacilityID !== 'string') return undefined;
+  const numbers = (ids.ASNContent && typeof ids.ASNContent === 'object' ? ids.ASNContent : ids) as { PONo?: unknown; ReferenceNo?: unknown };
+  const subject = ackSubject(
+    { CompanyID: ids.CompanyID, CustomerID: ids.CustomerID, FacilityID: ids.FacilityID },
+    { poNo: textWithin(numbers.PONo, 50), referenceNo: textWithin(numbers.ReferenceNo, 50) },
+    principal,
+    clock.now(),
+  );
+  return idempotency.recordRefusal(db, clock, identity, refusal, (trx, r) => acks.recordFailure(trx, subject, r));
+}
+
+/**
+ * The customer's cancel (`PUT …/receipt/cancel`): the live receipt of the customer in the facility
+ * matching PONo and/or ReferenceNo; only an Imported one can be cancelled (409 otherwise).
+ */
+export async function cancelReceipt(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  request: ReceiptCancelRequest,
+  identity: RequestIdentity,
+): Promise<Answer> {
+  const poNo = blankToNull(request.PONo);
+  const referenceNo = blankToNull(request.ReferenceNo);
+  const subject = (at: number) => ackSubject(request, { poNo, referenceNo }, principal, at);
+  return idempotency.runCommand(db, clock, identity, {
+    run: async (trx) => {
+      if (poNo === null && referenceNo === null) throw badRequest('PONo or ReferenceNo is required');
+      const matches = await repo.findLiveByNumbers(trx, {
+        companyId: request.CompanyID,
+        customerId: request.CustomerID,
+        facilityId: request.FacilityID,
+        poNo: poNo ?? undefined,
+        referenceNo: referenceNo ?? undefined,
+      });
+      if (matches.length === 0) throw notFound(`Not found receipt with ${poNo !== null ? `PONo ${poNo}` : `ReferenceNo ${referenceNo}`}`);
+      return cancelByCustomer(trx, matches[0]!, subject(clock.now()), blankToNull(request.CancelNote));
+    },
+    recordRefusal: (trx, refusal) => acks.recordFailure(trx, subject(clock.now()), refusal),
+  });
+}
