@@ -17,12 +17,13 @@ import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
+import { receivingRoutes } from './modules/receipts/receiving.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
 
 /** The EDI modules, in the order their routes register. */
-const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes];
+const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes, receivingRoutes];
 
 export interface AppOptions {
   config: Config;

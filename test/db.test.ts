@@ -28,6 +28,7 @@ const TABLES = [
   'inventory_balances',
   'inventory_ledger',
   'items',
+  'receipt_confirmations',
   'receipt_events',
   'receipt_lines',
   'receipts',

@@ -100,9 +100,48 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addForeignKeyConstraint('receipt_events_receipt_fk', ['company_id', 'svcpoid'], 'receipts', ['company_id', 'svcpoid']);
   await (postgres ? events.addPrimaryKeyConstraint('receipt_events_pk', ['company_id', 'id']) : events).execute();
   await db.schema.createIndex('receipt_events_receipt_idx').on('receipt_events').columns(['company_id', 'svcpoid', 'id']).execute();
+  await createConfirmations(db, postgres);
+}
+
+/** Receiving confirmations (RC): one per applied ConfirmationNo of a receipt. */
+async function createConfirmations(db: Kysely<any>, postgres: boolean): Promise<void> {
+  const table = db.schema
+    .createTable('receipt_confirmations')
+    .addColumn('company_id', 'varchar(15)', (col) => col.notNull())
+    .addColumn('id', postgres ? 'bigint' : 'integer', (col) =>
+      postgres ? col.notNull().generatedAlwaysAsIdentity() : col.primaryKey().autoIncrement(),
+    )
+    .addColumn('svcpoid', 'varchar(50)', (col) => col.notNull())
+    .addColumn('confirmation_no', 'varchar(50)', (col) => col.notNull())
+    .addColumn('customer_id', 'varchar(15)', (col) => col.notNull())
+    .addColumn('facility_id', 'varchar(15)', (col) => col.notNull())
+    .addColumn('po_no', 'varchar(50)', (col) => col.notNull())
+    .addColumn('reference_no', 'varchar(50)')
+    .addColumn('request_hash', 'char(64)', (col) => col.notNull())
+    .addColumn('answer', 'text', (col) => col.notNull())
+    .addColumn('rc', 'text', (col) => col.notNull())
+    .addColumn('received_at', 'bigint', (col) => col.notNull())
+    .addColumn('key_id', 'bigint', (col) => col.notNull())
+    .addColumn('created_at', 'bigint', (col) => col.notNull())
+    .addForeignKeyConstraint('receipt_confirmations_receipt_fk', ['company_id', 'svcpoid'], 'receipts', ['company_id', 'svcpoid']);
+  await (postgres ? table.addPrimaryKeyConstraint('receipt_confirmations_pk', ['company_id', 'id']) : table).execute();
+  // A ConfirmationNo applies once per receipt: the replay check, and the race's referee.
+  await db.schema
+    .createIndex('receipt_confirmations_number_uq')
+    .on('receipt_confirmations')
+    .columns(['company_id', 'svcpoid', 'confirmation_no'])
+    .unique()
+    .execute();
+  // The RC search: a customer's confirmations in a facility, oldest first.
+  await db.schema
+    .createIndex('receipt_confirmations_search_idx')
+    .on('receipt_confirmations')
+    .columns(['company_id', 'customer_id', 'facility_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('receipt_confirmations').execute();
   await db.schema.dropTable('receipt_events').execute();
   await db.schema.dropTable('receipt_lines').execute();
   await db.schema.dropTable('receipts').execute();

@@ -61,15 +61,19 @@ export async function pageItems(db: Db, filter: ItemFilter, offset: number, limi
   return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
 }
 
-/** Which of `itemIds` the customer's item master has. */
-export async function findExistingItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
+
+export async function findItemAttributes(
+  db: Db,
+  companyId: string,
+  customerId: string,
+  itemIds: string[],
+): Promise<Pick<ItemRow, 'item_id' | 'attributes'>[]> {
   if (itemIds.length === 0) return [];
-  const rows = await db
+  return db
     .selectFrom('items')
-    .select('item_id')
+    .select(['item_id', 'attributes'])
     .where('company_id', '=', companyId)
     .where('customer_id', '=', customerId)
     .where('item_id', 'in', itemIds)
     .execute();
-  return rows.map((r) => r.item_id);
 }

@@ -127,6 +127,28 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
 /** The item IDs among `itemIds` that the customer's item master does not have, in their order. */
 export async function findUnknownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
   const wanted = [...new Set(itemIds)];
-  const known = new Set(await repo.findExistingItemIds(db, companyId, customerId, wanted));
+  const known = new Set((await repo.findItemAttributes(db, companyId, customerId, wanted)).map((row) => row.item_id));
   return wanted.filter((id) => !known.has(id));
+}
+
+export interface ItemDescription {
+  itemDescription: string | null;
+  shortDescription: string | null;
+}
+
+/** The descriptions of the customer's items among `itemIds`, by item ID (absent when unknown). */
+export async function findItemDescriptions(
+  db: Db,
+  companyId: string,
+  customerId: string,
+  itemIds: string[],
+): Promise<Map<string, ItemDescription>> {
+  const rows = await repo.findItemAttributes(db, companyId, customerId, [...new Set(itemIds)]);
+  return new Map(
+    rows.map((row) => {
+      const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+      const text = (value: unknown) => (typeof value === 'string' ? value : null);
+      return [row.item_id, { itemDescription: text(attributes.itemDescription), shortDescription: text(attributes.shortDescription) }];
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { nextSequenceValue } from '../../db/dialect.js';
-import type { ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
+import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
 /** All SQL of receipts and their lines. */
 
@@ -85,4 +85,104 @@ export async function findLiveByNumbers(
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
     .orderBy('svcpoid')
     .execute();
+}
+
+export async function findReceipt(db: Db, companyId: string, svcpoid: string): Promise<ReceiptRow | undefined> {
+  return db.selectFrom('receipts').selectAll().where('company_id', '=', companyId).where('svcpoid', '=', svcpoid).executeTakeFirst();
+}
+
+export async function findLines(db: Db, companyId: string, svcpoid: string): Promise<ReceiptLineRow[]> {
+  return db
+    .selectFrom('receipt_lines')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('svcpoid', '=', svcpoid)
+    .orderBy('line_no')
+    .execute();
+}
+
+/**
+ * Moves a receipt to `to` only if its status is one of `from` (one statement, so two movers cannot
+ * both win); answers whether it moved.
+ */
+export async function moveStatus(
+  db: Db,
+  key: { companyId: string; svcpoid: string },
+  from: readonly string[],
+  to: string,
+  at: number,
+  keyId: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('receipts')
+    .set({ status: to, updated_at: at, updated_by_key_id: keyId })
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function addReceivedQuantity(db: Db, key: { companyId: string; svcpoid: string }, lineNo: number, quantity: number): Promise<void> {
+  await db
+    .updateTable('receipt_lines')
+    .set((eb) => ({ received_qty: eb('received_qty', '+', quantity) }))
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('line_no', '=', lineNo)
+    .execute();
+}
+
+export async function findConfirmation(
+  db: Db,
+  key: { companyId: string; svcpoid: string; confirmationNo: string },
+): Promise<Selectable<ReceiptConfirmationTable> | undefined> {
+  return db
+    .selectFrom('receipt_confirmations')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('confirmation_no', '=', key.confirmationNo)
+    .executeTakeFirst();
+}
+
+export async function insertConfirmation(db: Db, row: Insertable<ReceiptConfirmationTable>): Promise<void> {
+  await db.insertInto('receipt_confirmations').values(row).execute();
+}
+
+export interface ReceiptListFilter {
+  companyId: string;
+  facilityId: string;
+  customerId?: string;
+  customerIds?: string[];
+  statuses?: string[];
+  poNo?: string;
+  referenceNo?: string;
+  updatedFrom?: number;
+  updatedTo?: number;
+}
+
+function listed(db: Db, filter: ReceiptListFilter) {
+  return db
+    .selectFrom('receipts')
+    .where('company_id', '=', filter.companyId)
+    .where('facility_id', '=', filter.facilityId)
+    .$if(filter.customerId !== undefined, (q) => q.where('customer_id', '=', filter.customerId!))
+    .$if(filter.statuses !== undefined, (q) => q.where('status', 'in', filter.statuses!))
+    .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
+}
+
+export async function countReceipts(db: Db, filter: ReceiptListFilter): Promise<number> {
+  const { count } = await listed(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
+export async function pageReceipts(db: Db, filter: ReceiptListFilter, offset: number, limit: number): Promise<ReceiptRow[]> {
+  return listed(db, filter).selectAll().orderBy('updated_at').orderBy('svcpoid').limit(limit).offset(offset).execute();
 }

@@ -55,6 +55,26 @@ export interface ReceiptEventTable {
   created_at: number;
 }
 
+/** A receiving confirmation (RC): what one ConfirmationNo received, as the RC search shows it. */
+export interface ReceiptConfirmationTable {
+  company_id: string;
+  id: Generated<number>;
+  svcpoid: string;
+  confirmation_no: string;
+  customer_id: string;
+  facility_id: string;
+  po_no: string;
+  reference_no: string | null;
+  /** SHA-256 of the confirmation request: a replay of the same body answers `answer` again. */
+  request_hash: string;
+  answer: string;
+  /** The RC object (spec 2.6) without its time fields, which are rendered in the facility's zone. */
+  rc: string;
+  received_at: number;
+  key_id: number;
+  created_at: number;
+}
+
 /** SQLite's stand-in for a sequence: one row per counter, bumped inside the transaction. */
 export interface CounterTable {
   name: string;
@@ -65,5 +85,6 @@ export interface ReceiptTables {
   receipts: ReceiptTable;
   receipt_lines: ReceiptLineTable;
   receipt_events: ReceiptEventTable;
+  receipt_confirmations: ReceiptConfirmationTable;
   counters: CounterTable;
 }

@@ -1,0 +1,363 @@
+import { DateTime } from 'luxon';
+import type { Db, Trx } from '../../db/database.js';
+import type { Principal } from '../../http/auth.js';
+import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
+import { pageRequest, pagingOf } from '../../http/paging.js';
+import type { RequestIdentity } from '../../http/request-identity.js';
+import { formatFacilityLocal, formatWithOffset, parseFacilityLocal, parseWithOffset } from '../../http/time.js';
+import type { Clock } from '../../lib/clock.js';
+import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
+import * as idempotency from '../idempotency/idempotency.service.js';
+import * as inventory from '../inventory/inventory.service.js';
+import * as items from '../items/items.service.js';
+import * as tenants from '../tenants/tenants.service.js';
+import * as repo from './receipts.repository.js';
+import type {
+  ConfirmationLine,
+  ConfirmationRequest,
+  ConfirmationResult,
+  ReceiptAction,
+  ReceiptHeader,
+  ReceiptListRequest,
+  ReceiptLookup,
+  ReceiptStatus,
+} from './receiving.schemas.js';
+import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
+
+/**
+ * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
+ * moves, and the confirmations that receive goods into stock and write the RC.
+ */
+
+export const OPERATOR_ROLES = ['operator', 'admin'] as const;
+
+/** The operator's moves, from the statuses each may start. */
+const MOVES = {
+  open: { from: ['Imported'], to: 'Open' },
+  cancel: { from: ['Imported', 'Open'], to: 'Cancelled' },
+  'force-close': { from: ['Imported', 'Open', 'In Progress'], to: 'Force Closed' },
+} as const;
+export type ReceiptMove = keyof typeof MOVES;
+
+const RECEIVABLE = ['Imported', 'Open', 'In Progress'];
+
+async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
+  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
+}
+
+/** The receipt a 3PL request names, in the request's facility; unknown or elsewhere is 404. */
+async function requireReceipt(db: Db, lookup: ReceiptLookup): Promise<repo.ReceiptRow> {
+  const receipt = await repo.findReceipt(db, lookup.CompanyID, lookup.SVCPOID);
+  if (!receipt || receipt.facility_id !== lookup.FacilityID) throw notFound(`Not found receipt ${lookup.SVCPOID}`);
+  return receipt;
+}
+
+function headerOf(row: repo.ReceiptRow, timeZone: string): ReceiptHeader {
+  return {
+    SVCPOID: row.svcpoid,
+    CustomerID: row.customer_id,
+    FacilityID: row.facility_id,
+    PONo: row.po_no,
+    ReferenceNo: row.reference_no,
+    Status: row.status as ReceiptStatus,
+    ReceiptType: row.receipt_type,
+    SupplierID: row.supplier_id,
+    CarrierName: row.carrier_name,
+    SCACCode: row.scac_code,
+    BOLNo: row.bol_no,
+    ContainerNo: row.container_no,
+    ScheduledDate: row.scheduled_at === null ? null : formatFacilityLocal(row.scheduled_at, timeZone),
+    CreatedWhen: formatFacilityLocal(row.created_at, timeZone),
+    UpdatedWhen: formatWithOffset(row.updated_at, timeZone),
+  };
+}
+
+interface StoredDocument {
+  TitleID: string | null;
+  ASNContent: Record<string, unknown> & { Items?: Record<string, unknown>[] };
+}
+
+/** The 3PL get: every imported field, each line with what the confirmations received so far. */
+export async function getReceipt(db: Db, lookup: ReceiptLookup) {
+  const receipt = await requireReceipt(db, lookup);
+  const timeZone = await timeZoneOf(db, lookup.CompanyID, lookup.FacilityID);
+  const lines = await repo.findLines(db, lookup.CompanyID, lookup.SVCPOID);
+  const document = JSON.parse(receipt.document) as StoredDocument;
+  const imported = document.ASNContent.Items ?? [];
+  return {
+    Receipt: {
+      ...document.ASNContent,
+      TitleID: document.TitleID,
+      ...headerOf(receipt, timeZone),
+      Items: lines.map((line) => ({
+        ...imported[line.line_no - 1],
+        LineNo: line.line_no,
+        ExpectedQty: formatDecimal(line.expected_qty),
+        ReceivedQty: formatDecimal(line.received_qty),
+      })),
+    },
+  };
+}
+
+async function recordMove(trx: Trx, receipt: repo.ReceiptRow, action: string, to: string, note: string | null, keyId: number, at: number) {
+  await repo.insertEvent(trx, {
+    company_id: receipt.company_id,
+    svcpoid: receipt.svcpoid,
+    action,
+    from_status: receipt.status,
+    to_status: to,
+    note,
+    key_id: keyId,
+    created_at: at,
+  });
+}
+
+/**
+ * The 3PL list: a facility's receipts, oldest update first. With MarkOpen, every Imported receipt
+ * on the page becomes Open in the same transaction and is shown as Open.
+ */
+export async function listReceipts(db: Db, clock: Clock, principal: Principal, request: ReceiptListRequest) {
+  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const problems: string[] = [];
+  const bound = (name: 'UpdatedWhenFrom' | 'UpdatedWhenTo') => {
+    const text = request[name];
+    if (text === undefined || text === null || text === '') return undefined;
+    const instant = parseWithOffset(text);
+    if (instant === undefined) problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
+    return instant;
+  };
+  const filter: repo.ReceiptListFilter = {
+    companyId: request.CompanyID,
+    facilityId: request.FacilityID,
+    customerId: request.CustomerID,
+    statuses: request.Status === undefined ? undefined : [request.Status].flat(),
+    poNo: request.PONo ?? undefined,
+    referenceNo: request.ReferenceNo ?? undefined,
+    updatedFrom: bound('UpdatedWhenFrom'),
+    updatedTo: bound('UpdatedWhenTo'),
+  };
+  if (problems.length > 0) throw badRequest(...problems);
+  const page = pageRequest(request.Paging);
+
+  const rows = await db.transaction().execute(async (trx) => {
+    const total = await repo.countReceipts(trx, filter);
+    const found = page.offset < total ? await repo.pageReceipts(trx, filter, page.offset, page.pageSize) : [];
+    if (request.MarkOpen) {
+      const now = clock.now();
+      for (const row of found.filter((r) => r.status === 'Imported')) {
+        if (await repo.moveStatus(trx, { companyId: row.company_id, svcpoid: row.svcpoid }, ['Imported'], 'Open', now, principal.keyId)) {
+          await recordMove(trx, row, 'open', 'Open', 'MarkOpen', principal.keyId, now);
+          Object.assign(row, { status: 'Open', updated_at: now, updated_by_key_id: principal.keyId });
+        }
+      }
+    }
+    return { total, found };
+  });
+  return {
+    results: { head: [...RECEIPT_LIST_HEAD], data: rows.found.map((row) => headerOf(row, timeZone)) },
+    paging: pagingOf(page, rows.total, rows.found.length),
+  };
+}
+
+/** An operator's move (open, cancel, force-close) with its note; a move from the wrong status is 409. */
+export async function moveReceipt(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  move: ReceiptMove,
+  request: ReceiptAction,
+  identity: RequestIdentity,
+): Promise<Answer> {
+  const { from, to } = MOVES[move];
+  return idempotency.runCommand(db, clock, identity, {
+    run: async (trx) => {
+      const receipt = await requireReceipt(trx, request);
+      const now = clock.now();
+      const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
+      if (!(await repo.moveStatus(trx, key, from, to, now, principal.keyId))) {
+        throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; ${move} needs ${from.join(' or ')}`);
+      }
+      await recordMove(trx, receipt, move, to, request.Note ?? null, principal.keyId, now);
+      return { statusCode: 200, body: { Receipt: { SVCPOID: receipt.svcpoid, Status: to } } };
+    },
+  });
+}
+
+/** Problems of a confirmation the schema cannot see, all at once. */
+function confirmationProblems(request: ConfirmationRequest, timeZone: string): string[] {
+  const problems: string[] = [];
+  if (request.ReceivedDate && parseFacilityLocal(request.ReceivedDate, timeZone) === undefined) {
+    problems.push('ReceivedDate must be an ISO 8601 local date-time such as 2024-03-05T14:07:09.123');
+  }
+  request.Items.forEach((line, index) => {
+    const quantity = tryParseDecimal(line.ReceivedQuantity);
+    if (quantity === undefined || quantity <= 0) {
+      problems.push(`Items[${index}].ReceivedQuantity must be a positive decimal with at most 11 integer and 4 fractional digits`);
+    }
+    const expiration = line.ExpirationDate;
+    if (expiration && !(/^\d{4}-\d{2}-\d{2}$/.test(expiration) && DateTime.fromISO(expiration).isValid)) {
+      problems.push(`Items[${index}].ExpirationDate must be a date yyyy-MM-dd`);
+    }
+  });
+  return problems;
+}
+
+/**
+ * The receipt line a confirmed line fills: the one with its POLineNo when that line is the same
+ * item and UOM, else the first line of that item and UOM that still expects goods, else the first
+ * of that item and UOM; none when the receipt did not announce it.
+ */
+function matchLine(lines: repo.ReceiptLineRow[], line: ConfirmationLine, received: Map<number, number>): repo.ReceiptLineRow | undefined {
+  const same = lines.filter((l) => l.item_id === line.ItemNumber && l.uom === line.UOM);
+  const byPoLine = line.POLineNo === undefined || line.POLineNo === null ? undefined : same.find((l) => l.po_line_no === line.POLineNo);
+  return byPoLine ?? same.find((l) => (received.get(l.line_no) ?? l.received_qty) < l.expected_qty) ?? same[0];
+}
+
+const dynamicValues = (source: Record<string, unknown>, prefixFor: (n: number) => string) =>
+  Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => {
+      const n = String(i + 1).padStart(2, '0');
+      return [`${prefixFor(i + 1)}${n}`, (source[`DynTxtPropertyValue${n}`] as string | undefined) ?? null];
+    }),
+  );
+
+/**
+ * A 3PL receiving confirmation: matches each received line to the receipt, posts the stock,
+ * writes the RC and moves the receipt (In Progress; with Close, Closed or Partial Received). A
+ * ConfirmationNo applies once: the same body again replays the first answer, another body is 409.
+ */
+export async function confirmReceipt(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  request: ConfirmationRequest,
+  identity: RequestIdentity,
+): Promise<Answer> {
+  return idempotency.runCommand(db, clock, identity, {
+    run: async (trx) => {
+      const receipt = await requireReceipt(trx, request);
+      const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
+      const earlier = await repo.findConfirmation(trx, { ...key, confirmationNo: request.ConfirmationNo });
+      if (earlier) {
+        if (earlier.request_hash !== identity.requestHash) {
+          throw conflict(`ConfirmationNo ${request.ConfirmationNo} was already applied to ${receipt.svcpoid} with a different body`);
+        }
+        return { statusCode: 200, body: JSON.parse(earlier.answer) };
+      }
+      if (!RECEIVABLE.includes(receipt.status)) {
+        throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; only ${RECEIVABLE.join(', ')} receipts can be received`);
+      }
+      const timeZone = await timeZoneOf(trx, request.CompanyID, request.FacilityID);
+      const problems = confirmationProblems(request, timeZone);
+      if (problems.length > 0) throw badRequest(...problems);
+
+      const now = clock.now();
+      const receivedAt = request.ReceivedDate ? parseFacilityLocal(request.ReceivedDate, timeZone)! : now;
+      const lines = await repo.findLines(trx, key.companyId, key.svcpoid);
+      const received = new Map<number, number>();
+      const warnings: string[] = [];
+      const matched = request.Items.map((line, index) => {
+        const quantity = tryParseDecimal(line.ReceivedQuantity)!;
+        const target = matchLine(lines, line, received);
+        if (!target) warnings.push(`Items[${index}] item ${line.ItemNumber} ${line.UOM} is not on the receipt`);
+        else received.set(target.line_no, (received.get(target.line_no) ?? target.received_qty) + quantity);
+        return { line, quantity, target };
+      });
+      for (const line of lines) {
+        const total = received.get(line.line_no);
+        if (total !== undefined && total > line.expected_qty) {
+          warnings.push(`Line ${line.line_no} item ${line.item_id}: ${formatDecimal(total)} received, ${formatDecimal(line.expected_qty)} expected`);
+        }
+      }
+
+      await inventory.postStock(trx, {
+        companyId: key.companyId,
+        customerId: receipt.customer_id,
+        facilityId: receipt.facility_id,
+        keyId: principal.keyId,
+        sourceType: 'receipt',
+        sourceId: receipt.svcpoid,
+        sourceLine: request.ConfirmationNo,
+        at: now,
+        lines: matched.map(({ line, quantity, target }) => ({
+          itemId: line.ItemNumber,
+          uom: line.UOM,
+          lotNo: line.LotNo,
+          goodsType: line.GoodsType ?? target?.goods_type,
+          titleId: line.TitleID ?? target?.title_id,
+          expirationDate: line.ExpirationDate,
+          quantity,
+        })),
+      });
+      for (const [lineNo, total] of received) {
+        const before = lines.find((l) => l.line_no === lineNo)!.received_qty;
+        await repo.addReceivedQuantity(trx, key, lineNo, total - before);
+      }
+
+      const complete = lines.every((line) => (received.get(line.line_no) ?? line.received_qty) >= line.expected_qty);
+      const status = request.Close ? (complete ? 'Closed' : 'Partial Received') : 'In Progress';
+      await repo.moveStatus(trx, key, RECEIVABLE, status, now, principal.keyId);
+      await recordMove(trx, receipt, 'confirm', status, request.Note ?? null, principal.keyId, now);
+
+      const answer: ConfirmationResult = { Receipt: { SVCPOID: receipt.svcpoid, Status: status, ConfirmationNo: request.ConfirmationNo, Warnings: warnings } };
+      const descriptions = await items.findItemDescriptions(trx, key.companyId, receipt.customer_id, request.Items.map((l) => l.ItemNumber));
+      const document = JSON.parse(receipt.document) as StoredDocument;
+      const rc = {
+        SVCCompanyID: receipt.company_id,
+        CustomerID: receipt.customer_id,
+        SupplierID: receipt.supplier_id,
+        PONo: receipt.po_no,
+        ReferenceNo: receipt.reference_no,
+        SVCPOID: receipt.svcpoid,
+        ContainerNumber: receipt.container_no,
+        BOLNo: receipt.bol_no,
+        CarrierName: receipt.carrier_name,
+        SCACCode: receipt.scac_code,
+        ...dynamicValues(document.ASNContent, () => 'DynTxtPropertyValue'),
+        Items: matched.map(({ line, quantity, target }) => ({
+          POLineNo: line.POLineNo ?? target?.po_line_no ?? null,
+          ItemNumber: line.ItemNumber,
+          ItemShortDescription: descriptions.get(line.ItemNumber)?.shortDescription ?? null,
+          ItemDescription: descriptions.get(line.ItemNumber)?.itemDescription ?? null,
+          ReceivedQuantity: decimalToNumber(quantity),
+          CustomerMaterial: null,
+          Diverse: null,
+          ItemNote: line.ItemNote ?? null,
+          SerialNumber: line.SerialNumber ?? [],
+          LotNo: line.LotNo ?? null,
+          UOM: line.UOM,
+          ExpectedQty: target ? formatDecimal(target.expected_qty) : null,
+          ExpirationDate: line.ExpirationDate ?? null,
+          SHIPMENTLINEID: target ? String(target.line_no) : null,
+          SupplierID: receipt.supplier_id,
+          SupplierName: null,
+          // The published example spells the keys from 11 on with a lower-case d.
+          ...dynamicValues(line, (n) => (n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue')),
+        })),
+        Cartons: request.Cartons ?? [],
+        Note: request.Note ?? null,
+        PalletQty: request.PalletQty ?? null,
+        TitleID: document.TitleID,
+        RECEIPTSOURCECODE: null,
+        ORGANIZATIONCODE: null,
+        TOSUBINVENTORY: null,
+      };
+      await repo.insertConfirmation(trx, {
+        company_id: key.companyId,
+        svcpoid: receipt.svcpoid,
+        confirmation_no: request.ConfirmationNo,
+        customer_id: receipt.customer_id,
+        facility_id: receipt.facility_id,
+        po_no: receipt.po_no,
+        reference_no: receipt.reference_no,
+        request_hash: identity.requestHash,
+        answer: JSON.stringify(answer),
+        rc: JSON.stringify(rc),
+        received_at: receivedAt,
+        key_id: principal.keyId,
+        created_at: now,
+      });
+      return { statusCode: 200, body: answer };
+    },
+  });
+}
