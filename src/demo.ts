@@ -65,6 +65,7 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   writeFileSync(keyFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
 
   const admin = await tenants.authenticateApiKey(db, clock, keys.admin);
-  await importItems(db, clock, admin!, { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS });
+  const identity = { companyId: DEMO.company, keyId: admin!.keyId, requestHash: 'demo seed' };
+  await importItems(db, clock, admin!, { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS }, identity);
   return keys;
 }

@@ -4,6 +4,11 @@ import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/module.js';
+import { systemClock } from './lib/clock.js';
+import { forgetExpired } from './modules/idempotency/idempotency.service.js';
+
+/** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
+const FORGET_EVERY_MS = 60 * 60 * 1000;
 
 export interface RunningServer {
   app: App;
@@ -23,9 +28,16 @@ export async function startServer(config: Config, options: { migrate?: boolean }
     if (options.migrate !== false) await migrateToLatest(db);
     const app = await buildApp({ config, db });
     const address = await app.listen({ port: config.port, host: config.host });
+    const forgetting = setInterval(() => {
+      forgetExpired(db, systemClock).catch((error: Error) =>
+        app.log.warn({ error: { type: error.name } }, 'forgetting expired idempotency records failed'),
+      );
+    }, FORGET_EVERY_MS);
+    forgetting.unref();
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        clearInterval(forgetting);
         await app.close();
         await db.destroy();
       })());

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { forgetExpired, RETENTION_MS } from '../../src/modules/idempotency/idempotency.service.js';
 import { ITEM_HEAD } from '../../src/modules/items/items.fields.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
@@ -133,6 +134,29 @@ describeEachDialect('item master', (dialect) => {
     expect(repeated.json()).toEqual([{ code: 'EDI-ERROR-Items[1].itemID C-1 repeats Items[0]', error: 'Items[1].itemID C-1 repeats Items[0]' }]);
     const search = await ctx().post(SEARCH, { ...ids(), Paging: { PageSize: 1000 } }, customerKey);
     expect(search.json().results.data.map((d: { itemID: string }) => d.itemID)).not.toContain('C-1');
+  });
+
+  it('replays an Idempotency-Key for 48 hours: the first answer again, another body 422', async () => {
+    const headers = { 'idempotency-key': 'items-once' };
+    const body = { ...ids(), Items: [{ itemID: 'IK-1' }] };
+    const first = await ctx().post(IMPORT, body, customerKey, headers);
+    expect(first.json()).toEqual({ Items: [{ itemID: 'IK-1', Status: 'Created' }] });
+    // Without the key the same body is Unchanged; with it, the stored first answer comes back.
+    expect((await ctx().post(IMPORT, body, customerKey)).json()).toEqual({ Items: [{ itemID: 'IK-1', Status: 'Unchanged' }] });
+    expect((await ctx().post(IMPORT, body, customerKey, headers)).json()).toEqual(first.json());
+    const other = await ctx().post(IMPORT, { ...ids(), Items: [{ itemID: 'IK-2' }] }, customerKey, headers);
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toEqual([
+      { code: 'EDI-ERROR-Idempotency-Key was already used with a different request', error: 'Idempotency-Key was already used with a different request' },
+    ]);
+    const tooLong = await ctx().post(IMPORT, body, customerKey, { 'idempotency-key': 'k'.repeat(256) });
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json()).toEqual([{ code: 'EDI-ERROR-idempotency-key must be at most 255 characters', error: 'idempotency-key must be at most 255 characters' }]);
+
+    ctx().clock.advance(RETENTION_MS + 1);
+    expect(await forgetExpired(ctx().database.db, ctx().clock)).toBeGreaterThanOrEqual(1);
+    const afterExpiry = await ctx().post(IMPORT, { ...ids(), Items: [{ itemID: 'IK-2' }] }, customerKey, headers);
+    expect(afterExpiry.json()).toEqual({ Items: [{ itemID: 'IK-2', Status: 'Created' }] });
   });
 
   it('keeps tenants apart: another company or customer is 403, an operator reads every customer', async () => {

@@ -1,5 +1,6 @@
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
+import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   ItemImportRequestSchema,
@@ -17,12 +18,16 @@ export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void 
         tags: ['Item master'],
         summary: 'Create or update items (upsert by itemID, at most 1000 a call, all or nothing)',
         security: apiKeySecurity,
+        headers: IdempotencyHeadersSchema,
         body: ItemImportRequestSchema,
         response: { 200: ItemImportResultSchema, ...errorResponses() },
       },
       preHandler: authorize(['customer', 'admin']),
     },
-    async (request) => importItems(db, clock, request.principal, request.body),
+    async (request, reply) => {
+      const answer = await importItems(db, clock, request.principal, request.body, requestIdentity(request));
+      return reply.status(answer.statusCode).send(answer.body);
+    },
   );
 
   app.post(

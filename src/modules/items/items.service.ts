@@ -1,7 +1,8 @@
-import type { Db } from '../../db/database.js';
-import { inTransaction } from '../../db/transaction.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, type Answer } from '../../http/errors.js';
+import type { RequestIdentity } from '../../http/request-identity.js';
+import * as idempotency from '../idempotency/idempotency.service.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { ITEM_HEAD, SERVER_OWNED_KEYS } from './items.fields.js';
@@ -60,10 +61,21 @@ function importProblems(request: ItemImportRequest): string[] {
  * Created, Updated or Unchanged. A concurrent import that creates the same item first makes the
  * insert fail; the transaction then runs again and sees that item as existing.
  */
-export async function importItems(db: Db, clock: Clock, principal: Principal, request: ItemImportRequest): Promise<ItemImportResult> {
+export async function importItems(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  request: ItemImportRequest,
+  identity: RequestIdentity,
+): Promise<Answer> {
   const problems = importProblems(request);
   if (problems.length > 0) throw badRequest(...problems);
+  return idempotency.runCommand(db, clock, identity, {
+    run: async (trx) => ({ statusCode: 200, body: await upsertItems(trx, clock, principal, request) }),
+  });
+}
 
+async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request: ItemImportRequest): Promise<ItemImportResult> {
   const companyId = request.CompanyID;
   const customerId = request.CustomerID;
   const incoming = request.Items.map((item) => ({
@@ -72,45 +84,50 @@ export async function importItems(db: Db, clock: Clock, principal: Principal, re
     attributes: canonicalAttributes(item),
   }));
 
-  return inTransaction(db, async (trx) => {
-    const now = clock.now();
-    const existing = new Map(
-      (await repo.findItemsById(trx, companyId, customerId, incoming.map((i) => i.itemId))).map((row) => [row.item_id, row]),
-    );
-    const results: { itemID: string; Status: ItemImportStatus }[] = [];
-    const created: typeof incoming = [];
-    for (const item of incoming) {
-      const stored = existing.get(item.itemId);
-      if (!stored) {
-        created.push(item);
-        results.push({ itemID: item.itemId, Status: 'Created' });
-      } else if (stored.status === item.status && stored.attributes === item.attributes) {
-        results.push({ itemID: item.itemId, Status: 'Unchanged' });
-      } else {
-        await repo.updateItem(
-          trx,
-          { companyId, customerId, itemId: item.itemId },
-          { status: item.status, attributes: item.attributes, updated_at: now, updated_by_key_id: principal.keyId },
-        );
-        results.push({ itemID: item.itemId, Status: 'Updated' });
-      }
+  const now = clock.now();
+  const existing = new Map(
+    (
+      await repo.findItemsById(
+        trx,
+        companyId,
+        customerId,
+        incoming.map((i) => i.itemId),
+      )
+    ).map((row) => [row.item_id, row]),
+  );
+  const results: { itemID: string; Status: ItemImportStatus }[] = [];
+  const created: typeof incoming = [];
+  for (const item of incoming) {
+    const stored = existing.get(item.itemId);
+    if (!stored) {
+      created.push(item);
+      results.push({ itemID: item.itemId, Status: 'Created' });
+    } else if (stored.status === item.status && stored.attributes === item.attributes) {
+      results.push({ itemID: item.itemId, Status: 'Unchanged' });
+    } else {
+      await repo.updateItem(
+        trx,
+        { companyId, customerId, itemId: item.itemId },
+        { status: item.status, attributes: item.attributes, updated_at: now, updated_by_key_id: principal.keyId },
+      );
+      results.push({ itemID: item.itemId, Status: 'Updated' });
     }
-    await repo.insertItems(
-      trx,
-      created.map((item) => ({
-        company_id: companyId,
-        customer_id: customerId,
-        item_id: item.itemId,
-        status: item.status,
-        attributes: item.attributes,
-        created_at: now,
-        updated_at: now,
-        created_by_key_id: principal.keyId,
-        updated_by_key_id: principal.keyId,
-      })),
-    );
-    return { Items: results };
-  });
+  }
+  await repo.insertItems(
+    trx,
+    created.map((item) => ({
+      company_id: companyId,
+      customer_id: customerId,
+      item_id: item.itemId,
+      status: item.status,
+      attributes: item.attributes,
+      created_at: now,
+      updated_at: now,
+      created_by_key_id: principal.keyId,
+      updated_by_key_id: principal.keyId,
+    })),
+  );
+  return { Items: results };
 }
 
 export async function searchItems(db: Db, request: ItemSearchRequest): Promise<ItemSearchResult> {
