@@ -1,0 +1,113 @@
+/**
+ * The request bodies of the benchmark: a realistic item of the item master (about 2 KB as an import
+ * body of one item), the import and search bodies, and the JSON schema the B1 baseline validates.
+ */
+
+/** The size, in bytes, that a one-item import body is padded to. */
+export const IMPORT_BODY_BYTES = 2048;
+
+const pad = (n, width) => String(n).padStart(width, '0');
+
+/** A deterministic item with the keys a customer's system typically sends; `revision` changes its text. */
+export function makeItem(itemID, n, revision = 0) {
+  return {
+    itemID,
+    itemDescription: `Bench item ${itemID} revision ${revision}: stainless steel widget, assorted finishes`,
+    shortDescription: `Widget ${n % 97}`,
+    abbreviation: `WDG${n % 10}`,
+    ItemGroupID: `GRP-${n % 12}`,
+    ItemSubGroupID: `SUB-${n % 40}`,
+    tags: ['bench', `lot-${n % 7}`],
+    brandID: `BRAND-${n % 5}`,
+    grade: 'A',
+    freightClass: '70',
+    nmfc: '156600',
+    commodityDescription: 'Hardware, metal',
+    countryOrigin: 'US',
+    UPCCode: `0${pad(n, 11)}`,
+    EANCode: `40${pad(n, 11)}`,
+    status: 'Active',
+    hasSerialNumber: 'N',
+    isHazardousMaterial: 'N',
+    BaseUOM: 'EA',
+    BasePrice: 12.5 + (n % 100),
+    BaseCurrency: 'USD',
+    BaseLength: 4,
+    BaseWidth: 3,
+    BaseHeight: 2,
+    BaseUnitLength: 'IN',
+    BaseWeight: 0.75,
+    BaseUnitWeight: 'LB',
+    InnerPackQty: 6,
+    InnerPackUOM: 'IP',
+    CaseUOM: 'CS',
+    CaseQty: 24,
+    CaseLength: 16,
+    CaseWidth: 12,
+    CaseHeight: 10,
+    CaseUnitLength: 'IN',
+    CaseWeight: 19,
+    CaseUnitWeight: 'LB',
+    PalletTi: 8,
+    PalletHi: 5,
+    CasesPerPallet: 40,
+    ...Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [
+        [`DynTxtPropertyName${pad(i + 1, 2)}`, `Attribute ${i + 1}`],
+        [`DynTxtPropertyValue${pad(i + 1, 2)}`, `value-${(n * (i + 3)) % 1000}`],
+      ]).flat(),
+    ),
+    AKAValue01: `ALT-${pad(n, 8)}`,
+    AKAName01: 'Retailer SKU',
+    AKAValue02: `MFR-${pad(n * 7, 8)}`,
+    AKAName02: 'Manufacturer part',
+  };
+}
+
+/** The import body of `items`. */
+export function importBody(company, customer, items) {
+  return JSON.stringify({ CompanyID: company, CustomerID: customer, Items: items });
+}
+
+/** A one-item import body of exactly IMPORT_BODY_BYTES bytes (the padding goes into DiverseProperty01). */
+export function oneItemImportBody(company, customer, itemID, n, revision = 0) {
+  const item = { ...makeItem(itemID, n, revision), DiverseProperty01: '' };
+  const bare = Buffer.byteLength(importBody(company, customer, [item]));
+  item.DiverseProperty01 = 'x'.repeat(Math.max(0, IMPORT_BODY_BYTES - bare));
+  return importBody(company, customer, [item]);
+}
+
+export function searchBody(company, customer, pageNo, pageSize) {
+  return JSON.stringify({ CompanyID: company, CustomerID: customer, Paging: { PageNo: pageNo, PageSize: pageSize } });
+}
+
+/** The JSON schema of an import body, one property per key of the sample item, typed as Wharf types them. */
+export function importBodySchema() {
+  const sample = { ...makeItem('X', 1), DiverseProperty01: '' };
+  const text = { type: 'string', maxLength: 1000 };
+  const properties = Object.fromEntries(
+    Object.entries(sample).map(([key, value]) => {
+      if (Array.isArray(value)) return [key, { anyOf: [text, { type: 'array', items: text, maxItems: 100 }, { type: 'null' }] }];
+      if (typeof value === 'number') return [key, { type: ['number', 'null'], minimum: 0 }];
+      return [key, { type: ['string', 'null'], maxLength: 1000 }];
+    }),
+  );
+  properties.itemID = { type: 'string', minLength: 1, maxLength: 30 };
+  properties.status = { type: ['string', 'null'], enum: ['Active', 'Inactive', null] };
+  const id = { type: 'string', minLength: 1, maxLength: 15 };
+  return {
+    type: 'object',
+    required: ['CompanyID', 'CustomerID', 'Items'],
+    properties: {
+      CompanyID: id,
+      CustomerID: id,
+      FacilityID: id,
+      Items: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 1000,
+        items: { type: 'object', required: ['itemID'], properties },
+      },
+    },
+  };
+}
