@@ -12,7 +12,9 @@ export const AckSearchRequestSchema = Type.Object({
   FacilityID,
   CustomerID,
   PONo: OptionalText(50),
-  ReferenceNo: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: 50 }), Type.Integer()], { 'x-message': 'must be a string or a whole number' }))),
+  ReferenceNo: Type.Optional(
+    Nullable(Type.Union([Type.String({ maxLength: 50 }), Type.Integer()], { 'x-message': 'must be a string or a whole number' })),
+  ),
   CreatedWhenFrom: LocalDateTime('Lower bound of the creation time, inclusive'),
   CreatedWhenTo: LocalDateTime('Upper bound of the creation time, inclusive'),
   Paging: Type.Optional(PagingRequestSchema),

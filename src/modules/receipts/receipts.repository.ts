@@ -47,20 +47,15 @@ export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Prom
   await db.insertInto('receipts').values(row).execute();
 }
 
-export async function updateReceipt(
-  db: Db,
-  key: { companyId: string; svcpoid: string },
-  changes: Updateable<ReceiptTable>,
-): Promise<void> {
-  await db
-    .updateTable('receipts')
-    .set(changes)
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .execute();
+export async function updateReceipt(db: Db, key: { companyId: string; svcpoid: string }, changes: Updateable<ReceiptTable>): Promise<void> {
+  await db.updateTable('receipts').set(changes).where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
-export async function replaceLines(db: Db, key: { companyId: string; svcpoid: string }, lines: Insertable<ReceiptLineTable>[]): Promise<void> {
+export async function replaceLines(
+  db: Db,
+  key: { companyId: string; svcpoid: string },
+  lines: Insertable<ReceiptLineTable>[],
+): Promise<void> {
   await db.deleteFrom('receipt_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
   if (lines.length > 0) await db.insertInto('receipt_lines').values(lines).execute();
 }
@@ -123,7 +118,12 @@ export async function moveStatus(
   return result.numUpdatedRows > 0n;
 }
 
-export async function addReceivedQuantity(db: Db, key: { companyId: string; svcpoid: string }, lineNo: number, quantity: number): Promise<void> {
+export async function addReceivedQuantity(
+  db: Db,
+  key: { companyId: string; svcpoid: string },
+  lineNo: number,
+  quantity: number,
+): Promise<void> {
   await db
     .updateTable('receipt_lines')
     .set((eb) => ({ received_qty: eb('received_qty', '+', quantity) }))

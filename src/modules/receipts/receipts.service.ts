@@ -75,7 +75,9 @@ function importProblems(content: AsnContent, timeZone: string): string[] {
     (carton.ItemLines ?? []).forEach((line, index) => {
       const quantity = tryParseDecimal(line.QtyInCarton);
       if (quantity === undefined || quantity <= 0) {
-        problems.push(`ASNContent.Cartons[${c}].ItemLines[${index}].QtyInCarton must be a positive decimal with at most 11 integer and 4 fractional digits`);
+        problems.push(
+          `ASNContent.Cartons[${c}].ItemLines[${index}].QtyInCarton must be a positive decimal with at most 11 integer and 4 fractional digits`,
+        );
       }
     }),
   );
@@ -87,7 +89,12 @@ async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone:
   const content = request.ASNContent;
   const lines = content.Items ?? [];
   const warnings: string[] = [];
-  const unknown = await items.findUnknownItemIds(trx, request.CompanyID, request.CustomerID, lines.map((l) => l.ItemNumber));
+  const unknown = await items.findUnknownItemIds(
+    trx,
+    request.CompanyID,
+    request.CustomerID,
+    lines.map((l) => l.ItemNumber),
+  );
   if (unknown.length > 0) warnings.push(`Items not in the item master: ${unknown.join(', ')}`);
   const scheduled = blankToNull(content.ScheduledDate);
   if (scheduled !== null && parseScheduleDate(scheduled, timeZone)! < now) warnings.push(`ScheduledDate ${scheduled} is in the past`);
@@ -96,7 +103,10 @@ async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone:
     const key = JSON.stringify([line.ItemNumber, line.LotNo ?? '', line.UOM]);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
-    else warnings.push(`Items[${index}] repeats item ${line.ItemNumber}${line.LotNo ? ` lot ${line.LotNo}` : ''} ${line.UOM} of Items[${first}]`);
+    else
+      warnings.push(
+        `Items[${index}] repeats item ${line.ItemNumber}${line.LotNo ? ` lot ${line.LotNo}` : ''} ${line.UOM} of Items[${first}]`,
+      );
   });
   return warnings;
 }
@@ -120,12 +130,7 @@ async function facilityTimeZone(db: Db, companyId: string, facilityId: string): 
 }
 
 /** Only an Imported receipt is the customer's to cancel; afterwards the operator cancels it. */
-async function cancelByCustomer(
-  trx: Trx,
-  receipt: repo.ReceiptRow,
-  subject: acks.AckSubject,
-  note: string | null,
-): Promise<Answer> {
+async function cancelByCustomer(trx: Trx, receipt: repo.ReceiptRow, subject: acks.AckSubject, note: string | null): Promise<Answer> {
   if (receipt.status !== 'Imported') {
     throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; only an Imported receipt can be cancelled by the customer`);
   }
@@ -269,10 +274,20 @@ export async function recordRejectedRequest(
   refusal: AppError,
 ): Promise<Answer | undefined> {
   await authorize.check(principal, body, CUSTOMER_ROLES);
-  const ids = body as { CompanyID: string; CustomerID?: unknown; FacilityID?: unknown; ASNContent?: unknown; PONo?: unknown; ReferenceNo?: unknown };
+  const ids = body as {
+    CompanyID: string;
+    CustomerID?: unknown;
+    FacilityID?: unknown;
+    ASNContent?: unknown;
+    PONo?: unknown;
+    ReferenceNo?: unknown;
+  };
   // The ACK belongs to a customer and a facility; a body without both cannot be acknowledged.
   if (typeof ids.CustomerID !== 'string' || typeof ids.FacilityID !== 'string') return undefined;
-  const numbers = (ids.ASNContent && typeof ids.ASNContent === 'object' ? ids.ASNContent : ids) as { PONo?: unknown; ReferenceNo?: unknown };
+  const numbers = (ids.ASNContent && typeof ids.ASNContent === 'object' ? ids.ASNContent : ids) as {
+    PONo?: unknown;
+    ReferenceNo?: unknown;
+  };
   const subject = ackSubject(
     { CompanyID: ids.CompanyID, CustomerID: ids.CustomerID, FacilityID: ids.FacilityID },
     { poNo: textWithin(numbers.PONo, 50), referenceNo: textWithin(numbers.ReferenceNo, 50) },

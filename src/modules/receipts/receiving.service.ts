@@ -6,7 +6,7 @@ import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { RequestIdentity } from '../../http/request-identity.js';
 import { formatFacilityLocal, formatWithOffset, parseFacilityLocal, parseWithOffset } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
-import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
+import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as items from '../items/items.service.js';
@@ -23,6 +23,7 @@ import type {
   ReceiptStatus,
 } from './receiving.schemas.js';
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
+import { presentRc, type StoredDocument } from './receiving.present.js';
 
 /**
  * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
@@ -72,11 +73,6 @@ function headerOf(row: repo.ReceiptRow, timeZone: string): ReceiptHeader {
   };
 }
 
-interface StoredDocument {
-  TitleID: string | null;
-  ASNContent: Record<string, unknown> & { Items?: Record<string, unknown>[] };
-}
-
 /** The 3PL get: every imported field, each line with what the confirmations received so far. */
 export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const receipt = await requireReceipt(db, lookup);
@@ -123,7 +119,8 @@ export async function listReceipts(db: Db, clock: Clock, principal: Principal, r
     const text = request[name];
     if (text === undefined || text === null || text === '') return undefined;
     const instant = parseWithOffset(text);
-    if (instant === undefined) problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
+    if (instant === undefined)
+      problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
     return instant;
   };
   const filter: repo.ReceiptListFilter = {
@@ -213,14 +210,6 @@ function matchLine(lines: repo.ReceiptLineRow[], line: ConfirmationLine, receive
   return byPoLine ?? same.find((l) => (received.get(l.line_no) ?? l.received_qty) < l.expected_qty) ?? same[0];
 }
 
-const dynamicValues = (source: Record<string, unknown>, prefixFor: (n: number) => string) =>
-  Object.fromEntries(
-    Array.from({ length: 20 }, (_, i) => {
-      const n = String(i + 1).padStart(2, '0');
-      return [`${prefixFor(i + 1)}${n}`, (source[`DynTxtPropertyValue${n}`] as string | undefined) ?? null];
-    }),
-  );
-
 /**
  * A 3PL receiving confirmation: matches each received line to the receipt, posts the stock,
  * writes the RC and moves the receipt (In Progress; with Close, Closed or Partial Received). A
@@ -266,7 +255,9 @@ export async function confirmReceipt(
       for (const line of lines) {
         const total = received.get(line.line_no);
         if (total !== undefined && total > line.expected_qty) {
-          warnings.push(`Line ${line.line_no} item ${line.item_id}: ${formatDecimal(total)} received, ${formatDecimal(line.expected_qty)} expected`);
+          warnings.push(
+            `Line ${line.line_no} item ${line.item_id}: ${formatDecimal(total)} received, ${formatDecimal(line.expected_qty)} expected`,
+          );
         }
       }
 
@@ -299,49 +290,16 @@ export async function confirmReceipt(
       await repo.moveStatus(trx, key, RECEIVABLE, status, now, principal.keyId);
       await recordMove(trx, receipt, 'confirm', status, request.Note ?? null, principal.keyId, now);
 
-      const answer: ConfirmationResult = { Receipt: { SVCPOID: receipt.svcpoid, Status: status, ConfirmationNo: request.ConfirmationNo, Warnings: warnings } };
-      const descriptions = await items.findItemDescriptions(trx, key.companyId, receipt.customer_id, request.Items.map((l) => l.ItemNumber));
-      const document = JSON.parse(receipt.document) as StoredDocument;
-      const rc = {
-        SVCCompanyID: receipt.company_id,
-        CustomerID: receipt.customer_id,
-        SupplierID: receipt.supplier_id,
-        PONo: receipt.po_no,
-        ReferenceNo: receipt.reference_no,
-        SVCPOID: receipt.svcpoid,
-        ContainerNumber: receipt.container_no,
-        BOLNo: receipt.bol_no,
-        CarrierName: receipt.carrier_name,
-        SCACCode: receipt.scac_code,
-        ...dynamicValues(document.ASNContent, () => 'DynTxtPropertyValue'),
-        Items: matched.map(({ line, quantity, target }) => ({
-          POLineNo: line.POLineNo ?? target?.po_line_no ?? null,
-          ItemNumber: line.ItemNumber,
-          ItemShortDescription: descriptions.get(line.ItemNumber)?.shortDescription ?? null,
-          ItemDescription: descriptions.get(line.ItemNumber)?.itemDescription ?? null,
-          ReceivedQuantity: decimalToNumber(quantity),
-          CustomerMaterial: null,
-          Diverse: null,
-          ItemNote: line.ItemNote ?? null,
-          SerialNumber: line.SerialNumber ?? [],
-          LotNo: line.LotNo ?? null,
-          UOM: line.UOM,
-          ExpectedQty: target ? formatDecimal(target.expected_qty) : null,
-          ExpirationDate: line.ExpirationDate ?? null,
-          SHIPMENTLINEID: target ? String(target.line_no) : null,
-          SupplierID: receipt.supplier_id,
-          SupplierName: null,
-          // The published example spells the keys from 11 on with a lower-case d.
-          ...dynamicValues(line, (n) => (n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue')),
-        })),
-        Cartons: request.Cartons ?? [],
-        Note: request.Note ?? null,
-        PalletQty: request.PalletQty ?? null,
-        TitleID: document.TitleID,
-        RECEIPTSOURCECODE: null,
-        ORGANIZATIONCODE: null,
-        TOSUBINVENTORY: null,
+      const answer: ConfirmationResult = {
+        Receipt: { SVCPOID: receipt.svcpoid, Status: status, ConfirmationNo: request.ConfirmationNo, Warnings: warnings },
       };
+      const descriptions = await items.findItemDescriptions(
+        trx,
+        key.companyId,
+        receipt.customer_id,
+        request.Items.map((l) => l.ItemNumber),
+      );
+      const rc = presentRc(receipt, JSON.parse(receipt.document) as StoredDocument, request, matched, descriptions);
       await repo.insertConfirmation(trx, {
         company_id: key.companyId,
         svcpoid: receipt.svcpoid,

@@ -1,0 +1,80 @@
+import { decimalToNumber, formatDecimal } from '../../lib/decimal.js';
+import type { ItemDescription } from '../items/items.service.js';
+import type { ReceiptLineRow, ReceiptRow } from './receipts.repository.js';
+import type { ConfirmationLine, ConfirmationRequest } from './receiving.schemas.js';
+
+/** A receipt's stored import: the ASNContent as it came, and the root TitleID. */
+export interface StoredDocument {
+  TitleID: string | null;
+  ASNContent: Record<string, unknown> & { Items?: Record<string, unknown>[] };
+}
+
+/** A confirmed line and the receipt line it filled (none when the receipt did not announce it). */
+export interface MatchedLine {
+  line: ConfirmationLine;
+  quantity: number;
+  target: ReceiptLineRow | undefined;
+}
+
+/** DynTxtPropertyValue01–20 of `source`, under the keys `prefixFor(n)` names (null where unset). */
+function dynamicValues(source: Record<string, unknown>, prefixFor: (n: number) => string) {
+  return Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => {
+      const n = String(i + 1).padStart(2, '0');
+      return [`${prefixFor(i + 1)}${n}`, (source[`DynTxtPropertyValue${n}`] as string | undefined) ?? null];
+    }),
+  );
+}
+
+/**
+ * The RC object of spec 2.6 for one confirmation, quirks included (`SVCCompanyID`, the lower-case
+ * `dynTxtPropertyValue11–20` of the published example, SerialNumber as an array, ReceivedQuantity a
+ * number and ExpectedQty text). ReceivedDate is added when it is shown, in the facility's zone.
+ */
+export function presentRc(
+  receipt: ReceiptRow,
+  document: StoredDocument,
+  request: ConfirmationRequest,
+  matched: MatchedLine[],
+  descriptions: Map<string, ItemDescription>,
+) {
+  return {
+    SVCCompanyID: receipt.company_id,
+    CustomerID: receipt.customer_id,
+    SupplierID: receipt.supplier_id,
+    PONo: receipt.po_no,
+    ReferenceNo: receipt.reference_no,
+    SVCPOID: receipt.svcpoid,
+    ContainerNumber: receipt.container_no,
+    BOLNo: receipt.bol_no,
+    CarrierName: receipt.carrier_name,
+    SCACCode: receipt.scac_code,
+    ...dynamicValues(document.ASNContent, () => 'DynTxtPropertyValue'),
+    Items: matched.map(({ line, quantity, target }) => ({
+      POLineNo: line.POLineNo ?? target?.po_line_no ?? null,
+      ItemNumber: line.ItemNumber,
+      ItemShortDescription: descriptions.get(line.ItemNumber)?.shortDescription ?? null,
+      ItemDescription: descriptions.get(line.ItemNumber)?.itemDescription ?? null,
+      ReceivedQuantity: decimalToNumber(quantity),
+      CustomerMaterial: null,
+      Diverse: null,
+      ItemNote: line.ItemNote ?? null,
+      SerialNumber: line.SerialNumber ?? [],
+      LotNo: line.LotNo ?? null,
+      UOM: line.UOM,
+      ExpectedQty: target ? formatDecimal(target.expected_qty) : null,
+      ExpirationDate: line.ExpirationDate ?? null,
+      SHIPMENTLINEID: target ? String(target.line_no) : null,
+      SupplierID: receipt.supplier_id,
+      SupplierName: null,
+      ...dynamicValues(line, (n) => (n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue')),
+    })),
+    Cartons: request.Cartons ?? [],
+    Note: request.Note ?? null,
+    PalletQty: request.PalletQty ?? null,
+    TitleID: document.TitleID,
+    RECEIPTSOURCECODE: null,
+    ORGANIZATIONCODE: null,
+    TOSUBINVENTORY: null,
+  };
+}
