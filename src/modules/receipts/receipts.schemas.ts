@@ -90,13 +90,40 @@ export const AsnContentSchema = Type.Object({
 });
 export type AsnContent = Static<typeof AsnContentSchema>;
 
-export const ReceiptImportRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  FacilityID,
-  TitleID: OptionalText(50),
-  ASNContent: AsnContentSchema,
-});
+export const ReceiptImportRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    FacilityID,
+    TitleID: OptionalText(50),
+    ASNContent: AsnContentSchema,
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        ASNContent: {
+          ReceiptType: 'Regular Receipt',
+          PONo: 'PO-20240305-01',
+          ReferenceNo: 'ASN-88812',
+          BOLNo: 'BOL123456',
+          ContainerNo: 'MSKU1234567',
+          CarrierName: 'Acme Freight',
+          SCACCode: 'ACMF',
+          ScheduledDate: '3/5/2024 2:07:09 PM',
+          ActionCode: 'Imported',
+          Status: 'Imported',
+          Items: [
+            { POLineNo: 1, ItemNumber: 'MUG-BLUE-12', ExpectedQty: '240', UOM: 'EA', LotNo: 'L2403', ReceivingPriority: '50' },
+            { POLineNo: 2, ItemNumber: 'LAMP-DESK', ExpectedQty: '12', UOM: 'CS', Pallets: 1.5 },
+          ],
+        },
+      },
+    ],
+  },
+);
 export type ReceiptImportRequest = Static<typeof ReceiptImportRequestSchema>;
 
 export const ReceiptCancelRequestSchema = Type.Object({
@@ -112,14 +139,21 @@ export type ReceiptCancelRequest = Static<typeof ReceiptCancelRequestSchema>;
 /** `[]` stands for an empty ReferenceNo or Error, as the published success example shows. */
 const TextOrEmptyArray = Type.Union([Type.String(), Type.Array(Type.Never(), { maxItems: 0 })]);
 
-export const ReceiptImportResultSchema = Type.Object({
-  Receipt: Type.Object({
-    CustomerID: Type.String(),
-    PONo: Type.String(),
-    ReferenceNo: TextOrEmptyArray,
-    SVCPOID: Type.String({ description: 'RN-<n>, unique in the service.' }),
-    Status: StringEnum(['Success', 'Warning']),
-    Error: TextOrEmptyArray,
-  }),
-});
+export const ReceiptImportResultSchema = Type.Object(
+  {
+    Receipt: Type.Object({
+      CustomerID: Type.String(),
+      PONo: Type.String(),
+      ReferenceNo: TextOrEmptyArray,
+      SVCPOID: Type.String({ description: 'RN-<n>, unique in the service.' }),
+      Status: StringEnum(['Success', 'Warning']),
+      Error: TextOrEmptyArray,
+    }),
+  },
+  {
+    examples: [
+      { Receipt: { CustomerID: 'ACME', PONo: 'PO-20240305-01', ReferenceNo: [], SVCPOID: 'RN-1042', Status: 'Success', Error: [] } },
+    ],
+  },
+);
 export type ReceiptImportResult = Static<typeof ReceiptImportResultSchema>;

@@ -1,6 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, Quantity, StringEnum, dynamicTextProperties } from '../../http/schemas.js';
+import {
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  Nullable,
+  OptionalText,
+  Quantity,
+  StringEnum,
+  dynamicTextProperties,
+} from '../../http/schemas.js';
 import { UOMS } from './receipts.schemas.js';
 
 /** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
@@ -28,9 +37,12 @@ export const ReceiptListRequestSchema = Type.Object({
   FacilityID,
   CustomerID: Type.Optional(CustomerID),
   Status: Type.Optional(
-    Type.Union([StringEnum(RECEIPT_STATUSES), Type.Array(StringEnum(RECEIPT_STATUSES), { minItems: 1, maxItems: RECEIPT_STATUSES.length })], {
-      'x-message': `must be a status or an array of statuses (${RECEIPT_STATUSES.join(', ')})`,
-    }),
+    Type.Union(
+      [StringEnum(RECEIPT_STATUSES), Type.Array(StringEnum(RECEIPT_STATUSES), { minItems: 1, maxItems: RECEIPT_STATUSES.length })],
+      {
+        'x-message': `must be a status or an array of statuses (${RECEIPT_STATUSES.join(', ')})`,
+      },
+    ),
   ),
   PONo: OptionalText(50),
   ReferenceNo: OptionalText(50),
@@ -108,7 +120,9 @@ export const ReceiptDocumentSchema = Type.Object({
 const SerialNumber = Type.String({ minLength: 1, maxLength: 50 });
 
 export const ConfirmationLineSchema = Type.Object({
-  POLineNo: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Matches the receipt line with this POLineNo.' }))),
+  POLineNo: Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Matches the receipt line with this POLineNo.' })),
+  ),
   ItemNumber: Type.String({ minLength: 1, maxLength: 30 }),
   ReceivedQuantity: Quantity({ description: 'Received quantity (decimal).' }),
   UOM: StringEnum(UOMS),
@@ -139,18 +153,42 @@ const ConfirmationCartonSchema = Type.Object({
   ),
 });
 
-export const ConfirmationRequestSchema = Type.Object({
-  CompanyID,
-  FacilityID,
-  SVCPOID: Svcpoid,
-  ConfirmationNo: Type.String({ minLength: 1, maxLength: 50, description: 'Applied once per receipt; a replay answers the first answer.' }),
-  ReceivedDate: OptionalText(50, 'When the goods arrived: facility-local ISO date-time (default: now).'),
-  Close: Type.Optional(Type.Boolean({ description: 'Closes the receipt: Closed when every line is fully received, else Partial Received.' })),
-  Note: OptionalText(1000),
-  PalletQty: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100000 }))),
-  Items: Type.Array(ConfirmationLineSchema, { minItems: 1, maxItems: 1000 }),
-  Cartons: Type.Optional(Type.Array(ConfirmationCartonSchema, { maxItems: 1000 })),
-});
+export const ConfirmationRequestSchema = Type.Object(
+  {
+    CompanyID,
+    FacilityID,
+    SVCPOID: Svcpoid,
+    ConfirmationNo: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description: 'Applied once per receipt; a replay answers the first answer.',
+    }),
+    ReceivedDate: OptionalText(50, 'When the goods arrived: facility-local ISO date-time (default: now).'),
+    Close: Type.Optional(
+      Type.Boolean({ description: 'Closes the receipt: Closed when every line is fully received, else Partial Received.' }),
+    ),
+    Note: OptionalText(1000),
+    PalletQty: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100000 }))),
+    Items: Type.Array(ConfirmationLineSchema, { minItems: 1, maxItems: 1000 }),
+    Cartons: Type.Optional(Type.Array(ConfirmationCartonSchema, { maxItems: 1000 })),
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        FacilityID: 'LAX1',
+        SVCPOID: 'RN-1042',
+        ConfirmationNo: 'RCV-7781',
+        ReceivedDate: '2024-03-05T14:07:09.123',
+        Close: true,
+        Items: [
+          { POLineNo: 1, ItemNumber: 'MUG-BLUE-12', ReceivedQuantity: '240', UOM: 'EA', LotNo: 'L2403', ExpirationDate: '2026-12-31' },
+          { POLineNo: 2, ItemNumber: 'LAMP-DESK', ReceivedQuantity: '11', UOM: 'CS', SerialNumber: ['SN-0001', 'SN-0002'] },
+        ],
+      },
+    ],
+  },
+);
 export type ConfirmationRequest = Static<typeof ConfirmationRequestSchema>;
 
 export const ConfirmationResultSchema = Type.Object({
