@@ -12,34 +12,24 @@ export async function nextSvcpoid(db: Db): Promise<string> {
   return `RN-${await nextSequenceValue(db, 'receipt_svcpoid_seq')}`;
 }
 
-/** The live (not Cancelled) receipt of a customer in a facility with this PONo. */
-export async function findLiveByPoNo(
+/**
+ * The live (not Cancelled) receipts of a customer matching every number given, in one facility or,
+ * without a FacilityID, in all of them. The natural keys make that at most one per number.
+ */
+export async function findLive(
   db: Db,
-  key: { companyId: string; customerId: string; facilityId: string; poNo: string },
-): Promise<ReceiptRow | undefined> {
-  return db
-    .selectFrom('receipts')
-    .selectAll()
-    .where('company_id', '=', key.companyId)
-    .where('customer_id', '=', key.customerId)
-    .where('facility_id', '=', key.facilityId)
-    .where('po_no', '=', key.poNo)
-    .where('status', '<>', 'Cancelled')
-    .executeTakeFirst();
-}
-
-/** The live receipts of a customer, in any facility, with this ReferenceNo. */
-export async function findLiveByReferenceNo(
-  db: Db,
-  key: { companyId: string; customerId: string; referenceNo: string },
+  key: { companyId: string; customerId: string; facilityId?: string; poNo?: string; referenceNo?: string },
 ): Promise<ReceiptRow[]> {
   return db
     .selectFrom('receipts')
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('customer_id', '=', key.customerId)
-    .where('reference_no', '=', key.referenceNo)
     .where('status', '<>', 'Cancelled')
+    .$if(key.facilityId !== undefined, (q) => q.where('facility_id', '=', key.facilityId!))
+    .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
+    .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
+    .orderBy('svcpoid')
     .execute();
 }
 
@@ -62,24 +52,6 @@ export async function replaceLines(
 
 export async function insertEvent(db: Db, row: Insertable<ReceiptEventTable>): Promise<void> {
   await db.insertInto('receipt_events').values(row).execute();
-}
-
-/** The live receipts of a customer in a facility matching every given number. */
-export async function findLiveByNumbers(
-  db: Db,
-  key: { companyId: string; customerId: string; facilityId: string; poNo?: string; referenceNo?: string },
-): Promise<ReceiptRow[]> {
-  return db
-    .selectFrom('receipts')
-    .selectAll()
-    .where('company_id', '=', key.companyId)
-    .where('customer_id', '=', key.customerId)
-    .where('facility_id', '=', key.facilityId)
-    .where('status', '<>', 'Cancelled')
-    .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
-    .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
-    .orderBy('svcpoid')
-    .execute();
 }
 
 export async function findReceipt(db: Db, companyId: string, svcpoid: string): Promise<ReceiptRow | undefined> {

@@ -157,7 +157,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
   const now = clock.now();
   const subject = ackSubject(request, { poNo: content.PONo, referenceNo }, principal, now);
   const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
-  const live = await repo.findLiveByPoNo(trx, key);
+  const [live] = await repo.findLive(trx, key);
 
   if (content.ActionCode === 'Cancelled') {
     if (!live) throw notFound(`Not found receipt with PONo ${content.PONo}`);
@@ -168,7 +168,9 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
   const problems = importProblems(content, timeZone);
   if (problems.length > 0) throw badRequest(...problems);
   if (referenceNo !== null) {
-    const holder = (await repo.findLiveByReferenceNo(trx, { ...key, referenceNo })).find((r) => r.svcpoid !== live?.svcpoid);
+    const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
+      (r) => r.svcpoid !== live?.svcpoid,
+    );
     if (holder) throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
   }
   if (live && !UPDATABLE.includes(live.status)) {
@@ -314,7 +316,7 @@ export async function cancelReceipt(
   return idempotency.runCommand(db, clock, identity, {
     run: async (trx) => {
       if (poNo === null && referenceNo === null) throw badRequest('PONo or ReferenceNo is required');
-      const matches = await repo.findLiveByNumbers(trx, {
+      const matches = await repo.findLive(trx, {
         companyId: request.CompanyID,
         customerId: request.CustomerID,
         facilityId: request.FacilityID,
