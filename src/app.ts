@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
 import { replyRouteNotFound, replyWithError } from './http/errors.js';
+import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
@@ -16,6 +17,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
@@ -23,7 +25,7 @@ import * as tenants from './modules/tenants/tenants.service.js';
 export const EDI_PREFIX = '/shared/bam/v1/public';
 
 /** The EDI modules, in the order their routes register. */
-const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes, receivingRoutes];
+const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes, receivingRoutes, receiptSearchRoutes];
 
 export interface AppOptions {
   config: Config;
@@ -41,7 +43,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     bodyLimit: config.bodyLimit,
     genReqId: () => randomUUID(),
     ajv: {
-      customOptions: ajvOptions,
+      customOptions: { ...ajvOptions, formats: dateTimeFormats },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -58,7 +60,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
         title: 'Wharf — Warehouse Integration API',
         version: '1.3.1',
         description:
-          'Inbound receipts, outbound orders, inventory, the item master and last-mile rates. Errors use the spec\'s shapes: an array of `{code, error}` or an object `{error}`.',
+          "Inbound receipts, outbound orders, inventory, the item master and last-mile rates. Errors use the spec's shapes: an array of `{code, error}` or an object `{error}`.",
       },
       components: {
         securitySchemes: {
@@ -100,7 +102,10 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     await app.register(
       async (edi) => {
         edi.decorateRequest('principal');
-        edi.addHook('onRequest', authenticate((key) => tenants.authenticateApiKey(db, clock, key)));
+        edi.addHook(
+          'onRequest',
+          authenticate((key) => tenants.authenticateApiKey(db, clock, key)),
+        );
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
       },
       { prefix: EDI_PREFIX },

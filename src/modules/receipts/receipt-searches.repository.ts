@@ -1,0 +1,149 @@
+import type { Db } from '../../db/database.js';
+
+/**
+ * The SQL of the customer's receipt searches. The RC search reads receipt_confirmations through
+ * receipt_confirmations_search_idx (company, customer, facility, created_at, id); the header search
+ * reads receipts through receipts_updated_idx (company, facility, customer, updated_at), and each
+ * page row's latest confirmation through receipt_confirmations_number_uq (company, svcpoid, …).
+ */
+
+export interface ConfirmationSearchFilter {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  poNo?: string;
+  referenceNo?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+export interface ConfirmationRecordRow {
+  id: number;
+  customer_id: string;
+  facility_id: string;
+  po_no: string;
+  reference_no: string | null;
+  rc: string;
+  received_at: number;
+  created_at: number;
+}
+
+function confirmations(db: Db, filter: ConfirmationSearchFilter) {
+  return db
+    .selectFrom('receipt_confirmations')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('facility_id', '=', filter.facilityId)
+    .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
+    .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+}
+
+export async function countConfirmations(db: Db, filter: ConfirmationSearchFilter): Promise<number> {
+  const { count } = await confirmations(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest first; ties on the creation time break on the id, so pages are stable. */
+export async function pageConfirmations(
+  db: Db,
+  filter: ConfirmationSearchFilter,
+  offset: number,
+  limit: number,
+): Promise<ConfirmationRecordRow[]> {
+  return confirmations(db, filter)
+    .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'rc', 'received_at', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export interface ReceiptHeaderFilter {
+  companyId: string;
+  facilityId: string;
+  customerId: string;
+  status?: string;
+  poNo?: string;
+  referenceNo?: string;
+  updatedFrom?: number;
+  updatedTo?: number;
+}
+
+export interface ReceiptHeaderRow {
+  svcpoid: string;
+  customer_id: string;
+  facility_id: string;
+  po_no: string;
+  reference_no: string | null;
+  status: string;
+  carrier_name: string | null;
+  scac_code: string | null;
+  bol_no: string | null;
+  container_no: string | null;
+  scheduled_at: number | null;
+  created_at: number;
+  updated_at: number;
+  /** received_at of the receipt's latest confirmation (by creation time, then id); null before any. */
+  last_received_at: number | null;
+}
+
+function receipts(db: Db, filter: ReceiptHeaderFilter) {
+  return db
+    .selectFrom('receipts')
+    .where('receipts.company_id', '=', filter.companyId)
+    .where('receipts.facility_id', '=', filter.facilityId)
+    .where('receipts.customer_id', '=', filter.customerId)
+    .$if(filter.status !== undefined, (q) => q.where('receipts.status', '=', filter.status!))
+    .$if(filter.poNo !== undefined, (q) => q.where('receipts.po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('receipts.reference_no', '=', filter.referenceNo!))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('receipts.updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('receipts.updated_at', '<=', filter.updatedTo!));
+}
+
+export async function countReceiptHeaders(db: Db, filter: ReceiptHeaderFilter): Promise<number> {
+  const { count } = await receipts(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
+export async function pageReceiptHeaders(db: Db, filter: ReceiptHeaderFilter, offset: number, limit: number): Promise<ReceiptHeaderRow[]> {
+  return receipts(db, filter)
+    .select([
+      'receipts.svcpoid',
+      'receipts.customer_id',
+      'receipts.facility_id',
+      'receipts.po_no',
+      'receipts.reference_no',
+      'receipts.status',
+      'receipts.carrier_name',
+      'receipts.scac_code',
+      'receipts.bol_no',
+      'receipts.container_no',
+      'receipts.scheduled_at',
+      'receipts.created_at',
+      'receipts.updated_at',
+    ])
+    .select((eb) =>
+      eb
+        .selectFrom('receipt_confirmations as c')
+        .select('c.received_at')
+        .whereRef('c.company_id', '=', 'receipts.company_id')
+        .whereRef('c.svcpoid', '=', 'receipts.svcpoid')
+        .orderBy('c.created_at', 'desc')
+        .orderBy('c.id', 'desc')
+        .limit(1)
+        .as('last_received_at'),
+    )
+    .orderBy('receipts.updated_at')
+    .orderBy('receipts.svcpoid')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}

@@ -1,0 +1,218 @@
+import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
+import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum } from '../../http/schemas.js';
+import { UOMS } from './receipts.schemas.js';
+import { RECEIPT_STATUSES } from './receiving.schemas.js';
+
+/**
+ * The customer's read side of receipts: the RC search (spec 2.5, 2.6) and the receipt-level header
+ * search (DESIGN §4b).
+ */
+
+const LocalDateTime = (description: string) =>
+  OptionalText(50, `${description}: ISO 8601 local date-time with milliseconds in the facility’s time zone, e.g. 2024-03-05T14:07:09.123.`);
+
+export const RcSearchRequestSchema = Type.Object(
+  {
+    CompanyID,
+    FacilityID,
+    CustomerID,
+    PONo: OptionalText(50, 'Only the confirmations of the receipt with this PONo; empty or null means any.'),
+    ReferenceNo: OptionalText(50, 'Only the confirmations of the receipt with this ReferenceNo; empty or null means any.'),
+    CreatedWhenFrom: LocalDateTime('Lower bound of the creation time, inclusive'),
+    CreatedWhenTo: LocalDateTime('Upper bound of the creation time, inclusive'),
+    Paging: Type.Optional(PagingRequestSchema),
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        PONo: 'PO-20240305-01',
+        CreatedWhenFrom: '2024-03-05T00:00:00.000',
+        CreatedWhenTo: '2024-03-05T23:59:59.999',
+        Paging: { PagingNo: 1 },
+      },
+    ],
+  },
+);
+export type RcSearchRequest = Static<typeof RcSearchRequestSchema>;
+
+const Text = Nullable(Type.String());
+const AlwaysNull = (key: string) =>
+  Nullable(Type.String({ description: `In the published example; Wharf keeps no ${key}, so it is null.` }));
+const Quantity = Type.Union([Type.String(), Type.Number()], { description: 'As the confirmation sent it (decimal text or a number).' });
+
+const numbered = (prefix: (n: number) => string) =>
+  Array.from({ length: 20 }, (_, i) => `${prefix(i + 1)}${String(i + 1).padStart(2, '0')}`);
+
+/** DynTxtPropertyValue01…20 as keys that are always present, a text or null. */
+function nullableTexts(names: string[]): Record<string, TUnsafe<string | null>> {
+  return Object.fromEntries(names.map((name) => [name, Nullable(Type.String())]));
+}
+
+/** The header's customized fields on the RC object. */
+export const RC_DYNAMIC_KEYS = numbered(() => 'DynTxtPropertyValue');
+/** RC Items spell the keys from 11 on with a lower-case d, as the published example does. */
+export const RC_ITEM_DYNAMIC_KEYS = numbered((n) => (n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue'));
+
+export const RcItemSchema = Type.Object(
+  {
+    POLineNo: Nullable(Type.Integer({ description: 'The line sequence number: the confirmed one, else the receipt line’s.' })),
+    ItemNumber: Type.String(),
+    ItemShortDescription: Nullable(Type.String({ description: 'From the item master.' })),
+    ItemDescription: Nullable(Type.String({ description: 'From the item master.' })),
+    ReceivedQuantity: Type.Number({ description: 'Received quantity, a JSON number.' }),
+    CustomerMaterial: AlwaysNull('CustomerMaterial'),
+    Diverse: AlwaysNull('Diverse'),
+    ItemNote: Text,
+    SerialNumber: Type.Array(Type.String(), { description: 'An array, as the published example shows; empty when none was sent.' }),
+    LotNo: Text,
+    UOM: StringEnum(UOMS),
+    ExpectedQty: Nullable(Type.String({ description: 'Decimal text; null for an item the receipt did not announce.' })),
+    ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd.' })),
+    SHIPMENTLINEID: Nullable(Type.String({ description: 'The receipt line (its position in the import, from 1) this line filled.' })),
+    SupplierID: Text,
+    SupplierName: AlwaysNull('SupplierName'),
+    ...nullableTexts(RC_ITEM_DYNAMIC_KEYS),
+  },
+  { description: 'A received line. From 11 on the customized keys are spelled dynTxtPropertyValue (lower-case d).' },
+);
+
+export const RcCartonLineSchema = Type.Object(
+  {
+    ItemID: Type.String(),
+    LotNo: Text,
+    QtyInCarton: Quantity,
+    UOM: StringEnum(UOMS),
+    ...nullableTexts(RC_DYNAMIC_KEYS),
+  },
+  { additionalProperties: true, description: 'As the confirmation sent it; a spec key it left out is null.' },
+);
+
+export const RcCartonSchema = Type.Object(
+  {
+    CartonNo: Text,
+    PoundPerCarton: Nullable(Type.Union([Type.String(), Type.Number()])),
+    ItemLines: Type.Array(RcCartonLineSchema),
+  },
+  { additionalProperties: true, description: 'As the confirmation sent it; a spec key it left out is null (ItemLines []).' },
+);
+
+export const RcSchema = Type.Object(
+  {
+    SVCCompanyID: Type.String({ description: 'The CompanyID, under the key the published example uses.' }),
+    CustomerID: Type.String(),
+    SupplierID: Text,
+    PONo: Type.String(),
+    ReferenceNo: Text,
+    SVCPOID: Type.String(),
+    ReceivedDate: Type.String({ description: 'When the goods arrived: facility-local ISO date-time with milliseconds.' }),
+    ContainerNumber: Text,
+    BOLNo: Text,
+    CarrierName: Text,
+    SCACCode: Text,
+    ...nullableTexts(RC_DYNAMIC_KEYS),
+    Items: Type.Array(RcItemSchema),
+    Cartons: Type.Array(RcCartonSchema),
+    Note: Text,
+    PalletQty: Nullable(Type.Integer()),
+    TitleID: Text,
+    RECEIPTSOURCECODE: AlwaysNull('RECEIPTSOURCECODE'),
+    ORGANIZATIONCODE: AlwaysNull('ORGANIZATIONCODE'),
+    TOSUBINVENTORY: AlwaysNull('TOSUBINVENTORY'),
+  },
+  { description: 'The receiving confirmation content (spec 2.6).' },
+);
+export type Rc = Static<typeof RcSchema>;
+
+export const RcRecordSchema = Type.Object({
+  FacilityID: Type.String(),
+  CustomerID: Type.String(),
+  ReferenceNo: Text,
+  PONo: Type.String(),
+  RC: RcSchema,
+  CreatedWhen: Type.String({ description: 'When the confirmation was posted: facility-local ISO 8601 date-time with milliseconds.' }),
+});
+export type RcRecord = Static<typeof RcRecordSchema>;
+
+export const RcSearchResultSchema = Type.Array(RcRecordSchema, {
+  description:
+    'One record per confirmation, oldest first; [] when nothing matches. Paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.',
+});
+
+/** The receipt-level columns, in the order DESIGN §4b gives them. */
+export const RECEIPT_LEVEL_HEAD = [
+  'Facility',
+  'Customer',
+  'Receipt #',
+  'Status',
+  'PO #',
+  'Ref.#',
+  'Carrier',
+  'Container No',
+  'BOL',
+  'SCAC Code',
+  'Schedule Date',
+  'Received Date',
+  'Create Time',
+  'Update Time',
+] as const;
+
+const OffsetDateTime = (description: string) =>
+  OptionalText(50, `${description}: ISO 8601 date-time with its UTC offset, e.g. 2024-03-05T14:07:09.123-08:00.`);
+
+export const ReceiptLevelSearchRequestSchema = Type.Object(
+  {
+    CompanyID,
+    FacilityID,
+    CustomerID,
+    PONo: OptionalText(50, 'Only the receipt with this PONo; empty or null means any.'),
+    ReferenceNo: OptionalText(50, 'Only the receipt with this ReferenceNo; empty or null means any.'),
+    Status: Type.Optional(StringEnum(RECEIPT_STATUSES, { description: 'Only receipts in this status; every status when absent.' })),
+    UpdatedWhenFrom: OffsetDateTime('Lower bound of the last update, inclusive'),
+    UpdatedWhenTo: OffsetDateTime('Upper bound of the last update, inclusive'),
+    Paging: Type.Optional(PagingRequestSchema),
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        Status: 'In Progress',
+        UpdatedWhenFrom: '2024-03-05T00:00:00.000-08:00',
+        Paging: { PageNo: 1, PageSize: 100 },
+      },
+    ],
+  },
+);
+export type ReceiptLevelSearchRequest = Static<typeof ReceiptLevelSearchRequestSchema>;
+
+export const ReceiptLevelRowSchema = Type.Object({
+  Facility: Type.String(),
+  Customer: Type.String(),
+  'Receipt #': Type.String({ description: 'The SVCPOID.' }),
+  Status: StringEnum(RECEIPT_STATUSES),
+  'PO #': Type.String(),
+  'Ref.#': Text,
+  Carrier: Nullable(Type.String({ description: 'The CarrierName.' })),
+  'Container No': Text,
+  BOL: Text,
+  'SCAC Code': Text,
+  'Schedule Date': Nullable(Type.String({ description: 'Facility-local ISO date-time with milliseconds.' })),
+  'Received Date': Nullable(Type.String({ description: 'The latest confirmation’s ReceivedDate, facility-local; null before any.' })),
+  'Create Time': Type.String({ description: 'Facility-local ISO date-time with milliseconds.' }),
+  'Update Time': Type.String({ description: 'ISO date-time with the facility’s UTC offset.' }),
+});
+export type ReceiptLevelRow = Static<typeof ReceiptLevelRowSchema>;
+
+export const ReceiptLevelSearchResultSchema = Type.Object({
+  results: Type.Object({
+    head: Type.Array(Type.String(), { description: `The column names, in this order: ${RECEIPT_LEVEL_HEAD.join(', ')}.` }),
+    data: Type.Array(ReceiptLevelRowSchema, { description: 'One row per receipt keyed by the head names, oldest update first.' }),
+  }),
+  paging: PagingSchema,
+});
+export type ReceiptLevelSearchResult = Static<typeof ReceiptLevelSearchResultSchema>;

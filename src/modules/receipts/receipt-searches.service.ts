@@ -1,0 +1,96 @@
+import type { Db } from '../../db/database.js';
+import { badRequest } from '../../http/errors.js';
+import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
+import { parseWithOffset, readLocalWindow } from '../../http/time.js';
+import * as tenants from '../tenants/tenants.service.js';
+import { presentRcRecord, presentReceiptLevelRow } from './receipt-searches.present.js';
+import * as repo from './receipt-searches.repository.js';
+import {
+  RECEIPT_LEVEL_HEAD,
+  type RcRecord,
+  type RcSearchRequest,
+  type ReceiptLevelSearchRequest,
+  type ReceiptLevelSearchResult,
+} from './receipt-searches.schemas.js';
+
+/**
+ * What a customer reads back about its receipts: the receiving confirmations (RC search, spec 2.5
+ * and 2.6) and the receipt headers (receipt-level search, DESIGN §4b). The route's authorize()
+ * has already checked the CompanyID, FacilityID and CustomerID against the key, and every query
+ * below is bound to all three, so a key reads nothing outside its scope.
+ */
+
+export const SEARCH_ROLES = ['customer', 'operator', 'admin'] as const;
+
+async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
+  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
+}
+
+/** A text filter; empty or null means no filter, as it does for the time bounds. */
+const filterText = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? undefined : value);
+
+/**
+ * One page of a customer's confirmations in a facility, oldest first (creation time, then id).
+ * Unlike the ACK search, nothing matching is an empty page, not a 404.
+ */
+export async function searchConfirmations(db: Db, request: RcSearchRequest): Promise<{ records: RcRecord[]; paging: Paging }> {
+  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const { window, problems } = readLocalWindow(
+    { CreatedWhenFrom: request.CreatedWhenFrom, CreatedWhenTo: request.CreatedWhenTo },
+    timeZone,
+  );
+  if (problems.length > 0) throw badRequest(...problems);
+
+  const filter: repo.ConfirmationSearchFilter = {
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    facilityId: request.FacilityID,
+    poNo: filterText(request.PONo),
+    referenceNo: filterText(request.ReferenceNo),
+    createdFrom: window.from,
+    createdTo: window.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countConfirmations(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageConfirmations(db, filter, page.offset, page.pageSize) : [];
+  return { records: rows.map((row) => presentRcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+}
+
+/** UpdatedWhenFrom/To must carry a UTC offset; the messages name each bound that does not. */
+function readOffsetWindow(request: ReceiptLevelSearchRequest): { from?: number; to?: number; problems: string[] } {
+  const problems: string[] = [];
+  const bound = (name: 'UpdatedWhenFrom' | 'UpdatedWhenTo') => {
+    const text = request[name];
+    if (text === undefined || text === null || text === '') return undefined;
+    const instant = parseWithOffset(text);
+    if (instant === undefined)
+      problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
+    return instant;
+  };
+  return { from: bound('UpdatedWhenFrom'), to: bound('UpdatedWhenTo'), problems };
+}
+
+/** One page of a customer's receipt headers in a facility, oldest update first, ties by SVCPOID. */
+export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRequest): Promise<ReceiptLevelSearchResult> {
+  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const window = readOffsetWindow(request);
+  if (window.problems.length > 0) throw badRequest(...window.problems);
+
+  const filter: repo.ReceiptHeaderFilter = {
+    companyId: request.CompanyID,
+    facilityId: request.FacilityID,
+    customerId: request.CustomerID,
+    status: request.Status,
+    poNo: filterText(request.PONo),
+    referenceNo: filterText(request.ReferenceNo),
+    updatedFrom: window.from,
+    updatedTo: window.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countReceiptHeaders(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageReceiptHeaders(db, filter, page.offset, page.pageSize) : [];
+  return {
+    results: { head: [...RECEIPT_LEVEL_HEAD], data: rows.map((row) => presentReceiptLevelRow(row, timeZone)) },
+    paging: pagingOf(page, totalCount, rows.length),
+  };
+}
