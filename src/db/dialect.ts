@@ -41,9 +41,7 @@ export function dialectNameOfDb(db: Kysely<any>): DialectName {
 }
 
 export function createDialect(url: string, options: DialectOptions = {}): Dialect {
-  return dialectNameOf(url) === 'sqlite'
-    ? createSqliteDialect(url.slice('sqlite:'.length), options)
-    : createPostgresDialect(url, options);
+  return dialectNameOf(url) === 'sqlite' ? createSqliteDialect(url.slice('sqlite:'.length), options) : createPostgresDialect(url, options);
 }
 
 function createSqliteDialect(path: string, options: DialectOptions): Dialect {
@@ -143,6 +141,14 @@ export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise
     .returning('value')
     .executeTakeFirstOrThrow();
   return Number(row.value);
+}
+
+/**
+ * Locks the rows a select reads until the transaction ends: FOR UPDATE on PostgreSQL. SQLite has
+ * no row locks and needs none: its write transactions (BEGIN IMMEDIATE) already run one at a time.
+ */
+export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<any>, query: Q): Q {
+  return dialectNameOfDb(db) === 'postgres' ? query.forUpdate() : query;
 }
 
 interface DriverError {

@@ -88,7 +88,9 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     if (customerId !== undefined) {
       const inScope =
         typeof customerId === 'string' &&
-        (principal.role === 'customer' ? principal.customerIds.includes(customerId) : await directory.customerExists(companyId, customerId));
+        (principal.role === 'customer'
+          ? principal.customerIds.includes(customerId)
+          : await directory.customerExists(companyId, customerId));
       if (!inScope) throw forbidden(`CustomerID ${String(customerId)} is outside this API key's scope`);
     }
   };

@@ -95,7 +95,10 @@ async function recordRejectedBody(request: FastifyRequest, refusal: AppError): P
     // An Idempotency-Key reused for another request is 422 here too; a body whose identifiers are
     // outside the key's scope gets no ACK, and still the 400.
     if (error instanceof AppError) return error.statusCode === 422 ? { statusCode: 422, body: error.body } : fresh;
-    request.log.error({ error: { type: (error as Error).name, message: isDatabaseError(error) ? undefined : (error as Error).message } }, 'recording a rejected body failed');
+    request.log.error(
+      { error: { type: (error as Error).name, message: isDatabaseError(error) ? undefined : (error as Error).message } },
+      'recording a rejected body failed',
+    );
     return fresh;
   }
 }

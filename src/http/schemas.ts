@@ -1,3 +1,5 @@
+import type { DecimalRule } from '../lib/decimal.js';
+import type { dateTimeFormats } from './formats.js';
 import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** Shared TypeBox building blocks for request and response schemas. */
@@ -10,14 +12,20 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 /** A value of the given schema, or null; one `type` keyword (`["string","null"]`), not an anyOf. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
   const { type, ...rest } = schema as TSchema & { type?: string | string[] };
+  if (Array.isArray(type)) return Type.Unsafe<T['static'] | null>({ ...rest, type: [...type, 'null'] });
   if (typeof type !== 'string') {
     // A union: null becomes one more branch, and the union's own message stays on the outside.
     const { 'x-message': message, description } = schema as TSchema & { 'x-message'?: string };
     return Type.Unsafe<T['static'] | null>(
-      Type.Union([schema, Type.Null()], { ...(message ? { 'x-message': `${message} or null` } : {}), ...(description ? { description } : {}) }),
+      Type.Union([schema, Type.Null()], {
+        ...(message ? { 'x-message': `${message} or null` } : {}),
+        ...(description ? { description } : {}),
+      }),
     );
   }
-  return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'] });
+  // An enum lists its values; null must be one of them too, or `type` alone would not admit it.
+  const values = (rest as { enum?: unknown[] }).enum;
+  return Type.Unsafe<T['static'] | null>({ ...rest, ...(values ? { enum: [...values, null] } : {}), type: [type, 'null'] });
 }
 
 /** The spec's identifiers (CompanyID, CustomerID, FacilityID): 1 to 15 characters. */
@@ -75,13 +83,39 @@ export const OptionalText = (maxLength: number, description?: string) =>
   Type.Optional(Nullable(Type.String({ maxLength, ...(description ? { description } : {}) })));
 
 /**
+ * An optional date-time text in one of the formats of http/formats.ts; empty or null means absent.
+ * `example` shows the form in the message and in the OpenAPI document.
+ */
+export const OptionalDateTime = (format: keyof typeof dateTimeFormats, maxLength: number, example: string, description: string) =>
+  Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength,
+        format,
+        'x-message': `must be a date-time such as ${example}`,
+        description: `${description} E.g. ${example}.`,
+      }),
+    ),
+  );
+
+/**
  * A quantity (DESIGN §2): decimal text with at most 11 integer and 4 fractional digits, or a JSON
- * number of that form. The schema checks the shape; lib/decimal reads it exactly.
+ * number of that form; `x-decimal` checks digits and sign, lib/decimal reads it exactly.
  */
 export function Quantity(options: { signed?: boolean; description?: string } = {}) {
-  const sign = options.signed ? '-?' : '';
-  return Type.Union([Type.String({ pattern: `^${sign}\\d{1,11}(\\.\\d{1,4})?$` }), Type.Number()], {
-    'x-message': `must be ${options.signed ? 'a' : 'a positive'} decimal with at most 11 integer and 4 fractional digits`,
-    ...(options.description ? { description: options.description } : {}),
+  return Decimal(
+    { integerDigits: 11, fractionDigits: 4, sign: options.signed ? 'any' : 'positive' },
+    `must be ${options.signed ? 'a' : 'a positive'} decimal with at most 11 integer and 4 fractional digits`,
+    options.description,
+  );
+}
+
+/** A decimal of the given shape, as text or a JSON number. */
+export function Decimal(rule: DecimalRule, message: string, description?: string) {
+  return Type.Unsafe<string | number>({
+    type: ['string', 'number'],
+    'x-decimal': rule,
+    'x-message': message,
+    ...(description ? { description } : {}),
   });
 }

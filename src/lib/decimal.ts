@@ -91,3 +91,28 @@ export function decimalToNumber(value: number): number {
   if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not a scaled integer`);
   return value === 0 ? 0 : value / SCALE;
 }
+
+/** The shape a decimal field allows: digits before and after the point, and the sign. */
+export interface DecimalRule {
+  integerDigits: number;
+  fractionDigits: number;
+  sign: 'positive' | 'nonnegative' | 'any';
+}
+
+/**
+ * Whether `value` (decimal text, or a JSON number by its shortest round-trip form, never an
+ * exponent) has at most the rule's digits and the sign it allows.
+ */
+export function fitsDecimalRule(value: unknown, rule: DecimalRule): boolean {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
+  else return false;
+  const shape = new RegExp(`^(-?)(\\d{1,${rule.integerDigits}})(?:\\.(\\d{1,${rule.fractionDigits}}))?$`).exec(text);
+  if (!shape) return false;
+  const negative = shape[1] === '-';
+  const zero = /^0+$/.test(shape[2]!) && /^0*$/.test(shape[3] ?? '');
+  if (rule.sign === 'positive') return !negative && !zero;
+  if (rule.sign === 'nonnegative') return !negative || zero;
+  return true;
+}

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type Options } from 'ajv';
+import { fitsDecimalRule, type DecimalRule } from './decimal.js';
 import { formatValidationErrors, type ValidationIssue } from './validation-messages.js';
 
 /**
@@ -11,7 +12,19 @@ export const ajvOptions = {
   coerceTypes: false,
   removeAdditional: false,
   verbose: true,
-  keywords: ['x-message'],
+  // A quantity is text or a JSON number: `type: ["string", "number"]`.
+  allowUnionTypes: true,
+  keywords: [
+    // A field's own message for its failures (`… must be a positive decimal …`).
+    'x-message',
+    // Exact decimals, as text or JSON numbers: digits and sign (lib/decimal).
+    {
+      keyword: 'x-decimal',
+      schemaType: 'object',
+      validate: (rule: DecimalRule, value: unknown) => fitsDecimalRule(value, rule),
+      errors: false,
+    },
+  ],
 } satisfies Options;
 
 const ajv = new Ajv(ajvOptions);

@@ -44,12 +44,17 @@ function describe(issue: ValidationIssue, context: string | undefined): string {
   const p = issue.params;
   switch (issue.keyword) {
     case 'required':
-      return `${fieldPath(issue.instancePath, String(p.missingProperty))} is required`;
+      // A conditional requirement names its condition (`is required when SCACCode is empty`).
+      return `${fieldPath(issue.instancePath, String(p.missingProperty))} ${custom ?? 'is required'}`;
+    case 'if':
+      // The failure of the `then`/`else` branch is reported by its own keyword.
+      return '';
     case 'type': {
       const types = String(p.type).split(',');
       return `${subject} must be ${types.map((t) => articles[t] ?? t).join(' or ')}`;
     }
     case 'minLength':
+      if (custom) return `${subject} ${custom}`;
       return p.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${p.limit} characters`;
     case 'maxLength':
       return `${subject} must be at most ${p.limit} characters`;
@@ -62,13 +67,17 @@ function describe(issue: ValidationIssue, context: string | undefined): string {
     case 'maxItems':
       return `${subject} must have at most ${p.limit} items`;
     case 'enum':
-      return `${subject} must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === '' ? '""' : String(v))).join(', ')}`;
+      // A nullable enum lists null among its values; the message names the real choices.
+      return `${subject} must be one of: ${(p.allowedValues as unknown[])
+        .filter((v) => v !== null)
+        .map((v) => (v === '' ? '""' : String(v)))
+        .join(', ')}`;
     case 'const':
       return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern':
       return `${subject} ${custom ?? 'has an invalid format'}`;
     case 'format':
-      return `${subject} must be a valid ${p.format}`;
+      return `${subject} ${custom ?? `must be a valid ${p.format}`}`;
     case 'additionalProperties':
       return `${fieldPath(issue.instancePath, String(p.additionalProperty))} is not allowed`;
     case 'anyOf':
@@ -96,7 +105,7 @@ export function formatValidationErrors(issues: ValidationIssue[], context?: stri
   for (const issue of issues) {
     if (insideFailedUnion(issue)) continue;
     const message = describe(issue, context);
-    if (!messages.includes(message)) messages.push(message);
+    if (message && !messages.includes(message)) messages.push(message);
     if (messages.length === MAX_PROBLEMS) break;
   }
   return messages;

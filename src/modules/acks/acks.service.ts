@@ -68,6 +68,9 @@ export async function recordFailure(trx: Trx, subject: AckSubject, refusal: AppE
   });
 }
 
+/** An empty filter value filters nothing, as an absent one. */
+const blankToUndefined = (value: string | null | undefined) => (value === null || value === '' ? undefined : value);
+
 const NOT_FOUND: Record<DocumentType, string> = { RN: 'Not found receipt', DN: 'Not found order' };
 
 /**
@@ -92,8 +95,10 @@ export async function searchAcks(
     customerId: request.CustomerID,
     facilityId: request.FacilityID,
     documentType,
-    poNo: request.PONo ?? undefined,
-    referenceNo: request.ReferenceNo === null || request.ReferenceNo === undefined ? undefined : String(request.ReferenceNo),
+    poNo: blankToUndefined(request.PONo),
+    referenceNo: blankToUndefined(
+      request.ReferenceNo === null || request.ReferenceNo === undefined ? undefined : String(request.ReferenceNo),
+    ),
     createdFrom: window.from,
     createdTo: window.to,
   };

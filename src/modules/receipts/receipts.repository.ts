@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { nextSequenceValue } from '../../db/dialect.js';
+import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
 /** All SQL of receipts and their lines. */
@@ -19,8 +19,9 @@ export async function nextSvcpoid(db: Db): Promise<string> {
 export async function findLive(
   db: Db,
   key: { companyId: string; customerId: string; facilityId?: string; poNo?: string; referenceNo?: string },
+  options: { lock?: boolean } = {},
 ): Promise<ReceiptRow[]> {
-  return db
+  const query = db
     .selectFrom('receipts')
     .selectAll()
     .where('company_id', '=', key.companyId)
@@ -29,8 +30,8 @@ export async function findLive(
     .$if(key.facilityId !== undefined, (q) => q.where('facility_id', '=', key.facilityId!))
     .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
-    .orderBy('svcpoid')
-    .execute();
+    .orderBy('svcpoid');
+  return (options.lock ? forUpdate(db, query) : query).execute();
 }
 
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
@@ -54,8 +55,15 @@ export async function insertEvent(db: Db, row: Insertable<ReceiptEventTable>): P
   await db.insertInto('receipt_events').values(row).execute();
 }
 
-export async function findReceipt(db: Db, companyId: string, svcpoid: string): Promise<ReceiptRow | undefined> {
-  return db.selectFrom('receipts').selectAll().where('company_id', '=', companyId).where('svcpoid', '=', svcpoid).executeTakeFirst();
+/** One receipt; with `lock`, held until the transaction ends so that no other writer moves it meanwhile. */
+export async function findReceipt(
+  db: Db,
+  companyId: string,
+  svcpoid: string,
+  options: { lock?: boolean } = {},
+): Promise<ReceiptRow | undefined> {
+  const query = db.selectFrom('receipts').selectAll().where('company_id', '=', companyId).where('svcpoid', '=', svcpoid);
+  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function findLines(db: Db, companyId: string, svcpoid: string): Promise<ReceiptLineRow[]> {

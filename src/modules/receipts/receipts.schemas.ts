@@ -3,7 +3,9 @@ import {
   CompanyID,
   CustomerID,
   FacilityID,
+  Decimal,
   Nullable,
+  OptionalDateTime,
   OptionalText,
   Quantity,
   StringEnum,
@@ -40,9 +42,11 @@ export const ReceiptLineSchema = Type.Object({
   LotNo: OptionalText(30),
   Pallets: Type.Optional(
     Nullable(
-      Type.Union([Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,2})?$' }), Type.Number({ minimum: 0 })], {
-        'x-message': 'must be a decimal(5,2): at most 3 integer and 2 fractional digits',
-      }),
+      Decimal(
+        { integerDigits: 3, fractionDigits: 2, sign: 'nonnegative' },
+        'must be a decimal(5,2): at most 3 integer and 2 fractional digits',
+        'Expected pallet quantity.',
+      ),
     ),
   ),
   ItemNotes: OptionalText(1000),
@@ -69,25 +73,60 @@ const CartonSchema = Type.Object({
   ItemLines: Type.Optional(Type.Array(CartonLineSchema, { maxItems: MAX_LINES })),
 });
 
-export const AsnContentSchema = Type.Object({
-  ReceiptType: Type.Optional(Nullable(StringEnum([...RECEIPT_TYPES, ''], { description: 'Default Regular Receipt.' }))),
-  SupplierID: OptionalText(15),
-  PONo: Type.String({ minLength: 1, maxLength: 50, description: 'Inbound purchase order number.' }),
-  ReferenceNo: OptionalText(50, 'Unique among the customer’s live receipts.'),
-  BOLNo: OptionalText(50),
-  ContainerNo: OptionalText(50),
-  Seals: OptionalText(50),
-  CarrierName: OptionalText(15, 'Required when SCACCode is empty.'),
-  SCACCode: OptionalText(15),
-  ScheduledDate: OptionalText(50, 'M/d/yyyy h:mm:ss AM or ISO 8601, in the facility’s time zone.'),
-  ShippingInstruction: OptionalText(1000),
-  ...dynamicTextProperties(100),
-  ActionCode: Type.Optional(Nullable(StringEnum(['Imported', 'Cancelled']))),
-  ETD: OptionalText(50, 'Same format as ScheduledDate.'),
-  Items: Type.Optional(Type.Array(ReceiptLineSchema, { maxItems: MAX_LINES })),
-  Cartons: Type.Optional(Type.Array(CartonSchema, { maxItems: MAX_LINES })),
-  Status: Type.Literal('Imported', { description: 'Always Imported.' }),
-});
+/** Conditions across fields, in the schema so that they are reported with every other problem. */
+const asnConditions = {
+  allOf: [
+    {
+      // CarrierName is required when SCACCode is empty.
+      if: { not: { required: ['SCACCode'], properties: { SCACCode: { type: 'string', minLength: 1 } } } },
+      then: {
+        required: ['CarrierName'],
+        properties: {
+          CarrierName: { type: ['string', 'null'], not: { type: 'null' }, minLength: 1, 'x-message': 'is required when SCACCode is empty' },
+        },
+        'x-message': 'is required when SCACCode is empty',
+      },
+    },
+    {
+      // A cancel names the receipt; anything else brings its lines.
+      if: { not: { required: ['ActionCode'], properties: { ActionCode: { const: 'Cancelled' } } } },
+      then: { required: ['Items'], properties: { Items: { type: 'array', minItems: 1 } } },
+    },
+  ],
+};
+
+export const AsnContentSchema = Type.Object(
+  {
+    ReceiptType: Type.Optional(Nullable(StringEnum([...RECEIPT_TYPES, ''], { description: 'Default Regular Receipt.' }))),
+    SupplierID: OptionalText(15),
+    PONo: Type.String({ minLength: 1, maxLength: 50, description: 'Inbound purchase order number.' }),
+    ReferenceNo: OptionalText(50, 'Unique among the customer’s live receipts.'),
+    BOLNo: OptionalText(50),
+    ContainerNo: OptionalText(50),
+    Seals: OptionalText(50),
+    CarrierName: OptionalText(15, 'Required when SCACCode is empty.'),
+    SCACCode: OptionalText(15),
+    ScheduledDate: OptionalDateTime(
+      'schedule-date',
+      50,
+      '3/5/2024 2:07:09 PM or 2024-03-05T14:07:09',
+      'Estimated arrival, in the facility’s time zone.',
+    ),
+    ShippingInstruction: OptionalText(1000),
+    ...dynamicTextProperties(100),
+    ActionCode: Type.Optional(Nullable(StringEnum(['Imported', 'Cancelled']))),
+    ETD: OptionalDateTime(
+      'schedule-date',
+      50,
+      '3/5/2024 2:07:09 PM or 2024-03-05T14:07:09',
+      'Estimated departure, in the facility’s time zone.',
+    ),
+    Items: Type.Optional(Type.Array(ReceiptLineSchema, { maxItems: MAX_LINES })),
+    Cartons: Type.Optional(Type.Array(CartonSchema, { maxItems: MAX_LINES })),
+    Status: Type.Literal('Imported', { description: 'Always Imported.' }),
+  },
+  asnConditions,
+);
 export type AsnContent = Static<typeof AsnContentSchema>;
 
 export const ReceiptImportRequestSchema = Type.Object(

@@ -4,7 +4,7 @@ import { AppError, badRequest, conflict, notFound, type Answer } from '../../htt
 import type { RequestIdentity } from '../../http/request-identity.js';
 import { parseScheduleDate } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
-import { decimalText, tryParseDecimal } from '../../lib/decimal.js';
+import { tryParseDecimal } from '../../lib/decimal.js';
 import * as acks from '../acks/acks.service.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
 import * as items from '../items/items.service.js';
@@ -21,7 +21,6 @@ export const CUSTOMER_ROLES = ['customer', 'admin'] as const;
 
 /** Statuses in which the customer may still replace the receipt by importing it again. */
 const UPDATABLE = ['Imported', 'Open'];
-const PALLETS = /^\d{1,3}(\.\d{1,2})?$/;
 
 /** The ACK subject of a request, from whatever identifiers it carries. */
 function ackSubject(
@@ -44,44 +43,14 @@ function ackSubject(
 
 const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
 
-/** Problems of an import that the schema cannot see; all of them at once. */
-function importProblems(content: AsnContent, timeZone: string): string[] {
-  const problems: string[] = [];
-  if (!content.Items || content.Items.length === 0) problems.push('ASNContent.Items must have at least 1 item');
-  if (!blankToNull(content.SCACCode) && !blankToNull(content.CarrierName)) {
-    problems.push('ASNContent.CarrierName is required when SCACCode is empty');
-  }
-  for (const field of ['ScheduledDate', 'ETD'] as const) {
-    const text = blankToNull(content[field]);
-    if (text !== null && parseScheduleDate(text, timeZone) === undefined) {
-      problems.push(`ASNContent.${field} must be a date-time such as 3/5/2024 2:07:09 PM or 2024-03-05T14:07:09`);
-    }
-  }
-  (content.Items ?? []).forEach((line, index) => {
-    const at = `ASNContent.Items[${index}]`;
-    const expected = tryParseDecimal(line.ExpectedQty);
-    if (expected === undefined || expected <= 0) {
-      problems.push(`${at}.ExpectedQty must be a positive decimal with at most 11 integer and 4 fractional digits`);
-    }
-    if (line.Pallets !== undefined && line.Pallets !== null && !PALLETS.test(decimalText(line.Pallets) ?? '')) {
-      problems.push(`${at}.Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits`);
-    }
+/** The one problem of an import that the schema cannot see: its two priority keys disagreeing. */
+function importProblems(content: AsnContent): string[] {
+  return (content.Items ?? []).flatMap((line, index) => {
     const priorities = [line.ReceivingPriority, line['Receiving Priority']].filter((p) => p !== undefined && p !== null);
-    if (priorities.length === 2 && String(priorities[0]) !== String(priorities[1])) {
-      problems.push(`${at}.ReceivingPriority and Receiving Priority disagree`);
-    }
+    return priorities.length === 2 && String(priorities[0]) !== String(priorities[1])
+      ? [`ASNContent.Items[${index}].ReceivingPriority and Receiving Priority disagree`]
+      : [];
   });
-  (content.Cartons ?? []).forEach((carton, c) =>
-    (carton.ItemLines ?? []).forEach((line, index) => {
-      const quantity = tryParseDecimal(line.QtyInCarton);
-      if (quantity === undefined || quantity <= 0) {
-        problems.push(
-          `ASNContent.Cartons[${c}].ItemLines[${index}].QtyInCarton must be a positive decimal with at most 11 integer and 4 fractional digits`,
-        );
-      }
-    }),
-  );
-  return problems;
 }
 
 /** What is saved but worth telling: the answer's Status becomes Warning with these in Error. */
@@ -157,7 +126,8 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
   const now = clock.now();
   const subject = ackSubject(request, { poNo: content.PONo, referenceNo }, principal, now);
   const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
-  const [live] = await repo.findLive(trx, key);
+  // Locked: a confirmation or an operator move of the same receipt waits for this import.
+  const [live] = await repo.findLive(trx, key, { lock: true });
 
   if (content.ActionCode === 'Cancelled') {
     if (!live) throw notFound(`Not found receipt with PONo ${content.PONo}`);
@@ -165,7 +135,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
   }
 
   const timeZone = await facilityTimeZone(trx, request.CompanyID, request.FacilityID);
-  const problems = importProblems(content, timeZone);
+  const problems = importProblems(content);
   if (problems.length > 0) throw badRequest(...problems);
   if (referenceNo !== null) {
     const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
@@ -316,13 +286,17 @@ export async function cancelReceipt(
   return idempotency.runCommand(db, clock, identity, {
     run: async (trx) => {
       if (poNo === null && referenceNo === null) throw badRequest('PONo or ReferenceNo is required');
-      const matches = await repo.findLive(trx, {
-        companyId: request.CompanyID,
-        customerId: request.CustomerID,
-        facilityId: request.FacilityID,
-        poNo: poNo ?? undefined,
-        referenceNo: referenceNo ?? undefined,
-      });
+      const matches = await repo.findLive(
+        trx,
+        {
+          companyId: request.CompanyID,
+          customerId: request.CustomerID,
+          facilityId: request.FacilityID,
+          poNo: poNo ?? undefined,
+          referenceNo: referenceNo ?? undefined,
+        },
+        { lock: true },
+      );
       if (matches.length === 0) throw notFound(`Not found receipt with ${poNo !== null ? `PONo ${poNo}` : `ReferenceNo ${referenceNo}`}`);
       return cancelByCustomer(trx, matches[0]!, subject(clock.now()), blankToNull(request.CancelNote));
     },
