@@ -105,7 +105,7 @@ export function createCli(io: CliIo = processIo): Command {
     .command('customer')
     .description('manage customers')
     .command('add <CompanyID> <CustomerID>')
-    .description("add a customer (a merchant) to a company")
+    .description('add a customer (a merchant) to a company')
     .option('--name <name>', 'display name')
     .addOption(dbOption())
     .action(async (companyId: string, customerId: string, options) => {

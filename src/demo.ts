@@ -12,10 +12,52 @@ import * as tenants from './modules/tenants/tenants.service.js';
 export const DEMO = { company: 'DEMO', customer: 'ACME', facility: 'LAX1', timeZone: 'America/Los_Angeles', raterUserId: 1001 };
 
 const DEMO_ITEMS = [
-  { itemID: 'MUG-BLUE-12', itemDescription: 'Ceramic mug, blue, 12 oz', BaseUOM: 'EA', BaseLength: 4.5, BaseWidth: 3.5, BaseHeight: 4, BaseUnitLength: 'Inch', BaseWeight: 0.9, BaseUnitWeight: 'Pound', CaseQty: 24, CaseUOM: 'CS' },
-  { itemID: 'MUG-RED-12', itemDescription: 'Ceramic mug, red, 12 oz', BaseUOM: 'EA', BaseLength: 4.5, BaseWidth: 3.5, BaseHeight: 4, BaseUnitLength: 'Inch', BaseWeight: 0.9, BaseUnitWeight: 'Pound', CaseQty: 24, CaseUOM: 'CS' },
-  { itemID: 'TEE-BLK-M', itemDescription: 'T-shirt, black, M', BaseUOM: 'EA', BaseWeight: 0.4, BaseUnitWeight: 'Pound', hasSerialNumber: 'N' },
-  { itemID: 'LAMP-DESK', itemDescription: 'Desk lamp with LED bulb', BaseUOM: 'EA', BaseLength: 18, BaseWidth: 7, BaseHeight: 7, BaseUnitLength: 'Inch', BaseWeight: 3.2, BaseUnitWeight: 'Pound', hasSerialNumber: 'Y' },
+  {
+    itemID: 'MUG-BLUE-12',
+    itemDescription: 'Ceramic mug, blue, 12 oz',
+    BaseUOM: 'EA',
+    BaseLength: 4.5,
+    BaseWidth: 3.5,
+    BaseHeight: 4,
+    BaseUnitLength: 'Inch',
+    BaseWeight: 0.9,
+    BaseUnitWeight: 'Pound',
+    CaseQty: 24,
+    CaseUOM: 'CS',
+  },
+  {
+    itemID: 'MUG-RED-12',
+    itemDescription: 'Ceramic mug, red, 12 oz',
+    BaseUOM: 'EA',
+    BaseLength: 4.5,
+    BaseWidth: 3.5,
+    BaseHeight: 4,
+    BaseUnitLength: 'Inch',
+    BaseWeight: 0.9,
+    BaseUnitWeight: 'Pound',
+    CaseQty: 24,
+    CaseUOM: 'CS',
+  },
+  {
+    itemID: 'TEE-BLK-M',
+    itemDescription: 'T-shirt, black, M',
+    BaseUOM: 'EA',
+    BaseWeight: 0.4,
+    BaseUnitWeight: 'Pound',
+    hasSerialNumber: 'N',
+  },
+  {
+    itemID: 'LAMP-DESK',
+    itemDescription: 'Desk lamp with LED bulb',
+    BaseUOM: 'EA',
+    BaseLength: 18,
+    BaseWidth: 7,
+    BaseHeight: 7,
+    BaseUnitLength: 'Inch',
+    BaseWeight: 3.2,
+    BaseUnitWeight: 'Pound',
+    hasSerialNumber: 'Y',
+  },
   { itemID: 'OLD-SKU-1', itemDescription: 'Discontinued sample', BaseUOM: 'EA', status: 'Inactive' as const },
 ];
 
@@ -38,7 +80,9 @@ function readKeyFile(path: string): Partial<DemoKeys> {
 /** Seeds the DEMO tenant, reusing the keys in `keyFile` while they still work; returns the keys. */
 export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<DemoKeys> {
   await ignoreDuplicate(() => tenants.addCompany(db, clock, { companyId: DEMO.company, name: 'Demo Logistics' }));
-  await ignoreDuplicate(() => tenants.addCustomer(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, name: 'Acme Housewares' }));
+  await ignoreDuplicate(() =>
+    tenants.addCustomer(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, name: 'Acme Housewares' }),
+  );
   await ignoreDuplicate(() =>
     tenants.addFacility(db, clock, { companyId: DEMO.company, facilityId: DEMO.facility, name: 'Los Angeles DC', timeZone: DEMO.timeZone }),
   );

@@ -116,7 +116,11 @@ describeEachDialect('wharf CLI', (dialect) => {
 
   it('adds a company, a customer and a facility with its time zone', async () => {
     const company = uniqueId('CO');
-    expect(await wharf('company', 'add', company, '--name', 'Acme Logistics')).toEqual({ code: 0, out: [`company ${company} added`], err: [] });
+    expect(await wharf('company', 'add', company, '--name', 'Acme Logistics')).toEqual({
+      code: 0,
+      out: [`company ${company} added`],
+      err: [],
+    });
     expect(await wharf('customer', 'add', company, 'CU1')).toEqual({ code: 0, out: [`customer CU1 added to ${company}`], err: [] });
     expect(await wharf('facility', 'add', company, 'CHI1', '--timezone', 'America/Chicago')).toEqual({
       code: 0,
@@ -211,7 +215,18 @@ describeEachDialect('wharf CLI', (dialect) => {
   it('key create --json prints the key with its details', async () => {
     const { company, customer, facility } = await tenant();
     const before = Date.now();
-    const { key, view } = await createKey('--role', 'customer', '--company', company, '--customer', customer, '--facility', facility, '--label', 'ERP sync');
+    const { key, view } = await createKey(
+      '--role',
+      'customer',
+      '--company',
+      company,
+      '--customer',
+      customer,
+      '--facility',
+      facility,
+      '--label',
+      'ERP sync',
+    );
     expect(key).toMatch(KEY_PATTERN);
     expect(Object.keys(view).sort()).toEqual([...VIEW_KEYS].sort());
     expect(view).toEqual({
@@ -258,7 +273,18 @@ describeEachDialect('wharf CLI', (dialect) => {
     expect(unknownFacility.code).toBe(1);
     expect(unknownFacility.err.join('\n')).toContain('NOSUCHFAC');
 
-    const unknownCustomer = await wharf('key', 'create', '--role', 'customer', '--company', company, '--customer', 'NOSUCHCU', '--facility', facility);
+    const unknownCustomer = await wharf(
+      'key',
+      'create',
+      '--role',
+      'customer',
+      '--company',
+      company,
+      '--customer',
+      'NOSUCHCU',
+      '--facility',
+      facility,
+    );
     expect(unknownCustomer.code).toBe(1);
     expect(unknownCustomer.err.join('\n')).toContain('NOSUCHCU');
 
@@ -397,7 +423,9 @@ describeEachDialect('wharf CLI', (dialect) => {
       expect({ spelling, code: result.code === 0 ? 0 : 'refused', out: result.out }).toEqual({ spelling, code: 'refused', out: [] });
     }
     expect(await tenants.authenticateApiKey(target.db, clock, key)).toMatchObject({ keyId: view.id });
-    expect((await target.db.selectFrom('api_keys').select('revoked_at').where('id', '=', view.id).executeTakeFirstOrThrow()).revoked_at).toBeNull();
+    expect(
+      (await target.db.selectFrom('api_keys').select('revoked_at').where('id', '=', view.id).executeTakeFirstOrThrow()).revoked_at,
+    ).toBeNull();
   });
 
   it('revoking one key leaves the other keys working', async () => {

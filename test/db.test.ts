@@ -66,9 +66,22 @@ describeEachDialect('migrations', (dialect) => {
     const clock = new TestClock();
     const companyId = uniqueId('CO');
     await tenants.addCompany(db, clock, { companyId });
-    const row = { key_hash: 'a'.repeat(64), role: 'admin', company_id: companyId, label: '', created_at: 1, customer_ids: '[]', facility_ids: '[]', user_ids: '[]' };
+    const row = {
+      key_hash: 'a'.repeat(64),
+      role: 'admin',
+      company_id: companyId,
+      label: '',
+      created_at: 1,
+      customer_ids: '[]',
+      facility_ids: '[]',
+      user_ids: '[]',
+    };
     await db.insertInto('api_keys').values(row).execute();
-    const duplicate = await db.insertInto('api_keys').values(row).execute().catch((e: unknown) => e);
+    const duplicate = await db
+      .insertInto('api_keys')
+      .values(row)
+      .execute()
+      .catch((e: unknown) => e);
     expect(isUniqueViolation(duplicate)).toBe(true);
     // a key of an unknown company is refused by the foreign key on both databases
     const orphan = await db
@@ -267,7 +280,10 @@ describeEachDialect('database access', (dialect) => {
     expect(counted).toEqual({ n: 2, total: 2 * clock.now(), latest: clock.now() });
     const company = await db.selectFrom('companies').select('created_at').where('company_id', '=', companyId).executeTakeFirstOrThrow();
     expect(company.created_at).toBe(clock.now());
-    const { rows } = await sql<{ big: unknown; dec: unknown }>`select cast(${2 ** 52} as bigint) + 1 as big, cast(12.0 as numeric) as dec`.execute(db);
+    const { rows } = await sql<{
+      big: unknown;
+      dec: unknown;
+    }>`select cast(${2 ** 52} as bigint) + 1 as big, cast(12.0 as numeric) as dec`.execute(db);
     expect(rows[0]).toEqual({ big: 2 ** 52 + 1, dec: 12 });
   });
 

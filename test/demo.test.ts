@@ -29,7 +29,14 @@ describeEachDialect('demo seed', (dialect) => {
   const counts = async () => {
     const db = database.db;
     const count = async (table: 'companies' | 'customers' | 'facilities' | 'api_keys' | 'items') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     return {
       companies: await count('companies'),
       customers: await count('customers'),

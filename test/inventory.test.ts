@@ -89,7 +89,13 @@ describeEachDialect('inventory postings', (dialect) => {
   const balances = (filter: Partial<BalanceFilter> = {}) =>
     findBalances(
       db,
-      { companyId: tenant.companyId, customerId: tenant.customerIds[0]!, facilityId: tenant.facilityIds[0]!, includeEmpty: true, ...filter },
+      {
+        companyId: tenant.companyId,
+        customerId: tenant.customerIds[0]!,
+        facilityId: tenant.facilityIds[0]!,
+        includeEmpty: true,
+        ...filter,
+      },
       ALL,
     );
 
@@ -208,7 +214,16 @@ describeEachDialect('inventory postings', (dialect) => {
     await post([
       { itemId: item, uom: 'EA', quantity: q('1') },
       { itemId: item, uom: 'EA', lotNo: '', goodsType: '', titleId: '', expirationDate: '', quantity: q('2') },
-      { itemId: item, uom: 'EA', lotNo: null, goodsType: null, titleId: null, inventoryStatus: null, expirationDate: null, quantity: q('3') },
+      {
+        itemId: item,
+        uom: 'EA',
+        lotNo: null,
+        goodsType: null,
+        titleId: null,
+        inventoryStatus: null,
+        expirationDate: null,
+        quantity: q('3'),
+      },
       { itemId: item, uom: 'EA', inventoryStatus: 'Available', quantity: q('4') },
     ]);
     expect(await onHandOf(item)).toEqual(['10']);
@@ -229,9 +244,15 @@ describeEachDialect('inventory postings', (dialect) => {
     const item = uniqueId('IT');
     await post([{ itemId: item, uom: 'EA', lotNo: 'L1', quantity: q('5') }]);
     // nothing allocates yet: set an allocation directly
-    await db.updateTable('inventory_balances').set({ allocated: q('2') }).where('item_id', '=', item).execute();
+    await db
+      .updateTable('inventory_balances')
+      .set({ allocated: q('2') })
+      .where('item_id', '=', item)
+      .execute();
 
-    const message = await conflictOf(post([{ itemId: item, uom: 'EA', lotNo: 'L1', quantity: q('-3.0001') }], { sourceType: 'adjustment' }));
+    const message = await conflictOf(
+      post([{ itemId: item, uom: 'EA', lotNo: 'L1', quantity: q('-3.0001') }], { sourceType: 'adjustment' }),
+    );
     expect(message).toBe(`Not enough stock of item ${item}, lot L1, UOM EA: 3 available (5 on hand, 2 allocated), 3.0001 to take`);
     expect(await onHandOf(item)).toEqual(['5']);
 
@@ -319,8 +340,16 @@ describeEachDialect('inventory postings', (dialect) => {
     const where = () => db.updateTable('inventory_balances').where('company_id', '=', tenant.companyId).where('item_id', '=', item);
     await expect(where().set({ on_hand: -1 }).execute()).rejects.toThrow();
     await expect(where().set({ allocated: -1 }).execute()).rejects.toThrow();
-    await expect(where().set({ allocated: q('1.0001') }).execute()).rejects.toThrow();
-    await expect(where().set({ on_hand: MAX_SCALED + 1 }).execute()).rejects.toThrow();
+    await expect(
+      where()
+        .set({ allocated: q('1.0001') })
+        .execute(),
+    ).rejects.toThrow();
+    await expect(
+      where()
+        .set({ on_hand: MAX_SCALED + 1 })
+        .execute(),
+    ).rejects.toThrow();
     await expect(
       db
         .insertInto('inventory_balances')
@@ -380,7 +409,7 @@ describeEachDialect('inventory postings', (dialect) => {
       [f1, f2].sort().map((f) => (f === f1 ? q('1') : q('10'))),
     );
     expect((await findBalances(db, { ...filter, inventoryStatus: 'Hold' }, ALL)).map((b) => b.lotNo)).toEqual(['L3']);
-    expect((await findBalances(db, { ...filter, facilityId: f1, lotNo: '' }, ALL))).toEqual([]);
+    expect(await findBalances(db, { ...filter, facilityId: f1, lotNo: '' }, ALL)).toEqual([]);
 
     const pages = [
       await findBalances(db, { ...filter, facilityId: f1 }, { offset: 0, pageSize: 2 }),

@@ -89,7 +89,10 @@ describeEachDialect('receipt atomicity', (dialect) => {
   const expectInternalError = (response: LightMyRequestResponse) => {
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual([
-      { code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/), error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/) },
+      {
+        code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/),
+        error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/),
+      },
     ]);
     expect(response.body).not.toMatch(/injected|insert|trigger|select/i);
   };
@@ -129,7 +132,9 @@ describeEachDialect('receipt atomicity', (dialect) => {
     return rows[0]!.status;
   };
   const ledgerRows = async (svcpoid: string) => {
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from inventory_ledger where source_id = ${svcpoid}`.execute(db());
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from inventory_ledger where source_id = ${svcpoid}`.execute(
+      db(),
+    );
     return Number(rows[0]!.n);
   };
   const receivedQuantities = async (svcpoid: string) => {
@@ -226,7 +231,9 @@ describeEachDialect('receipt atomicity', (dialect) => {
 
     const succeeded = await ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey, headers);
     expect(succeeded.statusCode).toBe(200);
-    expect(succeeded.json()).toEqual({ Receipt: { SVCPOID: svcpoid, Status: 'Partial Received', ConfirmationNo: confirmationNo, Warnings: [] } });
+    expect(succeeded.json()).toEqual({
+      Receipt: { SVCPOID: svcpoid, Status: 'Partial Received', ConfirmationNo: confirmationNo, Warnings: [] },
+    });
     expect(await ledgerRows(svcpoid)).toBe(2);
     expect(await receivedQuantities(svcpoid)).toEqual([
       ['SKU-A', 10],
@@ -243,7 +250,12 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const filler = await importReceipt(uniqueId('PO'), { Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '99999999999.9999', UOM: 'CS' }] });
     const full = await ctx().post(
       `${THREEPL}/post-confirmation`,
-      { ...facility(), SVCPOID: filler.svcpoid, ConfirmationNo: 'FILL', Items: [{ ItemNumber: 'SKU-B', ReceivedQuantity: '99999999999.9999', UOM: 'CS', LotNo: 'FULL' }] },
+      {
+        ...facility(),
+        SVCPOID: filler.svcpoid,
+        ConfirmationNo: 'FILL',
+        Items: [{ ItemNumber: 'SKU-B', ReceivedQuantity: '99999999999.9999', UOM: 'CS', LotNo: 'FULL' }],
+      },
       operatorKey,
     );
     expect(full.statusCode).toBe(200);
@@ -261,7 +273,9 @@ describeEachDialect('receipt atomicity', (dialect) => {
       operatorKey,
     );
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toEqual([{ code: expect.stringMatching(/^EDI-ERROR-Stock of .*would exceed 99999999999\.9999/), error: expect.any(String) }]);
+    expect(refused.json()).toEqual([
+      { code: expect.stringMatching(/^EDI-ERROR-Stock of .*would exceed 99999999999\.9999/), error: expect.any(String) },
+    ]);
     expect(await snapshot()).toEqual(before);
     expect(await statusOf(svcpoid)).toBe('Imported');
   });
@@ -295,7 +309,9 @@ describeEachDialect('receipt atomicity', (dialect) => {
    */
   const race = async (slow: () => Promise<LightMyRequestResponse>, fast: () => Promise<LightMyRequestResponse>) => {
     if (dialect === 'postgres') {
-      await sql.raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`).execute(db());
+      await sql
+        .raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`)
+        .execute(db());
     }
     try {
       const slowAnswer = slow();
@@ -321,7 +337,9 @@ describeEachDialect('receipt atomicity', (dialect) => {
       expect(await statusOf(svcpoid)).toBe('In Progress');
       expect(await ledgerRows(svcpoid)).toBe(2);
     } else {
-      expect(confirmed.json()).toEqual(problems(`Receipt ${svcpoid} is Cancelled; only Imported, Open, In Progress receipts can be received`));
+      expect(confirmed.json()).toEqual(
+        problems(`Receipt ${svcpoid} is Cancelled; only Imported, Open, In Progress receipts can be received`),
+      );
       expect(await statusOf(svcpoid)).toBe('Cancelled');
       expect(await ledgerRows(svcpoid)).toBe(0);
     }
@@ -334,7 +352,12 @@ describeEachDialect('receipt atomicity', (dialect) => {
       () =>
         ctx().post(
           `${THREEPL}/post-confirmation`,
-          { ...facility(), SVCPOID: svcpoid, ConfirmationNo: uniqueId('CN'), Items: [{ ItemNumber: 'SKU-A', ReceivedQuantity: '3', UOM: 'EA' }] },
+          {
+            ...facility(),
+            SVCPOID: svcpoid,
+            ConfirmationNo: uniqueId('CN'),
+            Items: [{ ItemNumber: 'SKU-A', ReceivedQuantity: '3', UOM: 'EA' }],
+          },
           operatorKey,
         ),
       () => ctx().post(IMPORT, receiptBody(poNo, { Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '7', UOM: 'EA' }] }), customerKey),

@@ -7,13 +7,7 @@ import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
 
 /** The whole schema, composed from the tables each module owns. */
-export interface Database
-  extends TenantTables,
-    ItemTables,
-    InventoryTables,
-    IdempotencyTables,
-    AckTables,
-    ReceiptTables {}
+export interface Database extends TenantTables, ItemTables, InventoryTables, IdempotencyTables, AckTables, ReceiptTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -92,7 +92,11 @@ describeEachDialect('HTTP core', (dialect) => {
     });
 
     it('refuses prototype-poisoning keys', async () => {
-      const response = await ctx().post(SEARCH, `{"CompanyID":"${tenant.companyId}","CustomerID":"${tenant.customerIds[0]}","__proto__":{"x":1}}`, key);
+      const response = await ctx().post(
+        SEARCH,
+        `{"CompanyID":"${tenant.companyId}","CustomerID":"${tenant.customerIds[0]}","__proto__":{"x":1}}`,
+        key,
+      );
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(problems('Malformed JSON body'));
     });
@@ -253,7 +257,11 @@ describeEachDialect('HTTP core', (dialect) => {
       const unknown = await ctx().post('/edi/no-such-operation', ids(), key);
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toEqual(problems(`Route POST ${EDI_PREFIX}/edi/no-such-operation not found`));
-      const wrongMethod = await ctx().app.inject({ method: 'GET', url: `${EDI_PREFIX}${SEARCH}`, headers: { authorization: `APIKey ${key}` } });
+      const wrongMethod = await ctx().app.inject({
+        method: 'GET',
+        url: `${EDI_PREFIX}${SEARCH}`,
+        headers: { authorization: `APIKey ${key}` },
+      });
       expect(wrongMethod.statusCode).toBe(404);
       expect(wrongMethod.json()).toEqual(problems(`Route GET ${EDI_PREFIX}${SEARCH} not found`));
     });
@@ -392,7 +400,12 @@ describeEachDialect('HTTP core', (dialect) => {
         { send: () => ctx().post(SEARCH, ids(), key), status: 200, url: `${EDI_PREFIX}${SEARCH}`, keyId },
         { send: () => ctx().post(SEARCH, { ...ids(), Paging: { PageNo: 0 } }, key), status: 400, url: `${EDI_PREFIX}${SEARCH}`, keyId },
         { send: () => ctx().post(SEARCH, '{"a":', key), status: 400, url: `${EDI_PREFIX}${SEARCH}`, keyId },
-        { send: () => ctx().post(SEARCH, { ...ids(), CustomerID: tenant.customerIds[1] }, key), status: 403, url: `${EDI_PREFIX}${SEARCH}`, keyId },
+        {
+          send: () => ctx().post(SEARCH, { ...ids(), CustomerID: tenant.customerIds[1] }, key),
+          status: 403,
+          url: `${EDI_PREFIX}${SEARCH}`,
+          keyId,
+        },
         { send: () => ctx().post(SEARCH, 'a=b', key, { 'content-type': 'text/plain' }), status: 415, url: `${EDI_PREFIX}${SEARCH}`, keyId },
         { send: () => ctx().post(SEARCH, { Pad: 'x'.repeat(BODY_LIMIT) }, key), status: 413, url: `${EDI_PREFIX}${SEARCH}`, keyId },
         { send: () => ctx().post(`${SEARCH}?apikey=${key}`, ids(), 'wk_not-a-key'), status: 401, url: `${EDI_PREFIX}${SEARCH}` },
@@ -413,7 +426,9 @@ describeEachDialect('HTTP core', (dialect) => {
         if (expectedKeyId === undefined) expect(line).not.toHaveProperty('keyId');
         else expect(line.keyId).toBe(expectedKeyId);
       }
-      const requestIds = ctx().logs.filter((l) => l.msg === 'request').map((l) => l.reqId);
+      const requestIds = ctx()
+        .logs.filter((l) => l.msg === 'request')
+        .map((l) => l.reqId);
       expect(new Set(requestIds).size).toBe(requestIds.length);
     });
 
@@ -449,8 +464,12 @@ describeEachDialect('HTTP core', (dialect) => {
         return parseMetrics(response.body);
       };
       const value = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) =>
-        samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v) && Object.keys(s.labels).length === Object.keys(labels).length)
-          ?.value ?? 0;
+        samples.find(
+          (s) =>
+            s.name === name &&
+            Object.entries(labels).every(([k, v]) => s.labels[k] === v) &&
+            Object.keys(s.labels).length === Object.keys(labels).length,
+        )?.value ?? 0;
 
       const before = await read();
       await ctx().post(SEARCH, ids(), key);
@@ -490,7 +509,9 @@ describeEachDialect('HTTP core', (dialect) => {
       expect(Object.keys(doc.paths)).not.toContain('/openapi.json');
       expect(Object.keys(doc.paths)).not.toContain('/metrics');
 
-      const ediOperations = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>)
+      const ediOperations = Object.entries(
+        doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>,
+      )
         .filter(([path]) => path.startsWith(EDI_PREFIX))
         .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ name: `${method} ${path}`, op })));
       expect(ediOperations.length).toBeGreaterThanOrEqual(2);

@@ -30,17 +30,28 @@ describeEachDialect('item master', (dialect) => {
     ];
     const first = await ctx().post(IMPORT, { ...ids(), Items: items }, customerKey);
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ Items: [{ itemID: 'A-1', Status: 'Created' }, { itemID: 'A-2', Status: 'Created' }] });
+    expect(first.json()).toEqual({
+      Items: [
+        { itemID: 'A-1', Status: 'Created' },
+        { itemID: 'A-2', Status: 'Created' },
+      ],
+    });
 
     const again = await ctx().post(IMPORT, { ...ids(), Items: items }, customerKey);
-    expect(again.json()).toEqual({ Items: [{ itemID: 'A-1', Status: 'Unchanged' }, { itemID: 'A-2', Status: 'Unchanged' }] });
+    expect(again.json()).toEqual({
+      Items: [
+        { itemID: 'A-1', Status: 'Unchanged' },
+        { itemID: 'A-2', Status: 'Unchanged' },
+      ],
+    });
 
-    const changed = await ctx().post(
-      IMPORT,
-      { ...ids(), Items: [{ ...items[0], BaseLength: 5 }, items[1]] },
-      customerKey,
-    );
-    expect(changed.json()).toEqual({ Items: [{ itemID: 'A-1', Status: 'Updated' }, { itemID: 'A-2', Status: 'Unchanged' }] });
+    const changed = await ctx().post(IMPORT, { ...ids(), Items: [{ ...items[0], BaseLength: 5 }, items[1]] }, customerKey);
+    expect(changed.json()).toEqual({
+      Items: [
+        { itemID: 'A-1', Status: 'Updated' },
+        { itemID: 'A-2', Status: 'Unchanged' },
+      ],
+    });
   });
 
   it('answers a search with every head key in spec order, null where unset, numbers as numbers', async () => {
@@ -49,7 +60,14 @@ describeEachDialect('item master', (dialect) => {
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body.results.head).toEqual([...ITEM_HEAD]);
-    expect(body.results.head.slice(0, 6)).toEqual(['ActionCodeAU', 'allowOverWriteItem', 'companyId', 'supplierId', 'customerId', 'itemID']);
+    expect(body.results.head.slice(0, 6)).toEqual([
+      'ActionCodeAU',
+      'allowOverWriteItem',
+      'companyId',
+      'supplierId',
+      'customerId',
+      'itemID',
+    ]);
     expect(body.results.head).toContain('DynTxtPropertyName01');
     expect(body.results.head.indexOf('DynTxtPropertyValue01')).toBe(body.results.head.indexOf('DynTxtPropertyName01') + 1);
     expect(body.results.head.slice(-4)).toEqual(['AKAValue10', 'AKAName10', 'AKA10 Tag', 'AKA10 Org']);
@@ -72,7 +90,10 @@ describeEachDialect('item master', (dialect) => {
   it('filters by Status and pages without overlap or gaps, under every page-number spelling', async () => {
     const customerId = tenant.customerIds[1]!;
     const key = await createKey(ctx().database.db, ctx().clock, tenant, 'customer', { customerIds: [customerId] });
-    const Items = Array.from({ length: 25 }, (_, i) => ({ itemID: `P-${String(i).padStart(2, '0')}`, status: i % 5 === 0 ? 'Inactive' : 'Active' }));
+    const Items = Array.from({ length: 25 }, (_, i) => ({
+      itemID: `P-${String(i).padStart(2, '0')}`,
+      status: i % 5 === 0 ? 'Inactive' : 'Active',
+    }));
     expect((await ctx().post(IMPORT, { CompanyID: tenant.companyId, CustomerID: customerId, Items }, key)).statusCode).toBe(200);
     const base = { CompanyID: tenant.companyId, CustomerID: customerId };
 
@@ -131,7 +152,9 @@ describeEachDialect('item master', (dialect) => {
     );
     const repeated = await ctx().post(IMPORT, { ...ids(), Items: [{ itemID: 'C-1' }, { itemID: 'C-1' }] }, customerKey);
     expect(repeated.statusCode).toBe(400);
-    expect(repeated.json()).toEqual([{ code: 'EDI-ERROR-Items[1].itemID C-1 repeats Items[0]', error: 'Items[1].itemID C-1 repeats Items[0]' }]);
+    expect(repeated.json()).toEqual([
+      { code: 'EDI-ERROR-Items[1].itemID C-1 repeats Items[0]', error: 'Items[1].itemID C-1 repeats Items[0]' },
+    ]);
     const search = await ctx().post(SEARCH, { ...ids(), Paging: { PageSize: 1000 } }, customerKey);
     expect(search.json().results.data.map((d: { itemID: string }) => d.itemID)).not.toContain('C-1');
   });
@@ -147,11 +170,16 @@ describeEachDialect('item master', (dialect) => {
     const other = await ctx().post(IMPORT, { ...ids(), Items: [{ itemID: 'IK-2' }] }, customerKey, headers);
     expect(other.statusCode).toBe(422);
     expect(other.json()).toEqual([
-      { code: 'EDI-ERROR-Idempotency-Key was already used with a different request', error: 'Idempotency-Key was already used with a different request' },
+      {
+        code: 'EDI-ERROR-Idempotency-Key was already used with a different request',
+        error: 'Idempotency-Key was already used with a different request',
+      },
     ]);
     const tooLong = await ctx().post(IMPORT, body, customerKey, { 'idempotency-key': 'k'.repeat(256) });
     expect(tooLong.statusCode).toBe(400);
-    expect(tooLong.json()).toEqual([{ code: 'EDI-ERROR-idempotency-key must be at most 255 characters', error: 'idempotency-key must be at most 255 characters' }]);
+    expect(tooLong.json()).toEqual([
+      { code: 'EDI-ERROR-idempotency-key must be at most 255 characters', error: 'idempotency-key must be at most 255 characters' },
+    ]);
 
     ctx().clock.advance(RETENTION_MS + 1);
     expect(await forgetExpired(ctx().database.db, ctx().clock)).toBeGreaterThanOrEqual(1);
@@ -165,7 +193,10 @@ describeEachDialect('item master', (dialect) => {
     const foreign = await ctx().post(SEARCH, ids(), otherKey);
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json()).toEqual([
-      { code: `EDI-ERROR-CompanyID ${tenant.companyId} is outside this API key's scope`, error: `CompanyID ${tenant.companyId} is outside this API key's scope` },
+      {
+        code: `EDI-ERROR-CompanyID ${tenant.companyId} is outside this API key's scope`,
+        error: `CompanyID ${tenant.companyId} is outside this API key's scope`,
+      },
     ]);
     const otherCustomer = await ctx().post(SEARCH, { ...ids(), CustomerID: tenant.customerIds[1] }, customerKey);
     expect(otherCustomer.statusCode).toBe(403);

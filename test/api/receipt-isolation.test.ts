@@ -26,10 +26,7 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
   // Company A: customers C1, C2; facilities F1, F2. Company B: its own customer and facility.
   let a: Tenant;
   let b: Tenant;
-  const keys = {} as Record<
-    'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'customerB' | 'operatorB' | 'adminB',
-    string
-  >;
+  const keys = {} as Record<'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'customerB' | 'operatorB' | 'adminB', string>;
   // C1's receipt in F1, and B's receipt: what the others must never see or touch.
   const secret = { svcpoid: '', poNo: uniqueId('SECRETPO'), referenceNo: uniqueId('SECRETREF') };
   const secretB = { svcpoid: '', poNo: uniqueId('BPO') };
@@ -40,7 +37,10 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
     b = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
     keys.c1 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] });
     keys.c2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] });
-    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!], facilityIds: [a.facilityIds[1]!] });
+    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', {
+      customerIds: [a.customerIds[0]!],
+      facilityIds: [a.facilityIds[1]!],
+    });
     keys.opF1 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] });
     keys.opF2 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] });
     keys.adminA = await createKey(database.db, clock, a, 'admin');
@@ -117,7 +117,12 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ['another customer of the company', keys.c2, update, `CustomerID ${a.customerIds[0]} is outside this API key's scope`],
       ['a customer key of another company', keys.customerB, update, `CompanyID ${a.companyId} is outside this API key's scope`],
       ['an admin key of another company', keys.adminB, update, `CompanyID ${a.companyId} is outside this API key's scope`],
-      ['the customer’s key limited to another facility', keys.c1OnlyF2, update, `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
+      [
+        'the customer’s key limited to another facility',
+        keys.c1OnlyF2,
+        update,
+        `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+      ],
       ['an operator of another facility', keys.opF2, update, 'An API key with role operator may not call this operation'],
       ['an operator of the facility', keys.opF1, update, 'An API key with role operator may not call this operation'],
     ];
@@ -146,7 +151,11 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
     expect(other.statusCode).toBe(200);
     expectNoLeak(other, secret.svcpoid);
     // A cancel of C2's own receipt leaves C1's alone.
-    const cancel = await ctx().post(IMPORT, { ...importBody(a, 1, 0, secret.poNo), ASNContent: { ...importBody(a, 1, 0, secret.poNo).ASNContent, ActionCode: 'Cancelled' } }, keys.c2);
+    const cancel = await ctx().post(
+      IMPORT,
+      { ...importBody(a, 1, 0, secret.poNo), ASNContent: { ...importBody(a, 1, 0, secret.poNo).ASNContent, ActionCode: 'Cancelled' } },
+      keys.c2,
+    );
     expect(cancel.statusCode).toBe(200);
     expect(cancel.json().Receipt.SVCPOID).toBe(response.json().Receipt.SVCPOID);
     expect(await stored(secret.svcpoid)).toEqual(before);
@@ -175,11 +184,36 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ...numbers,
     });
     const forbidden: [string, string, unknown, string][] = [
-      ['another customer of the company', keys.c2, cancel(0, 0, { PONo: secret.poNo }), `CustomerID ${a.customerIds[0]} is outside this API key's scope`],
-      ['a key of another company', keys.customerB, cancel(0, 0, { PONo: secret.poNo }), `CompanyID ${a.companyId} is outside this API key's scope`],
-      ['an admin of another company', keys.adminB, cancel(0, 0, { PONo: secret.poNo }), `CompanyID ${a.companyId} is outside this API key's scope`],
-      ['a key limited to another facility', keys.c1OnlyF2, cancel(0, 0, { PONo: secret.poNo }), `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
-      ['an operator of another facility', keys.opF2, cancel(0, 0, { PONo: secret.poNo }), 'An API key with role operator may not call this operation'],
+      [
+        'another customer of the company',
+        keys.c2,
+        cancel(0, 0, { PONo: secret.poNo }),
+        `CustomerID ${a.customerIds[0]} is outside this API key's scope`,
+      ],
+      [
+        'a key of another company',
+        keys.customerB,
+        cancel(0, 0, { PONo: secret.poNo }),
+        `CompanyID ${a.companyId} is outside this API key's scope`,
+      ],
+      [
+        'an admin of another company',
+        keys.adminB,
+        cancel(0, 0, { PONo: secret.poNo }),
+        `CompanyID ${a.companyId} is outside this API key's scope`,
+      ],
+      [
+        'a key limited to another facility',
+        keys.c1OnlyF2,
+        cancel(0, 0, { PONo: secret.poNo }),
+        `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+      ],
+      [
+        'an operator of another facility',
+        keys.opF2,
+        cancel(0, 0, { PONo: secret.poNo }),
+        'An API key with role operator may not call this operation',
+      ],
     ];
     for (const [who, key, body, message] of forbidden) {
       const response = await put(body, key);
@@ -189,9 +223,19 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
     }
     // C2 naming C1's ReferenceNo under its own CustomerID; C1 naming its PONo in the other facility.
     const notFound: [string, string, unknown, string][] = [
-      ['another customer’s ReferenceNo', keys.c2, cancel(1, 0, { ReferenceNo: secret.referenceNo }), `Not found receipt with ReferenceNo ${secret.referenceNo}`],
+      [
+        'another customer’s ReferenceNo',
+        keys.c2,
+        cancel(1, 0, { ReferenceNo: secret.referenceNo }),
+        `Not found receipt with ReferenceNo ${secret.referenceNo}`,
+      ],
       ['a receipt of another facility', keys.c1, cancel(0, 1, { PONo: secret.poNo }), `Not found receipt with PONo ${secret.poNo}`],
-      ['a receipt of another facility by ReferenceNo', keys.c1OnlyF2, cancel(0, 1, { ReferenceNo: secret.referenceNo }), `Not found receipt with ReferenceNo ${secret.referenceNo}`],
+      [
+        'a receipt of another facility by ReferenceNo',
+        keys.c1OnlyF2,
+        cancel(0, 1, { ReferenceNo: secret.referenceNo }),
+        `Not found receipt with ReferenceNo ${secret.referenceNo}`,
+      ],
     ];
     for (const [who, key, body, message] of notFound) {
       const response = await put(body, key);
@@ -217,7 +261,12 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ['an operator of another company', keys.operatorB, search(0, 0), `CompanyID ${a.companyId} is outside this API key's scope`],
       ['an admin of another company', keys.adminB, search(0, 0), `CompanyID ${a.companyId} is outside this API key's scope`],
       ['an operator of another facility', keys.opF2, search(0, 0), `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
-      ['a customer key limited to another facility', keys.c1OnlyF2, search(0, 0), `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
+      [
+        'a customer key limited to another facility',
+        keys.c1OnlyF2,
+        search(0, 0),
+        `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+      ],
     ];
     for (const [who, key, body, message] of forbidden) {
       const response = await ctx().post(ACKS, body, key);
@@ -261,12 +310,37 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ...extra,
     });
     const forbidden: [string, string, unknown, string][] = [
-      ['an operator of another facility', keys.opF2, list(a.companyId, a.facilityIds[0]!), `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
-      ['an operator of another company', keys.operatorB, list(a.companyId, a.facilityIds[0]!), `CompanyID ${a.companyId} is outside this API key's scope`],
-      ['an admin of another company', keys.adminB, list(a.companyId, a.facilityIds[0]!), `CompanyID ${a.companyId} is outside this API key's scope`],
+      [
+        'an operator of another facility',
+        keys.opF2,
+        list(a.companyId, a.facilityIds[0]!),
+        `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+      ],
+      [
+        'an operator of another company',
+        keys.operatorB,
+        list(a.companyId, a.facilityIds[0]!),
+        `CompanyID ${a.companyId} is outside this API key's scope`,
+      ],
+      [
+        'an admin of another company',
+        keys.adminB,
+        list(a.companyId, a.facilityIds[0]!),
+        `CompanyID ${a.companyId} is outside this API key's scope`,
+      ],
       ['a customer key', keys.c1, list(a.companyId, a.facilityIds[0]!), 'An API key with role customer may not call this operation'],
-      ['MarkOpen by an operator of another facility', keys.opF2, list(a.companyId, a.facilityIds[0]!, { MarkOpen: true }), `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
-      ['a CustomerID of another company', keys.opF1, list(a.companyId, a.facilityIds[0]!, { CustomerID: b.customerIds[0] }), `CustomerID ${b.customerIds[0]} is outside this API key's scope`],
+      [
+        'MarkOpen by an operator of another facility',
+        keys.opF2,
+        list(a.companyId, a.facilityIds[0]!, { MarkOpen: true }),
+        `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+      ],
+      [
+        'a CustomerID of another company',
+        keys.opF1,
+        list(a.companyId, a.facilityIds[0]!, { CustomerID: b.customerIds[0] }),
+        `CustomerID ${b.customerIds[0]} is outside this API key's scope`,
+      ],
     ];
     for (const [who, key, body, message] of forbidden) {
       const response = await ctx().post(`${THREEPL}/list`, body, key);
@@ -301,10 +375,34 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       const beforeB = await stored(secretB.svcpoid);
       const stock = await stockOf(secret.svcpoid);
       const forbidden: [string, string, string, string, string][] = [
-        ['an operator of another facility', keys.opF2, a.companyId, a.facilityIds[0]!, `FacilityID ${a.facilityIds[0]} is outside this API key's scope`],
-        ['an operator of another company', keys.operatorB, a.companyId, a.facilityIds[0]!, `CompanyID ${a.companyId} is outside this API key's scope`],
-        ['an admin of another company', keys.adminB, a.companyId, a.facilityIds[0]!, `CompanyID ${a.companyId} is outside this API key's scope`],
-        ['the receipt’s own customer', keys.c1, a.companyId, a.facilityIds[0]!, 'An API key with role customer may not call this operation'],
+        [
+          'an operator of another facility',
+          keys.opF2,
+          a.companyId,
+          a.facilityIds[0]!,
+          `FacilityID ${a.facilityIds[0]} is outside this API key's scope`,
+        ],
+        [
+          'an operator of another company',
+          keys.operatorB,
+          a.companyId,
+          a.facilityIds[0]!,
+          `CompanyID ${a.companyId} is outside this API key's scope`,
+        ],
+        [
+          'an admin of another company',
+          keys.adminB,
+          a.companyId,
+          a.facilityIds[0]!,
+          `CompanyID ${a.companyId} is outside this API key's scope`,
+        ],
+        [
+          'the receipt’s own customer',
+          keys.c1,
+          a.companyId,
+          a.facilityIds[0]!,
+          'An API key with role customer may not call this operation',
+        ],
         ['another customer', keys.c2, a.companyId, a.facilityIds[0]!, 'An API key with role customer may not call this operation'],
       ];
       for (const [who, key, companyId, facilityId, message] of forbidden) {

@@ -73,7 +73,13 @@ describeEachDialect('receipt rules', (dialect) => {
   const confirm = (svcpoid: string, quantity: string, extra: Record<string, unknown> = {}) =>
     ctx().post(
       `${THREEPL}/post-confirmation`,
-      { ...facility(), SVCPOID: svcpoid, ConfirmationNo: uniqueId('CN'), Items: [{ ItemNumber: 'SKU-1', ReceivedQuantity: quantity, UOM: 'EA' }], ...extra },
+      {
+        ...facility(),
+        SVCPOID: svcpoid,
+        ConfirmationNo: uniqueId('CN'),
+        Items: [{ ItemNumber: 'SKU-1', ReceivedQuantity: quantity, UOM: 'EA' }],
+        ...extra,
+      },
       operatorKey,
     );
   const get = async (svcpoid: string) => {
@@ -281,7 +287,9 @@ describeEachDialect('receipt rules', (dialect) => {
       const rcs = await count('receipt_confirmations', { svcpoid });
       const response = await confirm(svcpoid, '1');
       expect(response.statusCode).toBe(409);
-      expect(response.json()).toEqual(problems(`Receipt ${svcpoid} is ${status}; only Imported, Open, In Progress receipts can be received`));
+      expect(response.json()).toEqual(
+        problems(`Receipt ${svcpoid} is ${status}; only Imported, Open, In Progress receipts can be received`),
+      );
       expect(await statusOf(svcpoid)).toBe(status);
       expect(await count('inventory_ledger', { source_id: svcpoid })).toBe(postings);
       expect(await count('receipt_confirmations', { svcpoid })).toBe(rcs);
@@ -292,7 +300,9 @@ describeEachDialect('receipt rules', (dialect) => {
     const { svcpoid } = await receiptIn('Open');
     const response = await confirm(svcpoid, '0');
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual(problems('Items[0].ReceivedQuantity must be a positive decimal with at most 11 integer and 4 fractional digits'));
+    expect(response.json()).toEqual(
+      problems('Items[0].ReceivedQuantity must be a positive decimal with at most 11 integer and 4 fractional digits'),
+    );
     expect(await count('inventory_ledger', { source_id: svcpoid })).toBe(0);
     expect(await statusOf(svcpoid)).toBe('Open');
   });
@@ -348,8 +358,22 @@ describeEachDialect('receipt rules', (dialect) => {
   it('every status answers each move as the state machine says (the whole table)', async () => {
     // One receipt per (status, move); a move the table does not allow is 409 and changes nothing.
     const table: Record<Status, Record<string, Status | 409 | 404>> = {
-      Imported: { open: 'Open', cancel: 'Cancelled', 'force-close': 'Force Closed', confirm: 'In Progress', update: 'Imported', customerCancel: 'Cancelled' },
-      Open: { open: 409, cancel: 'Cancelled', 'force-close': 'Force Closed', confirm: 'In Progress', update: 'Imported', customerCancel: 409 },
+      Imported: {
+        open: 'Open',
+        cancel: 'Cancelled',
+        'force-close': 'Force Closed',
+        confirm: 'In Progress',
+        update: 'Imported',
+        customerCancel: 'Cancelled',
+      },
+      Open: {
+        open: 409,
+        cancel: 'Cancelled',
+        'force-close': 'Force Closed',
+        confirm: 'In Progress',
+        update: 'Imported',
+        customerCancel: 409,
+      },
       'In Progress': { open: 409, cancel: 409, 'force-close': 'Force Closed', confirm: 'In Progress', update: 409, customerCancel: 409 },
       'Partial Received': { open: 409, cancel: 409, 'force-close': 409, confirm: 409, update: 409, customerCancel: 409 },
       Closed: { open: 409, cancel: 409, 'force-close': 409, confirm: 409, update: 409, customerCancel: 409 },
@@ -414,7 +438,12 @@ describeEachDialect('receipt rules', (dialect) => {
     ['PONo of 51 characters', (p) => body(p, { PONo: long(51) }), ['ASNContent.PONo must be at most 50 characters'], { poNo: false }],
     ['Status missing', (p) => body(p, { Status: undefined }), ['ASNContent.Status is required'], { poNo: true }],
     ['Status Open', (p) => body(p, { Status: 'Open' }), ['ASNContent.Status must be "Imported"'], { poNo: true }],
-    ['Status Cancelled with ActionCode Cancelled', (p) => body(p, { Status: 'Cancelled', ActionCode: 'Cancelled' }), ['ASNContent.Status must be "Imported"'], { poNo: true }],
+    [
+      'Status Cancelled with ActionCode Cancelled',
+      (p) => body(p, { Status: 'Cancelled', ActionCode: 'Cancelled' }),
+      ['ASNContent.Status must be "Imported"'],
+      { poNo: true },
+    ],
     [
       'ReferenceNo of 51 characters',
       (p) => body(p, { ReferenceNo: long(51) }),
@@ -422,8 +451,18 @@ describeEachDialect('receipt rules', (dialect) => {
       { poNo: true, referenceNo: null },
     ],
     ['BOLNo of 51 characters', (p) => body(p, { BOLNo: long(51) }), ['ASNContent.BOLNo must be at most 50 characters'], { poNo: true }],
-    ['CarrierName of 16 characters', (p) => body(p, { CarrierName: long(16) }), ['ASNContent.CarrierName must be at most 15 characters'], { poNo: true }],
-    ['SCACCode of 16 characters', (p) => body(p, { SCACCode: long(16) }), ['ASNContent.SCACCode must be at most 15 characters'], { poNo: true }],
+    [
+      'CarrierName of 16 characters',
+      (p) => body(p, { CarrierName: long(16) }),
+      ['ASNContent.CarrierName must be at most 15 characters'],
+      { poNo: true },
+    ],
+    [
+      'SCACCode of 16 characters',
+      (p) => body(p, { SCACCode: long(16) }),
+      ['ASNContent.SCACCode must be at most 15 characters'],
+      { poNo: true },
+    ],
     [
       'ShippingInstruction of 1001 characters',
       (p) => body(p, { ShippingInstruction: long(1001) }),
@@ -448,21 +487,58 @@ describeEachDialect('receipt rules', (dialect) => {
       ['ASNContent.Items[0].DynTxtPropertyValue01 must be at most 200 characters'],
       { poNo: true },
     ],
-    ['ItemNumber of 31 characters', (p) => body(p, { Items: [line({ ItemNumber: long(31) })] }), ['ASNContent.Items[0].ItemNumber must be at most 30 characters'], { poNo: true }],
-    ['ItemNumber missing', (p) => body(p, { Items: [line({ ItemNumber: undefined })] }), ['ASNContent.Items[0].ItemNumber is required'], { poNo: true }],
-    ['line LotNo of 31 characters', (p) => body(p, { Items: [line({ LotNo: long(31) })] }), ['ASNContent.Items[0].LotNo must be at most 30 characters'], { poNo: true }],
-    ['GoodsType of 11 characters', (p) => body(p, { Items: [line({ GoodsType: long(11) })] }), ['ASNContent.Items[0].GoodsType must be at most 10 characters'], { poNo: true }],
-    ['ItemNotes of 1001 characters', (p) => body(p, { Items: [line({ ItemNotes: long(1001) })] }), ['ASNContent.Items[0].ItemNotes must be at most 1000 characters'], { poNo: true }],
+    [
+      'ItemNumber of 31 characters',
+      (p) => body(p, { Items: [line({ ItemNumber: long(31) })] }),
+      ['ASNContent.Items[0].ItemNumber must be at most 30 characters'],
+      { poNo: true },
+    ],
+    [
+      'ItemNumber missing',
+      (p) => body(p, { Items: [line({ ItemNumber: undefined })] }),
+      ['ASNContent.Items[0].ItemNumber is required'],
+      { poNo: true },
+    ],
+    [
+      'line LotNo of 31 characters',
+      (p) => body(p, { Items: [line({ LotNo: long(31) })] }),
+      ['ASNContent.Items[0].LotNo must be at most 30 characters'],
+      { poNo: true },
+    ],
+    [
+      'GoodsType of 11 characters',
+      (p) => body(p, { Items: [line({ GoodsType: long(11) })] }),
+      ['ASNContent.Items[0].GoodsType must be at most 10 characters'],
+      { poNo: true },
+    ],
+    [
+      'ItemNotes of 1001 characters',
+      (p) => body(p, { Items: [line({ ItemNotes: long(1001) })] }),
+      ['ASNContent.Items[0].ItemNotes must be at most 1000 characters'],
+      { poNo: true },
+    ],
     ['UOM PK', (p) => body(p, { Items: [line({ UOM: 'PK' })] }), ['ASNContent.Items[0].UOM must be one of: EA, CS'], { poNo: true }],
     ['UOM missing', (p) => body(p, { Items: [line({ UOM: undefined })] }), ['ASNContent.Items[0].UOM is required'], { poNo: true }],
     [
       'ReceiptType not in the list',
       (p) => body(p, { ReceiptType: 'Gift' }),
-      ['ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly, ""'],
+      [
+        'ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly, ""',
+      ],
       { poNo: true },
     ],
-    ['ActionCode Deleted', (p) => body(p, { ActionCode: 'Deleted' }), ['ASNContent.ActionCode must be one of: Imported, Cancelled'], { poNo: true }],
-    ['CarrierName missing with no SCACCode', (p) => body(p, { CarrierName: undefined }), ['ASNContent.CarrierName is required when SCACCode is empty'], { poNo: true }],
+    [
+      'ActionCode Deleted',
+      (p) => body(p, { ActionCode: 'Deleted' }),
+      ['ASNContent.ActionCode must be one of: Imported, Cancelled'],
+      { poNo: true },
+    ],
+    [
+      'CarrierName missing with no SCACCode',
+      (p) => body(p, { CarrierName: undefined }),
+      ['ASNContent.CarrierName is required when SCACCode is empty'],
+      { poNo: true },
+    ],
     [
       'CarrierName empty with an empty SCACCode',
       (p) => body(p, { CarrierName: '', SCACCode: '' }),
@@ -470,14 +546,12 @@ describeEachDialect('receipt rules', (dialect) => {
       { poNo: true },
     ],
     ...(['ReceivingPriority', 'Receiving Priority'] as const).flatMap((key) =>
-      [0, 101, 'abc', '0', '101', 1.5].map(
-        (value): [string, (poNo: string) => unknown, string[], { poNo: boolean }] => [
-          `${key} ${JSON.stringify(value)}`,
-          (p) => body(p, { Items: [line({ [key]: value })] }),
-          [`ASNContent.Items[0].${key} must be a whole number from 1 to 100 or null`],
-          { poNo: true },
-        ],
-      ),
+      [0, 101, 'abc', '0', '101', 1.5].map((value): [string, (poNo: string) => unknown, string[], { poNo: boolean }] => [
+        `${key} ${JSON.stringify(value)}`,
+        (p) => body(p, { Items: [line({ [key]: value })] }),
+        [`ASNContent.Items[0].${key} must be a whole number from 1 to 100 or null`],
+        { poNo: true },
+      ]),
     ),
     [
       'ReceivingPriority and Receiving Priority disagreeing',
@@ -497,14 +571,12 @@ describeEachDialect('receipt rules', (dialect) => {
       ['ASNContent.Items[0].Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits'],
       { poNo: true },
     ],
-    ...[1000, 1.234, 999.999].map(
-      (value): [string, (poNo: string) => unknown, string[], { poNo: boolean }] => [
-        `Pallets ${value}`,
-        (p) => body(p, { Items: [line({ Pallets: value })] }),
-        ['ASNContent.Items[0].Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits'],
-        { poNo: true },
-      ],
-    ),
+    ...[1000, 1.234, 999.999].map((value): [string, (poNo: string) => unknown, string[], { poNo: boolean }] => [
+      `Pallets ${value}`,
+      (p) => body(p, { Items: [line({ Pallets: value })] }),
+      ['ASNContent.Items[0].Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits'],
+      { poNo: true },
+    ]),
     ...(['-1', '0', 0, '1e3', '123456789012', 1.23456, 'abc', '', '1.', '.5', -2] as const).map(
       (value): [string, (poNo: string) => unknown, string[], { poNo: boolean }] => [
         `ExpectedQty ${JSON.stringify(value)}`,
@@ -513,7 +585,12 @@ describeEachDialect('receipt rules', (dialect) => {
         { poNo: true },
       ],
     ),
-    ['ExpectedQty missing', (p) => body(p, { Items: [line({ ExpectedQty: undefined })] }), ['ASNContent.Items[0].ExpectedQty is required'], { poNo: true }],
+    [
+      'ExpectedQty missing',
+      (p) => body(p, { Items: [line({ ExpectedQty: undefined })] }),
+      ['ASNContent.Items[0].ExpectedQty is required'],
+      { poNo: true },
+    ],
     [
       'ScheduledDate tomorrow',
       (p) => body(p, { ScheduledDate: 'tomorrow' }),
@@ -583,7 +660,11 @@ describeEachDialect('receipt rules', (dialect) => {
 
   it('reports the schema problems and the rule problems of one body together (all problems at once)', async () => {
     const poNo = uniqueId('PO');
-    const response = await ctx().post(IMPORT, body(poNo, { BOLNo: long(51), CarrierName: undefined, ScheduledDate: 'tomorrow' }), customerKey);
+    const response = await ctx().post(
+      IMPORT,
+      body(poNo, { BOLNo: long(51), CarrierName: undefined, ScheduledDate: 'tomorrow' }),
+      customerKey,
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(
       expect.arrayContaining(
@@ -600,7 +681,12 @@ describeEachDialect('receipt rules', (dialect) => {
     ['CompanyID missing', () => ({ ...body(uniqueId('PO')), CompanyID: undefined }), 400, problems('CompanyID is required')],
     ['CustomerID missing', () => ({ ...body(uniqueId('PO')), CustomerID: undefined }), 400, problems('CustomerID is required')],
     ['FacilityID missing', () => ({ ...body(uniqueId('PO')), FacilityID: undefined }), 400, problems('FacilityID is required')],
-    ['CustomerID of 16 characters', () => ({ ...body(uniqueId('PO')), CustomerID: long(16) }), 400, problems('CustomerID must be at most 15 characters')],
+    [
+      'CustomerID of 16 characters',
+      () => ({ ...body(uniqueId('PO')), CustomerID: long(16) }),
+      400,
+      problems('CustomerID must be at most 15 characters'),
+    ],
     [
       'CustomerID missing and a rule problem',
       () => ({ ...body(uniqueId('PO'), { PONo: long(51) }), CustomerID: undefined }),
@@ -707,7 +793,8 @@ describeEachDialect('receipt rules', (dialect) => {
 
   it('accepts every field at its maximum length and the boundary values', async () => {
     const poNo = `${uniqueId('PO')}${'P'.repeat(50)}`.slice(0, 50);
-    const dyn = (n: number) => Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`DynTxtPropertyValue${String(i + 1).padStart(2, '0')}`, long(n)]));
+    const dyn = (n: number) =>
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`DynTxtPropertyValue${String(i + 1).padStart(2, '0')}`, long(n)]));
     const response = await importReceipt(poNo, {
       ReceiptType: 'Sales Return',
       SupplierID: long(15),
@@ -722,7 +809,16 @@ describeEachDialect('receipt rules', (dialect) => {
       ActionCode: 'Imported',
       ETD: '12/31/2026 11:59:59 PM',
       Items: [
-        line({ ItemNumber: 'SKU-1', LotNo: long(30), GoodsType: long(10), ItemNotes: long(1000), ...dyn(200), Pallets: 999.99, ReceivingPriority: 100, ExpectedQty: '99999999999.9999' }),
+        line({
+          ItemNumber: 'SKU-1',
+          LotNo: long(30),
+          GoodsType: long(10),
+          ItemNotes: long(1000),
+          ...dyn(200),
+          Pallets: 999.99,
+          ReceivingPriority: 100,
+          ExpectedQty: '99999999999.9999',
+        }),
         line({ ItemNumber: 'SKU-2', Pallets: '0.01', 'Receiving Priority': '1', ExpectedQty: 0.0001, UOM: 'CS' }),
         line({ ItemNumber: 'SKU-1', LotNo: 'B', ReceivingPriority: 7, 'Receiving Priority': '7', ExpectedQty: 1000 }),
       ],
@@ -807,7 +903,12 @@ describeEachDialect('receipt rules', (dialect) => {
     const svcpoid = response.json().Receipt.SVCPOID;
     expect(svcpoid).not.toBe('RN-0');
     const receipt = await get(svcpoid);
-    expect(receipt).toMatchObject({ SVCPOID: svcpoid, CustomerID: tenant.customerIds[0], FacilityID: tenant.facilityIds[0], Status: 'Imported' });
+    expect(receipt).toMatchObject({
+      SVCPOID: svcpoid,
+      CustomerID: tenant.customerIds[0],
+      FacilityID: tenant.facilityIds[0],
+      Status: 'Imported',
+    });
     expect(receipt.CreatedWhen).not.toMatch(/^1999/);
     expect(receipt.Items[0]).toMatchObject({ LineNo: 1, ReceivedQty: '0' });
   });

@@ -53,7 +53,14 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toEqual({
-      Receipt: { CustomerID: tenant.customerIds[0], PONo: poNo, ReferenceNo: [], SVCPOID: expect.stringMatching(/^RN-\d+$/), Status: 'Success', Error: [] },
+      Receipt: {
+        CustomerID: tenant.customerIds[0],
+        PONo: poNo,
+        ReferenceNo: [],
+        SVCPOID: expect.stringMatching(/^RN-\d+$/),
+        Status: 'Success',
+        Error: [],
+      },
     });
     expect(response.body).toContain('"ReferenceNo":[]');
     expect(await acksOf({ PONo: poNo })).toEqual([
@@ -62,7 +69,14 @@ describeEachDialect('RN import and ACKs', (dialect) => {
         CustomerID: tenant.customerIds[0],
         ReferenceNo: null,
         PONo: poNo,
-        ACK: { CustomerId: tenant.customerIds[0], PONo: poNo, ReferenceNo: null, SVCPOID: body.Receipt.SVCPOID, Status: 'Success', Error: null },
+        ACK: {
+          CustomerId: tenant.customerIds[0],
+          PONo: poNo,
+          ReferenceNo: null,
+          SVCPOID: body.Receipt.SVCPOID,
+          Status: 'Success',
+          Error: null,
+        },
         CreatedWhen: '2026-03-05T06:07:09.123',
       },
     ]);
@@ -101,7 +115,12 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     expect(cancel.json().Receipt).toMatchObject({ SVCPOID: first, Status: 'Success' });
     const again = await ctx().post(IMPORT, receipt(poNo), key);
     expect(again.json().Receipt.SVCPOID).not.toBe(first);
-    expect((await acksOf({ PONo: poNo })).map((a: { ACK: { SVCPOID: string } }) => a.ACK.SVCPOID)).toEqual([first, first, first, again.json().Receipt.SVCPOID]);
+    expect((await acksOf({ PONo: poNo })).map((a: { ACK: { SVCPOID: string } }) => a.ACK.SVCPOID)).toEqual([
+      first,
+      first,
+      first,
+      again.json().Receipt.SVCPOID,
+    ]);
   });
 
   it('refuses an invalid import with every problem named, saves nothing and writes one failure ACK', async () => {
@@ -127,7 +146,16 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     );
     const acks = await acksOf({ PONo: poNo });
     expect(acks).toHaveLength(1);
-    expect(acks[0].ACK).toEqual({ code: `EDI-ERROR-${response.json().map((p: { error: string }) => p.error).join('; ')}`, error: response.json().map((p: { error: string }) => p.error).join('; ') });
+    expect(acks[0].ACK).toEqual({
+      code: `EDI-ERROR-${response
+        .json()
+        .map((p: { error: string }) => p.error)
+        .join('; ')}`,
+      error: response
+        .json()
+        .map((p: { error: string }) => p.error)
+        .join('; '),
+    });
 
     const carrierless = await ctx().post(IMPORT, receipt(poNo, { CarrierName: null }), key);
     expect(carrierless.statusCode).toBe(400);
@@ -153,7 +181,14 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     const response = await put({ ...ids(), ReferenceNo: referenceNo, CancelNote: 'duplicate order' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      Receipt: { CustomerID: tenant.customerIds[0], PONo: poNo, ReferenceNo: referenceNo, SVCPOID: created.SVCPOID, Status: 'Success', Error: [] },
+      Receipt: {
+        CustomerID: tenant.customerIds[0],
+        PONo: poNo,
+        ReferenceNo: referenceNo,
+        SVCPOID: created.SVCPOID,
+        Status: 'Success',
+        Error: [],
+      },
     });
     const missing = await put({ ...ids(), PONo: poNo });
     expect(missing.statusCode).toBe(404);

@@ -22,7 +22,11 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     otherOperatorKey = await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] });
     await ctx().post(
       '/edi/item-master/import',
-      { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [{ itemID: 'MUG', itemDescription: 'Mug', shortDescription: 'mug' }] },
+      {
+        CompanyID: tenant.companyId,
+        CustomerID: tenant.customerIds[0],
+        Items: [{ itemID: 'MUG', itemDescription: 'Mug', shortDescription: 'mug' }],
+      },
       customerKey,
     );
   });
@@ -41,8 +45,18 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     expect(response.statusCode).toBe(200);
     return response.json().Receipt.SVCPOID as string;
   };
-  const confirm = (svcpoid: string, confirmationNo: string, items: Record<string, unknown>[], extra: Record<string, unknown> = {}, key = operatorKey) =>
-    ctx().post('/edi/3pl/inbound/receipt/post-confirmation', { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra }, key);
+  const confirm = (
+    svcpoid: string,
+    confirmationNo: string,
+    items: Record<string, unknown>[],
+    extra: Record<string, unknown> = {},
+    key = operatorKey,
+  ) =>
+    ctx().post(
+      '/edi/3pl/inbound/receipt/post-confirmation',
+      { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra },
+      key,
+    );
   const onHand = async (itemId: string, lotNo = '') => {
     const balances = await inventory.findBalances(
       ctx().database.db,
@@ -55,12 +69,18 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
   it('lists with MarkOpen, receives in two confirmations and closes; stock follows exactly', async () => {
     const svcpoid = await importReceipt();
     const before = await onHand('MUG', 'L1');
-    const list = await ctx().post('/edi/3pl/inbound/receipt/list', { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } }, operatorKey);
+    const list = await ctx().post(
+      '/edi/3pl/inbound/receipt/list',
+      { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } },
+      operatorKey,
+    );
     expect(list.statusCode).toBe(200);
     const listed = list.json().results.data.find((r: { SVCPOID: string }) => r.SVCPOID === svcpoid);
     expect(listed).toMatchObject({ SVCPOID: svcpoid, Status: 'Open', CustomerID: tenant.customerIds[0] });
 
-    const first = await confirm(svcpoid, 'C-1', [{ ItemNumber: 'MUG', ReceivedQuantity: '4.5', UOM: 'EA', LotNo: 'L1', SerialNumber: ['S1'] }]);
+    const first = await confirm(svcpoid, 'C-1', [
+      { ItemNumber: 'MUG', ReceivedQuantity: '4.5', UOM: 'EA', LotNo: 'L1', SerialNumber: ['S1'] },
+    ]);
     expect(first.statusCode).toBe(200);
     expect(first.json()).toEqual({ Receipt: { SVCPOID: svcpoid, Status: 'In Progress', ConfirmationNo: 'C-1', Warnings: [] } });
     const second = await confirm(svcpoid, 'C-2', [{ ItemNumber: 'MUG', ReceivedQuantity: 5.5, UOM: 'EA', LotNo: 'L1' }], { Close: true });
@@ -69,7 +89,9 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
 
     const got = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, operatorKey);
     expect(got.json().Receipt).toMatchObject({ SVCPOID: svcpoid, Status: 'Closed', DynTxtPropertyValue01: 'h1' });
-    expect(got.json().Receipt.Items).toEqual([{ ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', POLineNo: 1, LineNo: 1, ReceivedQty: '10' }]);
+    expect(got.json().Receipt.Items).toEqual([
+      { ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', POLineNo: 1, LineNo: 1, ReceivedQty: '10' },
+    ]);
 
     const closed = await confirm(svcpoid, 'C-3', [{ ItemNumber: 'MUG', ReceivedQuantity: '1', UOM: 'EA' }]);
     expect(closed.statusCode).toBe(409);
@@ -99,7 +121,9 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     expect(new Set(responses.map((r) => r.body)).size).toBe(1);
     expect(await onHand('MUG', 'CONC')).toBe(before + 2);
-    const { rows } = await sql<{ n: number }>`select count(*) as n from receipt_confirmations where svcpoid = ${svcpoid}`.execute(ctx().database.db);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from receipt_confirmations where svcpoid = ${svcpoid}`.execute(
+      ctx().database.db,
+    );
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
@@ -109,12 +133,16 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
       { ItemNumber: 'MUG', ReceivedQuantity: '3', UOM: 'EA' },
       { ItemNumber: 'SURPRISE', ReceivedQuantity: '1', UOM: 'CS' },
     ]);
-    expect(response.json().Receipt.Warnings).toEqual(['Items[1] item SURPRISE CS is not on the receipt', 'Line 1 item MUG: 3 received, 1 expected']);
+    expect(response.json().Receipt.Warnings).toEqual([
+      'Items[1] item SURPRISE CS is not on the receipt',
+      'Line 1 item MUG: 3 received, 1 expected',
+    ]);
   });
 
   it('moves by the operator: open, cancel, force-close, and refuses the moves the state machine forbids', async () => {
     const svcpoid = await importReceipt();
-    const act = (move: string, key = operatorKey) => ctx().post(`/edi/3pl/inbound/receipt/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'by test' }, key);
+    const act = (move: string, key = operatorKey) =>
+      ctx().post(`/edi/3pl/inbound/receipt/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'by test' }, key);
     expect((await act('open')).json()).toEqual({ Receipt: { SVCPOID: svcpoid, Status: 'Open' } });
     const reopen = await act('open');
     expect(reopen.statusCode).toBe(409);
@@ -131,7 +159,11 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     const svcpoid = await importReceipt();
     const foreign = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, otherOperatorKey);
     expect(foreign.statusCode).toBe(403);
-    const elsewhere = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), FacilityID: tenant.facilityIds[1], SVCPOID: svcpoid }, otherOperatorKey);
+    const elsewhere = await ctx().post(
+      '/edi/3pl/inbound/receipt/get',
+      { ...facility(), FacilityID: tenant.facilityIds[1], SVCPOID: svcpoid },
+      otherOperatorKey,
+    );
     expect(elsewhere.statusCode).toBe(404);
     expect(elsewhere.json()).toEqual({ error: `Not found receipt ${svcpoid}` });
     const customer = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, customerKey);

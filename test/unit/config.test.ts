@@ -55,7 +55,13 @@ describe('loadConfig', () => {
   });
 
   it('accepts every documented DATABASE_URL form', () => {
-    for (const url of ['sqlite:./data/wharf.db', 'sqlite::memory:', 'sqlite:/tmp/x/wharf.db', 'postgres://u@h:5432/d', 'postgresql://u@h/d']) {
+    for (const url of [
+      'sqlite:./data/wharf.db',
+      'sqlite::memory:',
+      'sqlite:/tmp/x/wharf.db',
+      'postgres://u@h:5432/d',
+      'postgresql://u@h/d',
+    ]) {
       expect(loadConfig({}, { DATABASE_URL: url }).databaseUrl).toBe(url);
     }
   });

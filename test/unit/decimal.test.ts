@@ -186,12 +186,19 @@ describe('decimal properties', () => {
 
   it('any JS number is either refused or read exactly', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.double({ min: -1e12, max: 1e12 }), scaledInRange.map((x) => x / SCALE)), (n) => {
-        const scaled = tryParseDecimal(n);
-        if (scaled === undefined) return;
-        expect(Number.isSafeInteger(scaled)).toBe(true);
-        expect(decimalToNumber(scaled)).toBe(n === 0 ? 0 : n);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.double(),
+          fc.double({ min: -1e12, max: 1e12 }),
+          scaledInRange.map((x) => x / SCALE),
+        ),
+        (n) => {
+          const scaled = tryParseDecimal(n);
+          if (scaled === undefined) return;
+          expect(Number.isSafeInteger(scaled)).toBe(true);
+          expect(decimalToNumber(scaled)).toBe(n === 0 ? 0 : n);
+        },
+      ),
       { numRuns: 5_000 },
     );
   });
@@ -218,7 +225,10 @@ describe('decimal properties', () => {
     fc.assert(
       fc.property(fc.array(decimalTexts, { minLength: 1, maxLength: 9 }), (texts) => {
         const sum = texts.map((t) => parseDecimal(t)).reduce((a, b) => a + b, 0);
-        const exact = texts.reduce((a, t) => a + BigInt(t.replace(/^(-?)(\d+)(?:\.(\d+))?$/, (_, s, w, f = '') => `${s}${w}${f.padEnd(4, '0')}`)), 0n);
+        const exact = texts.reduce(
+          (a, t) => a + BigInt(t.replace(/^(-?)(\d+)(?:\.(\d+))?$/, (_, s, w, f = '') => `${s}${w}${f.padEnd(4, '0')}`)),
+          0n,
+        );
         expect(formatDecimal(sum)).toBe(referenceText(exact));
       }),
       { numRuns: 2_000 },

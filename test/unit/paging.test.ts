@@ -45,7 +45,14 @@ describe('pagingOf', () => {
   it('ends a partial last page at the last record', () => {
     const page = pageRequest({ PageNo: 3, PageSize: 10 });
     expect(pagingOf(page, 25, 5)).toEqual({ totalCount: 25, pageNo: 3, totalPage: 3, startIndex: 21, endIndex: 25, limit: 10 });
-    expect(pagingOf(pageRequest({ PageSize: 7 }), 1, 1)).toEqual({ totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 7 });
+    expect(pagingOf(pageRequest({ PageSize: 7 }), 1, 1)).toEqual({
+      totalCount: 1,
+      pageNo: 1,
+      totalPage: 1,
+      startIndex: 1,
+      endIndex: 1,
+      limit: 7,
+    });
   });
 
   it('answers a page past the end with 0/0 indexes and the real totals', () => {

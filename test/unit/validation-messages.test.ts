@@ -47,7 +47,9 @@ describe('formatValidationErrors', () => {
     itemID: Type.String({ minLength: 1, maxLength: 30 }),
     code: Type.Optional(Type.String({ minLength: 3 })),
     'Receiving Priority': Type.Optional(Type.Integer({ minimum: 1, maximum: 9 })),
-    tags: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 2 })], { 'x-message': 'must be a string or an array of strings' })),
+    tags: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 2 })], { 'x-message': 'must be a string or an array of strings' }),
+    ),
     status: Type.Optional(StringEnum(['Active', 'Inactive'])),
     UPCCode: Type.Optional(Nullable(Type.String())),
     sku: Type.Optional(Type.String({ pattern: '^[A-Z]+$', 'x-message': 'must be upper-case letters' })),
@@ -89,7 +91,9 @@ describe('formatValidationErrors', () => {
     expect(messages(Body, { Items: [{ itemID: 'A', tags: 5 }] })).toEqual(['Items[0].tags must be a string or an array of strings']);
     // A failure deep inside one branch is folded too.
     expect(messages(Body, { Items: [{ itemID: 'A', tags: ['a', 5] }] })).toEqual(['Items[0].tags must be a string or an array of strings']);
-    expect(messages(Body, { Items: [{ itemID: 'A', tags: ['a', 'b', 'c'] }] })).toEqual(['Items[0].tags must be a string or an array of strings']);
+    expect(messages(Body, { Items: [{ itemID: 'A', tags: ['a', 'b', 'c'] }] })).toEqual([
+      'Items[0].tags must be a string or an array of strings',
+    ]);
     // Problems beside the union are still reported, in order.
     expect(messages(Body, { Items: [{ itemID: 7, tags: 5, status: 'x' }] })).toEqual([
       'Items[0].itemID must be a string',

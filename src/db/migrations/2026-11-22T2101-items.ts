@@ -14,17 +14,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by_key_id', 'bigint')
     .addColumn('updated_by_key_id', 'bigint')
     .addPrimaryKeyConstraint('items_pk', ['company_id', 'customer_id', 'item_id'])
-    .addForeignKeyConstraint('items_customer_fk', ['company_id', 'customer_id'], 'customers', [
-      'company_id',
-      'customer_id',
-    ])
+    .addForeignKeyConstraint('items_customer_fk', ['company_id', 'customer_id'], 'customers', ['company_id', 'customer_id'])
     .execute();
   // The status-filtered search walks this index in item order; the unfiltered one walks the key.
-  await db.schema
-    .createIndex('items_status_idx')
-    .on('items')
-    .columns(['company_id', 'customer_id', 'status', 'item_id'])
-    .execute();
+  await db.schema.createIndex('items_status_idx').on('items').columns(['company_id', 'customer_id', 'status', 'item_id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

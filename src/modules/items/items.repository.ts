@@ -61,7 +61,6 @@ export async function pageItems(db: Db, filter: ItemFilter, offset: number, limi
   return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
 }
 
-
 export async function findItemAttributes(
   db: Db,
   companyId: string,

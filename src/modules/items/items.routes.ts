@@ -2,12 +2,7 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
-import {
-  ItemImportRequestSchema,
-  ItemImportResultSchema,
-  ItemSearchRequestSchema,
-  ItemSearchResultSchema,
-} from './items.schemas.js';
+import { ItemImportRequestSchema, ItemImportResultSchema, ItemSearchRequestSchema, ItemSearchResultSchema } from './items.schemas.js';
 import { importItems, searchItems } from './items.service.js';
 
 export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void {

@@ -27,15 +27,17 @@ export interface ItemInput {
   [key: string]: unknown;
 }
 
-export const ItemInputSchema = Type.Unsafe<ItemInput>(Type.Object(
-  {
-    ...itemProperties((kind, key) =>
-      Type.Optional(Nullable(key.startsWith('DynNumberPropertyValue') ? Type.Number() : inputKinds[kind])),
-    ),
-    itemID: Type.String({ minLength: 1, maxLength: 30, description: 'The SKU, unique per customer.' }),
-  },
-  { description: 'An item record with the spec 2.12 keys; other keys are kept and echoed back.' },
-));
+export const ItemInputSchema = Type.Unsafe<ItemInput>(
+  Type.Object(
+    {
+      ...itemProperties((kind, key) =>
+        Type.Optional(Nullable(key.startsWith('DynNumberPropertyValue') ? Type.Number() : inputKinds[kind])),
+      ),
+      itemID: Type.String({ minLength: 1, maxLength: 30, description: 'The SKU, unique per customer.' }),
+    },
+    { description: 'An item record with the spec 2.12 keys; other keys are kept and echoed back.' },
+  ),
+);
 
 export const ItemImportRequestSchema = Type.Object({
   CompanyID,

@@ -87,7 +87,10 @@ export async function addFacility(db: Db, clock: Clock, input: NewFacility): Pro
 }
 
 /** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
-const scopeRules: Record<Role, { customers: 'required' | 'optional' | 'refused'; facilities: 'optional' | 'refused'; userIds: 'required' | 'refused' }> = {
+const scopeRules: Record<
+  Role,
+  { customers: 'required' | 'optional' | 'refused'; facilities: 'optional' | 'refused'; userIds: 'required' | 'refused' }
+> = {
   customer: { customers: 'required', facilities: 'optional', userIds: 'refused' },
   operator: { customers: 'refused', facilities: 'optional', userIds: 'refused' },
   admin: { customers: 'refused', facilities: 'refused', userIds: 'refused' },
