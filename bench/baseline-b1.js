@@ -1,14 +1,13 @@
 /**
- * Baseline B1: a bare Fastify 5 app whose POST route validates a ~2 KB JSON body with a route schema
- * and inserts one row into a better-sqlite3 file with Wharf's durability settings (WAL,
- * synchronous=FULL, BEGIN IMMEDIATE), then answers a small JSON body. It is the ceiling for a
- * durable write on this machine.
+ * Baseline B1 on SQLite: the B1 route (bench/baseline-b1-server.js: Fastify, the route schema of a
+ * ~2 KB import body) inserting one row into a better-sqlite3 file with Wharf's durability settings
+ * (WAL, synchronous=FULL, BEGIN IMMEDIATE). It is the ceiling for a durable SQLite write on this
+ * machine.
  *
  * Usage: node bench/baseline-b1.js <port> <database file>
  */
 import Database from 'better-sqlite3';
-import Fastify from 'fastify';
-import { importBodySchema } from './payload.js';
+import { serveB1 } from './baseline-b1-server.js';
 
 const port = Number(process.argv[2]);
 const file = process.argv[3];
@@ -27,34 +26,10 @@ const insert = db.prepare('insert into rows (item_id, body, created_at) values (
 // better-sqlite3's .immediate() wraps the function in BEGIN IMMEDIATE ... COMMIT.
 const insertRow = db.transaction((itemId, body) => insert.run(itemId, body, Date.now()));
 
-const app = Fastify({
-  logger: false,
-  bodyLimit: 5 * 1024 * 1024,
-  ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
-});
-
-const Result = {
-  type: 'object',
-  properties: {
-    Items: {
-      type: 'array',
-      items: { type: 'object', properties: { itemID: { type: 'string' }, Status: { type: 'string' } } },
-    },
+await serveB1({
+  port,
+  store: async (itemId, body) => {
+    insertRow.immediate(itemId, body);
   },
-};
-
-app.post('/b1', { schema: { body: importBodySchema(), response: { 200: Result } } }, async (request) => {
-  const item = request.body.Items[0];
-  insertRow.immediate(item.itemID, JSON.stringify(item));
-  return { Items: [{ itemID: item.itemID, Status: 'Created' }] };
+  close: () => db.close(),
 });
-
-await app.listen({ port, host: '127.0.0.1' });
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.once(signal, () =>
-    app.close().then(() => {
-      db.close();
-      process.exit(0);
-    }),
-  );
-}

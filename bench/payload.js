@@ -1,12 +1,16 @@
 /**
  * The request bodies of the benchmark: a realistic item of the item master (about 2 KB as an import
- * body of one item), the import and search bodies, and the JSON schema the B1 baseline validates.
+ * body of one item), the item import and search bodies, the JSON schema the B1 baseline validates,
+ * and the receipt bodies (RN import, receiving confirmation, RC search).
  */
 
 /** The size, in bytes, that a one-item import body is padded to. */
 export const IMPORT_BODY_BYTES = 2048;
 
 const pad = (n, width) => String(n).padStart(width, '0');
+
+/** The itemID of the n-th item a customer's item master is seeded with (n from 1). */
+export const itemIdOf = (n) => `ITEM-${pad(n, 5)}`;
 
 /** A deterministic item with the keys a customer's system typically sends; `revision` changes its text. */
 export function makeItem(itemID, n, revision = 0) {
@@ -110,4 +114,62 @@ export function importBodySchema() {
       },
     },
   };
+}
+
+/** The number of lines of a benchmark receipt. */
+export const RECEIPT_LINES = 10;
+
+/**
+ * The RN import body of receipt `n` (`poNo` and `referenceNo` make it new): RECEIPT_LINES lines of
+ * items from the first `itemCount` of the customer's item master, 24 EA each.
+ */
+export function receiptImportBody({ company, customer, facility }, { poNo, referenceNo, n, itemCount }) {
+  const items = Array.from({ length: RECEIPT_LINES }, (_, i) => ({
+    POLineNo: i + 1,
+    ItemNumber: itemIdOf(((n * RECEIPT_LINES + i) % itemCount) + 1),
+    ExpectedQty: '24',
+    UOM: 'EA',
+    LotNo: `LOT-${n % 50}`,
+    Pallets: '1',
+  }));
+  return JSON.stringify({
+    CompanyID: company,
+    CustomerID: customer,
+    FacilityID: facility,
+    ASNContent: {
+      ReceiptType: 'Regular Receipt',
+      SupplierID: `SUP-${n % 20}`,
+      PONo: poNo,
+      ReferenceNo: referenceNo,
+      BOLNo: `BOL-${pad(n, 8)}`,
+      ContainerNo: `CONT${pad(n, 7)}`,
+      CarrierName: 'Bench Freight',
+      SCACCode: 'BNCH',
+      ShippingInstruction: 'Dock door 4, call ahead',
+      Status: 'Imported',
+      Items: items,
+    },
+  });
+}
+
+/** A receiving confirmation that receives every line of `lines` (the import body's Items) in full. */
+export function confirmationBody({ company, facility }, { svcpoid, confirmationNo, lines }) {
+  return JSON.stringify({
+    CompanyID: company,
+    FacilityID: facility,
+    SVCPOID: svcpoid,
+    ConfirmationNo: confirmationNo,
+    PalletQty: 1,
+    Items: lines.map((line) => ({
+      POLineNo: line.POLineNo,
+      ItemNumber: line.ItemNumber,
+      ReceivedQuantity: line.ExpectedQty,
+      UOM: line.UOM,
+      LotNo: line.LotNo,
+    })),
+  });
+}
+
+export function rcSearchBody({ company, facility, customer }, pageNo, pageSize) {
+  return JSON.stringify({ CompanyID: company, FacilityID: facility, CustomerID: customer, Paging: { PageNo: pageNo, PageSize: pageSize } });
 }

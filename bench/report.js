@@ -25,11 +25,22 @@ export function withRatios(results) {
   });
 }
 
-/** The results as a Markdown table, one row a scenario. */
+/** The results as a Markdown table, one row a scenario, with the database it ran on ('—' for B0). */
 export function formatTable(results) {
-  const header = ['Scenario', 'Baseline', 'Req/s (mean)', 'p50 ms', 'p99 ms', 'Answer bytes', 'Req/s ÷ baseline', 'p50 ÷ baseline'];
+  const header = [
+    'Scenario',
+    'Database',
+    'Baseline',
+    'Req/s (mean)',
+    'p50 ms',
+    'p99 ms',
+    'Answer bytes',
+    'Req/s ÷ baseline',
+    'p50 ÷ baseline',
+  ];
   const rows = results.map((r) => [
     r.scenario,
+    r.database ?? '—',
     r.vsBaseline ? r.vsBaseline.baseline : '—',
     fixed(r.requestsPerSecond, 0),
     fixed(r.latencyMs.p50, 2),

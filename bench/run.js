@@ -1,10 +1,14 @@
 /**
- * `npm run bench`: starts Wharf (SQLite, synchronous=FULL) and the two baseline servers, seeds a
- * tenant, drives every scenario with autocannon, prints a table with the ratios to the baselines
- * and writes bench/results/latest.json. Every child process and the temporary directory are
- * removed at the end, on failure and on Ctrl-C too.
+ * `npm run bench`: starts Wharf twice — on SQLite (synchronous=FULL) and on a temporary PostgreSQL
+ * database — and the baselines (B0; B1 on SQLite, B1-pg on PostgreSQL), seeds a tenant on each,
+ * drives every scenario with autocannon, prints a table with the database of each row and the
+ * ratios to the baselines, and writes bench/results/latest.json. Every child process, the temporary
+ * directory and the temporary PostgreSQL databases are removed at the end, on failure and on
+ * Ctrl-C too.
  *
- * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10).
+ * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
+ * BENCH_POSTGRES_URL (a server and a user that may create databases; default
+ * postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,11 +16,25 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
-import { ProcessGroup, choosePinning, freePort } from './processes.js';
+import { searchBody } from './payload.js';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact } from './postgres.js';
+import { ProcessGroup, choosePinning } from './processes.js';
 import { formatTable, withRatios, writeJson } from './report.js';
 import { scenarios } from './scenarios.js';
-import { ITEMS_A, ITEMS_B, SEARCH_PATH, TENANT, post, seedItemMaster, seedTenant } from './seed.js';
-import { searchBody } from './payload.js';
+import {
+  ITEMS_A,
+  ITEMS_B,
+  RECEIPTS,
+  RECEIPTS_SEEDED,
+  SEARCH_PATH,
+  TENANT,
+  countReceipts,
+  post,
+  seedItemMaster,
+  seedReceipts,
+  seedTenant,
+} from './seed.js';
+import { startServers } from './servers.js';
 
 const WARMUP_SECONDS = 2;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -47,43 +65,60 @@ function sourceRevision() {
   return { commit: head.stdout.trim(), uncommittedChanges: git('status', '--porcelain', '--', 'src').stdout.trim() !== '' };
 }
 
-/** Starts Wharf (migrating a fresh database) and the two baselines, each once it answers. */
-async function startServers(group, tmp) {
-  const env = wharfEnv();
-  const dbUrl = `sqlite:${join(tmp, 'wharf.db')}`;
-  const wharfPort = await freePort();
-  const wharf = `http://127.0.0.1:${wharfPort}`;
-  const wharfProcess = group.startServer('wharf', [cliPath, 'serve', '--db', dbUrl, '--port', String(wharfPort)], env);
-  await group.waitUntilReady(wharfProcess, async () => (await fetch(`${wharf}/readyz`)).ok);
-
-  const answers = (url) => async () =>
-    (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status > 0;
-  const b0Port = await freePort();
-  const b0 = `http://127.0.0.1:${b0Port}`;
-  const b0Process = group.startServer('b0', [join(root, 'bench', 'baseline-b0.js'), String(b0Port)], process.env);
-  await group.waitUntilReady(b0Process, answers(`${b0}/b0`));
-  const b1Port = await freePort();
-  const b1 = `http://127.0.0.1:${b1Port}`;
-  const b1Process = group.startServer('b1', [join(root, 'bench', 'baseline-b1.js'), String(b1Port), join(tmp, 'b1.db')], process.env);
-  await group.waitUntilReady(b1Process, answers(`${b1}/b1`));
-  return { env, dbUrl, wharf, b0, b1 };
-}
-
-/** Every import answer must have been a write, and the created items must be in customer A's master. */
+/** Every item import answer must have been a write, and the created items must be in customer A's master. */
 async function verifyImports(wharf, apiKey, tally) {
   const answered = tally.Created + tally.Updated + tally.Unchanged + tally.other;
   if (tally.Unchanged > 0 || tally.other > 0 || answered === 0) {
-    throw new Error(`the import scenario was not all writes: ${JSON.stringify(tally)}`);
+    throw new Error(`the item import scenario was not all writes: ${JSON.stringify(tally)}`);
   }
   const after = await post(wharf, SEARCH_PATH, apiKey, searchBody(TENANT.company, TENANT.customerA, 1, 1));
   if (after.json.paging.totalCount < ITEMS_A + tally.Created) {
-    throw new Error(`after the import ${TENANT.customerA} has ${after.json.paging.totalCount} items, expected at least ${ITEMS_A + tally.Created}`);
+    throw new Error(
+      `after the import ${TENANT.customerA} has ${after.json.paging.totalCount} items, expected at least ${ITEMS_A + tally.Created}`,
+    );
   }
+}
+
+/**
+ * Every RN import answer must have been Success with an SVCPOID of its own (an update of an existing
+ * PONo would repeat one), and customer R must hold at least the seeded receipts plus one per answer
+ * (more when requests were still in flight as a run stopped: those were created but not counted).
+ */
+async function verifyReceiptImports(database, tally) {
+  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newReceipts !== tally.Success) {
+    throw new Error(`the RN import on ${database.label} was not all clean creates: ${JSON.stringify(tally)}`);
+  }
+  const receipts = await countReceipts(database.wharf, database.apiKey);
+  if (receipts < RECEIPTS_SEEDED + tally.Success) {
+    throw new Error(
+      `after the RN import on ${database.label} ${RECEIPTS.customer} has ${receipts} receipts, expected at least ${RECEIPTS_SEEDED + tally.Success}`,
+    );
+  }
+}
+
+/** Creates the tenant on each database with the CLI, then seeds it over HTTP; adds each API key to its database. */
+async function seed(databases, env) {
+  const seeded = {};
+  for (const database of databases) {
+    log(`${database.label}: seeding the tenant with the CLI…`);
+    database.apiKey = await seedTenant(cliPath, database.dbUrl, env);
+    seeded[database.id] = {};
+    if (database.items) {
+      log(`${database.label}: seeding ${ITEMS_A} items for ${TENANT.customerA} and ${ITEMS_B} for ${TENANT.customerB} over HTTP…`);
+      seeded[database.id].items = await seedItemMaster(database.wharf, database.apiKey);
+    }
+    log(`${database.label}: seeding ${RECEIPTS_SEEDED} receipts with one confirmation each for ${RECEIPTS.customer} over HTTP…`);
+    seeded[database.id].receipts = await seedReceipts(database.wharf, database.apiKey);
+    const seconds = Object.values(seeded[database.id]).reduce((sum, part) => sum + part.seconds, 0);
+    log(`${database.label}: seeded in ${seconds.toFixed(1)} s`);
+  }
+  return seeded;
 }
 
 async function main(state) {
   const duration = positiveInteger('BENCH_DURATION', 10);
   const connections = positiveInteger('BENCH_CONNECTIONS', 10);
+  const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
   if (!existsSync(cliPath)) throw new Error('dist/cli.js is missing; run `npm run build` first (npm run bench does)');
 
   const pinning = choosePinning();
@@ -91,25 +126,36 @@ async function main(state) {
   log(`pinning: ${pinning.description}; load average at start ${loadAtStart.join(' ')}`);
   state.tmp = mkdtempSync(join(tmpdir(), 'wharf-bench-'));
   state.group = new ProcessGroup(state.tmp, pinning);
-  const { env, dbUrl, wharf, b0, b1 } = await startServers(state.group, state.tmp);
+  state.postgres = new TemporaryDatabases(postgresAdminUrl);
+  const postgresServer = await state.postgres.describeServer();
+  log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary databases ${state.postgres.prefix}_*`);
+  const postgres = { wharf: await state.postgres.create('wharf'), b1: await state.postgres.create('b1') };
 
-  log('seeding the tenant with the CLI…');
-  const apiKey = await seedTenant(cliPath, dbUrl, env);
-  log(`seeding ${ITEMS_A} items for ${TENANT.customerA} and ${ITEMS_B} for ${TENANT.customerB} over HTTP…`);
-  const seed = await seedItemMaster(wharf, apiKey);
-  log(`seeded in ${seed.seconds.toFixed(1)} s`);
+  const env = wharfEnv();
+  const { b0, databases } = await startServers(state.group, { root, cliPath, tmp: state.tmp, wharfEnv: env, postgres });
+  const seeded = await seed(databases, env);
 
-  const { list, tally } = scenarios({ b0, b1, wharf, apiKey });
+  const { list, tallies } = scenarios({ b0, databases });
   const results = [];
   for (const scenario of list) {
     const answerBytes = await scenario.check();
-    log(`${scenario.title}: ${WARMUP_SECONDS} s warm-up + ${duration} s, ${connections} connections…`);
+    const on = scenario.database ? ` (${scenario.database})` : '';
+    log(`${scenario.title}${on}: ${WARMUP_SECONDS} s warm-up + ${duration} s, ${connections} connections…`);
     const figures = await measure({ title: scenario.title, target: scenario.target, connections, duration, warmupSeconds: WARMUP_SECONDS });
     state.group.assertAlive();
-    results.push({ key: scenario.key, kind: scenario.kind, baseline: scenario.baseline, answerBytes, ...figures });
+    results.push({
+      key: scenario.key,
+      kind: scenario.kind,
+      database: scenario.database,
+      baseline: scenario.baseline,
+      answerBytes,
+      ...figures,
+    });
   }
 
-  await verifyImports(wharf, apiKey, tally);
+  const itemDatabase = databases.find((database) => database.items);
+  await verifyImports(itemDatabase.wharf, itemDatabase.apiKey, tallies['import-1']);
+  for (const database of databases) await verifyReceiptImports(database, tallies[`rn-import-${database.id}`]);
 
   const withBase = withRatios(results);
   const page1Large = withBase.find((r) => r.key === 'search-A-p1');
@@ -129,37 +175,70 @@ async function main(state) {
       loadAverageAtStart: loadAtStart,
       loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
     },
-    settings: { durationSeconds: duration, warmupSeconds: WARMUP_SECONDS, connections, sqliteSynchronous: 'FULL', logLevel: 'warn' },
+    settings: {
+      durationSeconds: duration,
+      warmupSeconds: WARMUP_SECONDS,
+      connections,
+      sqliteSynchronous: 'FULL',
+      postgres: { ...postgresServer, poolSize: 10, pinned: false },
+      logLevel: 'warn',
+    },
     pinning: pinning.description,
-    seed: { ...seed, company: TENANT.company },
-    importStatuses: tally,
+    seed: { company: TENANT.company, ...seeded },
+    writeStatuses: tallies,
     scenarios: withBase,
-    page1LatencyRatio: { p50Of10000ItemsOverP50Of100Items: page1Ratio, limit: 2, withinLimit: page1Ratio <= 2 },
+    page1LatencyRatio: {
+      database: itemDatabase.label,
+      p50Of10000ItemsOverP50Of100Items: page1Ratio,
+      limit: 2,
+      withinLimit: page1Ratio <= 2,
+    },
   };
   writeJson(resultsPath, report);
 
   const out = (text = '') => process.stdout.write(`${text}\n`);
   out();
-  out(`Wharf benchmark — ${duration} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections, SQLite synchronous=FULL`);
+  out(`Wharf benchmark — ${duration} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections`);
+  out(
+    `SQLite synchronous=FULL; PostgreSQL ${postgresServer.version} fsync=${postgresServer.fsync} ` +
+      `synchronous_commit=${postgresServer.synchronousCommit} (not pinned: it shares the cores with everything else)`,
+  );
   out(`Node ${process.version}, ${report.machine.cpu}, ${pinning.cores} cores; pinning: ${pinning.description}`);
-  if (report.source) out(`Source: commit ${report.source.commit}${report.source.uncommittedChanges ? ' with uncommitted changes in src/' : ''}`);
+  if (report.source)
+    out(`Source: commit ${report.source.commit}${report.source.uncommittedChanges ? ' with uncommitted changes in src/' : ''}`);
   out(`Load average (1/5/15 min) at start ${loadAtStart.join(' ')}, at end ${report.machine.loadAverageAtEnd.join(' ')}`);
   out();
   out(formatTable(withBase));
   out();
-  out('Reads are compared with B0, writes with B1. "Req/s ÷ baseline" is the share of the baseline\'s rate; "p50 ÷ baseline" its latency multiple.');
-  out(`Import answers (warm-up and measured run): ${tally.Created} Created, ${tally.Updated} Updated, ${tally.Unchanged} Unchanged.`);
   out(
-    `Page 1 of ${ITEMS_A} items vs page 1 of ${ITEMS_B} items, p50: ${page1Ratio.toFixed(2)}× ` +
+    'Reads are compared with B0, writes with the B1 of their database. "Req/s ÷ baseline" is the share of the baseline\'s rate; "p50 ÷ baseline" its latency multiple.',
+  );
+  const itemTally = tallies['import-1'];
+  out(
+    `Item import answers (warm-up and measured run): ${itemTally.Created} Created, ${itemTally.Updated} Updated, ${itemTally.Unchanged} Unchanged.`,
+  );
+  for (const database of databases) {
+    const rn = tallies[`rn-import-${database.id}`];
+    out(
+      `RN import answers on ${database.label} (check, warm-up and measured run): ${rn.Success} Success, ` +
+        `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
+    );
+  }
+  out(
+    `Page 1 of ${ITEMS_A} items vs page 1 of ${ITEMS_B} items (${itemDatabase.label}), p50: ${page1Ratio.toFixed(2)}× ` +
       `(DESIGN asks ≤ 2×: ${page1Ratio <= 2 ? 'within' : 'NOT within'})`,
   );
   out(`Results written to ${relative(process.cwd(), resultsPath) || resultsPath}`);
 }
 
-/** Stops every child and removes the temporary directory; safe to call more than once. */
+/**
+ * Stops every child, then drops the temporary PostgreSQL databases and removes the temporary
+ * directory; safe to call more than once.
+ */
 function cleanup(state) {
   state.cleaning ??= (async () => {
     if (state.group) await state.group.stopAll();
+    if (state.postgres) for (const problem of await state.postgres.dropAll()) log(problem);
     if (state.tmp) rmSync(state.tmp, { recursive: true, force: true });
   })();
   return state.cleaning;

@@ -1,12 +1,28 @@
 /**
- * The scenarios: what each one sends, which baseline it is compared with, and a check of one answer
- * before the load starts (so that a scenario never measures an error path or an empty page).
+ * The scenarios: what each one sends, on which database, which baseline it is compared with, and a
+ * check of one answer before the load starts (so that a scenario never measures an error path or an
+ * empty page).
  */
-import { oneItemImportBody, searchBody } from './payload.js';
-import { IMPORT_PATH, ITEMS_A, ITEMS_B, SEARCH_PATH, TENANT, post } from './seed.js';
+import { RECEIPT_LINES, oneItemImportBody, rcSearchBody, receiptImportBody, searchBody } from './payload.js';
+import {
+  IMPORT_PATH,
+  ITEMS_A,
+  ITEMS_B,
+  RC_SEARCH_PATH,
+  RECEIPTS,
+  RECEIPTS_SEEDED,
+  RECEIPT_ITEMS,
+  RN_IMPORT_PATH,
+  SEARCH_PATH,
+  TENANT,
+  post,
+  receiptNumbers,
+} from './seed.js';
 
 const PAGE_SIZE = 100;
 const DEEP_PAGE = 90;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const withKey = (apiKey) => ({ ...JSON_HEADERS, authorization: `APIKey ${apiKey}` });
 
 function expect(condition, message) {
   if (!condition) throw new Error(`pre-check failed: ${message}`);
@@ -22,18 +38,16 @@ function importBodies(prefix, customer) {
 }
 
 /** A Wharf item search of one page, checked for its size and position. */
-function searchScenario({ key, title, wharf, apiKey, customer, pageNo, totalCount }) {
+function searchScenario({ key, title, database, customer, pageNo, totalCount }) {
+  const { wharf, apiKey } = database;
   const body = searchBody(TENANT.company, customer, pageNo, PAGE_SIZE);
   return {
     key,
     title,
+    database: database.label,
     baseline: 'B0',
     kind: 'read',
-    target: {
-      url: `${wharf}${SEARCH_PATH}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${apiKey}` },
-      body,
-    },
+    target: { url: `${wharf}${SEARCH_PATH}`, headers: withKey(apiKey), body },
     async check() {
       const { json, bytes } = await post(wharf, SEARCH_PATH, apiKey, body);
       expect(json.paging.totalCount === totalCount, `${title}: totalCount ${json.paging.totalCount}, expected ${totalCount}`);
@@ -44,102 +58,209 @@ function searchScenario({ key, title, wharf, apiKey, customer, pageNo, totalCoun
   };
 }
 
-/**
- * Every scenario, in the order they run. The import runs last: it adds items to customer A.
- * `tally` counts the import answers' statuses, so that the run can show each request was a write.
- */
-export function scenarios({ b0, b1, wharf, apiKey }) {
-  const json = { 'content-type': 'application/json' };
-  const b1Body = importBodies('B1', TENANT.customerA);
-  const wharfBody = importBodies('IMP', TENANT.customerA);
-  const tally = { Created: 0, Updated: 0, Unchanged: 0, other: 0 };
+/** The two baselines of a run's reads and of its writes on `database` (B1 or B1-pg). */
+function baselineScenarios(b0, databases) {
   const b0Body = searchBody(TENANT.company, TENANT.customerA, 1, PAGE_SIZE);
-
-  return {
-    tally,
-    list: [
-      {
-        key: 'B0',
-        title: 'B0: bare Fastify, small JSON answer',
-        baseline: null,
-        kind: 'read baseline',
-        target: { url: `${b0}/b0`, headers: json, body: b0Body },
-        async check() {
-          const response = await fetch(`${b0}/b0`, { method: 'POST', headers: json, body: b0Body });
-          expect(response.ok, `B0 answered ${response.status}`);
-          return Buffer.byteLength(await response.text());
-        },
-      },
-      {
-        key: 'B1',
-        title: 'B1: Fastify + schema + 1 durable SQLite insert',
-        baseline: null,
-        kind: 'write baseline',
-        target: {
-          url: `${b1}/b1`,
-          headers: json,
-          requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: b1Body() }) }],
-        },
-        async check() {
-          const response = await fetch(`${b1}/b1`, { method: 'POST', headers: json, body: b1Body() });
-          const text = await response.text();
-          expect(response.ok, `B1 answered ${response.status}: ${text.slice(0, 300)}`);
-          return Buffer.byteLength(text);
-        },
-      },
-      searchScenario({
-        key: 'search-A-p1',
-        title: `Wharf search, page 1 of ${ITEMS_A} items`,
-        wharf,
-        apiKey,
-        customer: TENANT.customerA,
-        pageNo: 1,
-        totalCount: ITEMS_A,
-      }),
-      searchScenario({
-        key: 'search-A-p90',
-        title: `Wharf search, page ${DEEP_PAGE} of ${ITEMS_A} items`,
-        wharf,
-        apiKey,
-        customer: TENANT.customerA,
-        pageNo: DEEP_PAGE,
-        totalCount: ITEMS_A,
-      }),
-      searchScenario({
-        key: 'search-B-p1',
-        title: `Wharf search, page 1 of ${ITEMS_B} items`,
-        wharf,
-        apiKey,
-        customer: TENANT.customerB,
-        pageNo: 1,
-        totalCount: ITEMS_B,
-      }),
-      {
-        key: 'import-1',
-        title: 'Wharf import, 1 new item (~2 KB body)',
-        baseline: 'B1',
-        kind: 'write',
-        target: {
-          url: `${wharf}${IMPORT_PATH}`,
-          headers: { ...json, authorization: `APIKey ${apiKey}` },
-          requests: [
-            {
-              method: 'POST',
-              setupRequest: (request) => ({ ...request, body: wharfBody() }),
-              onResponse: (status, body) => {
-                if (status < 200 || status >= 300) return;
-                const result = JSON.parse(body).Items?.[0]?.Status;
-                tally[result in tally ? result : 'other'] += 1;
-              },
-            },
-          ],
-        },
-        async check() {
-          const { json: answer, bytes } = await post(wharf, IMPORT_PATH, apiKey, wharfBody());
-          expect(answer.Items?.[0]?.Status === 'Created', `import answered ${JSON.stringify(answer)}`);
-          return bytes;
-        },
-      },
-    ],
+  const b0Scenario = {
+    key: 'B0',
+    title: 'B0: bare Fastify, small JSON answer',
+    database: null,
+    baseline: null,
+    kind: 'read baseline',
+    target: { url: `${b0}/b0`, headers: JSON_HEADERS, body: b0Body },
+    async check() {
+      const response = await fetch(`${b0}/b0`, { method: 'POST', headers: JSON_HEADERS, body: b0Body });
+      expect(response.ok, `B0 answered ${response.status}`);
+      return Buffer.byteLength(await response.text());
+    },
   };
+  const b1Scenarios = databases.map(({ label, b1 }) => {
+    const body = importBodies(b1.key, TENANT.customerA);
+    return {
+      key: b1.key,
+      title: `${b1.key}: Fastify + schema + 1 durable ${label} insert`,
+      database: label,
+      baseline: null,
+      kind: 'write baseline',
+      target: {
+        url: `${b1.url}/b1`,
+        headers: JSON_HEADERS,
+        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: body() }) }],
+      },
+      async check() {
+        const response = await fetch(`${b1.url}/b1`, { method: 'POST', headers: JSON_HEADERS, body: body() });
+        const text = await response.text();
+        expect(response.ok, `${b1.key} answered ${response.status}: ${text.slice(0, 300)}`);
+        return Buffer.byteLength(text);
+      },
+    };
+  });
+  return [b0Scenario, ...b1Scenarios];
+}
+
+/** The item master reads on `database` (seeded with ITEMS_A and ITEMS_B items). */
+function itemSearchScenarios(database) {
+  return [
+    searchScenario({
+      key: 'search-A-p1',
+      title: `Wharf item search, page 1 of ${ITEMS_A} items`,
+      database,
+      customer: TENANT.customerA,
+      pageNo: 1,
+      totalCount: ITEMS_A,
+    }),
+    searchScenario({
+      key: 'search-A-p90',
+      title: `Wharf item search, page ${DEEP_PAGE} of ${ITEMS_A} items`,
+      database,
+      customer: TENANT.customerA,
+      pageNo: DEEP_PAGE,
+      totalCount: ITEMS_A,
+    }),
+    searchScenario({
+      key: 'search-B-p1',
+      title: `Wharf item search, page 1 of ${ITEMS_B} items`,
+      database,
+      customer: TENANT.customerB,
+      pageNo: 1,
+      totalCount: ITEMS_B,
+    }),
+  ];
+}
+
+/** The item import of one new item on `database`; `tally` counts the answers' statuses. */
+function itemImportScenario(database, tally) {
+  const { wharf, apiKey } = database;
+  const body = importBodies('IMP', TENANT.customerA);
+  return {
+    key: 'import-1',
+    title: 'Wharf item import, 1 new item (~2 KB body)',
+    database: database.label,
+    baseline: database.b1.key,
+    kind: 'write',
+    target: {
+      url: `${wharf}${IMPORT_PATH}`,
+      headers: withKey(apiKey),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: body() }),
+          onResponse: (status, answer) => {
+            if (status < 200 || status >= 300) return;
+            const result = JSON.parse(answer).Items?.[0]?.Status;
+            tally[result in tally ? result : 'other'] += 1;
+          },
+        },
+      ],
+    },
+    async check() {
+      const { json: answer, bytes } = await post(wharf, IMPORT_PATH, apiKey, body());
+      expect(answer.Items?.[0]?.Status === 'Created', `import answered ${JSON.stringify(answer)}`);
+      return bytes;
+    },
+  };
+}
+
+/** Page 1 of customer R's RECEIPTS_SEEDED RCs on `database`: every RC of RECEIPT_LINES lines. */
+function rcSearchScenario(database) {
+  const { wharf, apiKey } = database;
+  const body = rcSearchBody(RECEIPTS, 1, PAGE_SIZE);
+  const title = `Wharf RC search, page 1 of ${RECEIPTS_SEEDED} RCs (${RECEIPT_LINES} lines each)`;
+  return {
+    key: `rc-search-${database.id}`,
+    title,
+    database: database.label,
+    baseline: 'B0',
+    kind: 'read',
+    target: { url: `${wharf}${RC_SEARCH_PATH}`, headers: withKey(apiKey), body },
+    async check() {
+      const { json, bytes, headers } = await post(wharf, RC_SEARCH_PATH, apiKey, body);
+      const total = Number(headers.get('x-total-count'));
+      expect(total === RECEIPTS_SEEDED, `${title}: X-Total-Count ${headers.get('x-total-count')}, expected ${RECEIPTS_SEEDED}`);
+      expect(Array.isArray(json) && json.length === Math.min(PAGE_SIZE, RECEIPTS_SEEDED), `${title}: ${json.length} records on the page`);
+      expect(
+        json.every((record) => record.RC.Items.length === RECEIPT_LINES),
+        `${title}: an RC without ${RECEIPT_LINES} lines`,
+      );
+      return bytes;
+    },
+  };
+}
+
+/**
+ * The RN import of a new receipt of RECEIPT_LINES lines on `database`: a new PONo and ReferenceNo
+ * on every request, so each one creates a receipt, its lines and an ACK. `tally` counts the answers'
+ * statuses (Success: all items known; Warning: saved with a warning), the check's included, and
+ * `newReceipts`, the answers with an SVCPOID not seen before (an update would repeat one).
+ */
+function rnImportScenario(database, tally) {
+  const { wharf, apiKey } = database;
+  let n = 0;
+  const body = () => {
+    n += 1;
+    return receiptImportBody(RECEIPTS, { ...receiptNumbers('RN', n), n, itemCount: RECEIPT_ITEMS });
+  };
+  const svcpoids = new Set();
+  const count = ({ Status: status, SVCPOID: svcpoid } = {}) => {
+    tally[status in tally ? status : 'other'] += 1;
+    if (svcpoid !== undefined && !svcpoids.has(svcpoid)) {
+      svcpoids.add(svcpoid);
+      tally.newReceipts += 1;
+    }
+  };
+  return {
+    key: `rn-import-${database.id}`,
+    title: `Wharf RN import, 1 new receipt of ${RECEIPT_LINES} lines`,
+    database: database.label,
+    baseline: database.b1.key,
+    kind: 'write',
+    target: {
+      url: `${wharf}${RN_IMPORT_PATH}`,
+      headers: withKey(apiKey),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: body() }),
+          onResponse: (status, answer) => {
+            if (status >= 200 && status < 300) count(JSON.parse(answer).Receipt);
+          },
+        },
+      ],
+    },
+    async check() {
+      const { json: answer, bytes } = await post(wharf, RN_IMPORT_PATH, apiKey, body());
+      count(answer.Receipt);
+      expect(answer.Receipt?.Status === 'Success', `RN import answered ${JSON.stringify(answer)}`);
+      return bytes;
+    },
+  };
+}
+
+/**
+ * Every scenario, in the order they run: the baselines, the reads, then the writes (the item import
+ * adds items to customer A, which the item searches count).
+ *
+ * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, b1: { key, url }, items }
+ * where `items` says whether the item master of customers A and B was seeded there (the item
+ * scenarios run only on those). The tallies count the write answers' statuses per scenario key, so
+ * that the run can show each request was a write.
+ */
+export function scenarios({ b0, databases }) {
+  expect(databases.filter((database) => database.items).length === 1, 'the item scenarios run on exactly one database');
+  const tallies = {};
+  const reads = [];
+  const writes = [];
+  for (const database of databases) {
+    if (database.items) reads.push(...itemSearchScenarios(database));
+    reads.push(rcSearchScenario(database));
+  }
+  for (const database of databases) {
+    if (database.items) {
+      tallies['import-1'] = { Created: 0, Updated: 0, Unchanged: 0, other: 0 };
+      writes.push(itemImportScenario(database, tallies['import-1']));
+    }
+    const rn = (tallies[`rn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
+    writes.push(rnImportScenario(database, rn));
+  }
+  return { tallies, list: [...baselineScenarios(b0, databases), ...reads, ...writes] };
 }

@@ -1,32 +1,44 @@
 /**
  * Seeds the benchmark tenant: company, customers, facility and an admin key through the `wharf` CLI,
- * then the item master of each customer through the HTTP import, 1000 items a call.
+ * then over HTTP the item master of each customer (the item import, 1000 items a call) and the
+ * receipts with their receiving confirmations (RCs).
  */
-import { makeItem, importBody } from './payload.js';
+import { confirmationBody, importBody, itemIdOf, makeItem, receiptImportBody } from './payload.js';
 import { runCli } from './processes.js';
 
-export const TENANT = { company: 'BENCH', customerA: 'CUSTA', customerB: 'CUSTB', facility: 'WH1' };
+/** Customers A and B hold the item scenarios' item masters; customer R the receipts. */
+export const TENANT = { company: 'BENCH', customerA: 'CUSTA', customerB: 'CUSTB', customerR: 'CUSTR', facility: 'WH1' };
 export const ITEMS_A = 10_000;
 export const ITEMS_B = 100;
 const BATCH = 1000;
 
+/** The receipt scenarios' tenant, in the shape the receipt bodies take. */
+export const RECEIPTS = { company: TENANT.company, customer: TENANT.customerR, facility: TENANT.facility };
+/** Customer R's item master, which the receipt lines draw from. */
+export const RECEIPT_ITEMS = 100;
+/** Receipts seeded for customer R, each with one confirmation: the RCs the RC search pages through. */
+export const RECEIPTS_SEEDED = 100;
+
 export const IMPORT_PATH = '/shared/bam/v1/public/edi/item-master/import';
 export const SEARCH_PATH = '/shared/bam/v1/public/edi/item-master/search-by-paging';
+export const RN_IMPORT_PATH = '/shared/bam/v1/public/edi/inbound/receipt';
+export const CONFIRMATION_PATH = '/shared/bam/v1/public/edi/3pl/inbound/receipt/post-confirmation';
+export const RC_SEARCH_PATH = '/shared/bam/v1/public/edi/inbound/receipt/rc/search-by-paging';
+export const RECEIPT_LIST_PATH = '/shared/bam/v1/public/edi/3pl/inbound/receipt/list';
 
 /** Creates the tenant with the CLI and returns the admin key. */
 export async function seedTenant(cliPath, dbUrl, env) {
-  const { company, customerA, customerB, facility } = TENANT;
+  const { company, customerA, customerB, customerR, facility } = TENANT;
   const db = ['--db', dbUrl];
   await runCli(cliPath, ['company', 'add', company, ...db], env);
-  await runCli(cliPath, ['customer', 'add', company, customerA, ...db], env);
-  await runCli(cliPath, ['customer', 'add', company, customerB, ...db], env);
+  for (const customer of [customerA, customerB, customerR]) await runCli(cliPath, ['customer', 'add', company, customer, ...db], env);
   await runCli(cliPath, ['facility', 'add', company, facility, '--timezone', 'UTC', ...db], env);
   const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', company, '--label', 'bench', ...db], env);
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
   return key;
 }
 
-/** POSTs a JSON body to Wharf and returns the parsed answer; throws on a non-2xx status. */
+/** POSTs a JSON body to Wharf and returns the parsed answer, its size and headers; throws on a non-2xx status. */
 export async function post(baseUrl, path, key, body) {
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
@@ -35,14 +47,14 @@ export async function post(baseUrl, path, key, body) {
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-  return { json: JSON.parse(text), bytes: Buffer.byteLength(text) };
+  return { json: JSON.parse(text), bytes: Buffer.byteLength(text), headers: response.headers };
 }
 
 /** Imports `count` items for `customer` in calls of 1000; each must come back Created. */
 async function seedItems(baseUrl, key, customer, count) {
   for (let start = 0; start < count; start += BATCH) {
     const items = [];
-    for (let n = start + 1; n <= Math.min(start + BATCH, count); n++) items.push(makeItem(`ITEM-${String(n).padStart(5, '0')}`, n));
+    for (let n = start + 1; n <= Math.min(start + BATCH, count); n++) items.push(makeItem(itemIdOf(n), n));
     const { json } = await post(baseUrl, IMPORT_PATH, key, importBody(TENANT.company, customer, items));
     const notCreated = json.Items.filter((item) => item.Status !== 'Created');
     if (json.Items.length !== items.length || notCreated.length > 0) {
@@ -57,4 +69,57 @@ export async function seedItemMaster(baseUrl, key) {
   await seedItems(baseUrl, key, TENANT.customerA, ITEMS_A);
   await seedItems(baseUrl, key, TENANT.customerB, ITEMS_B);
   return { itemsA: ITEMS_A, itemsB: ITEMS_B, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The PONo and ReferenceNo of the n-th receipt of a series (`SEED`, or a scenario's prefix). */
+export function receiptNumbers(series, n) {
+  const suffix = String(n).padStart(7, '0');
+  return { poNo: `${series}-PO-${suffix}`, referenceNo: `${series}-REF-${suffix}` };
+}
+
+/**
+ * Seeds customer R: its item master, then RECEIPTS_SEEDED receipts of RECEIPT_LINES lines, each
+ * received in full by one confirmation, so that it has RECEIPTS_SEEDED RCs. Every import must answer
+ * Success (a new receipt whose items are all known) and every confirmation must be accepted.
+ */
+export async function seedReceipts(baseUrl, key) {
+  const started = performance.now();
+  await seedItems(baseUrl, key, RECEIPTS.customer, RECEIPT_ITEMS);
+  const svcpoids = new Set();
+  for (let n = 1; n <= RECEIPTS_SEEDED; n++) {
+    const body = receiptImportBody(RECEIPTS, { ...receiptNumbers('SEED', n), n, itemCount: RECEIPT_ITEMS });
+    const { json: imported } = await post(baseUrl, RN_IMPORT_PATH, key, body);
+    const { SVCPOID: svcpoid, Status: status } = imported.Receipt;
+    if (status !== 'Success' || svcpoids.has(svcpoid)) throw new Error(`seeding receipt ${n}: ${JSON.stringify(imported)}`);
+    svcpoids.add(svcpoid);
+    const lines = JSON.parse(body).ASNContent.Items;
+    const { json: confirmed } = await post(
+      baseUrl,
+      CONFIRMATION_PATH,
+      key,
+      confirmationBody(RECEIPTS, { svcpoid, confirmationNo: `SEED-RC-${n}`, lines }),
+    );
+    if (confirmed.Receipt?.ConfirmationNo !== `SEED-RC-${n}` || confirmed.Receipt.Warnings.length > 0) {
+      throw new Error(`confirming seeded receipt ${svcpoid}: ${JSON.stringify(confirmed)}`);
+    }
+  }
+  return {
+    customer: RECEIPTS.customer,
+    items: RECEIPT_ITEMS,
+    receipts: RECEIPTS_SEEDED,
+    confirmations: RECEIPTS_SEEDED,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** How many receipts customer R has, by the 3PL list's totalCount. */
+export async function countReceipts(baseUrl, key) {
+  const body = JSON.stringify({
+    CompanyID: RECEIPTS.company,
+    FacilityID: RECEIPTS.facility,
+    CustomerID: RECEIPTS.customer,
+    Paging: { PageNo: 1, PageSize: 1 },
+  });
+  const { json } = await post(baseUrl, RECEIPT_LIST_PATH, key, body);
+  return json.paging.totalCount;
 }

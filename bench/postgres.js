@@ -1,0 +1,85 @@
+/**
+ * The benchmark's PostgreSQL: temporary databases on the server that BENCH_POSTGRES_URL names (by
+ * default postgres://postgres@127.0.0.1:5432/postgres), created for one run and dropped at its end,
+ * and the server's durability settings for the report.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs `work` with a client connected to `url`, closing it afterwards. */
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The databases one run creates; dropAll() removes each of them, and is safe to call more than once. */
+export class TemporaryDatabases {
+  #names = [];
+
+  constructor(adminUrl) {
+    this.adminUrl = adminUrl;
+    this.prefix = `wharf_bench_${randomBytes(4).toString('hex')}`;
+  }
+
+  /** What the server runs and how durable a commit is, read before anything is created. */
+  async describeServer() {
+    try {
+      return await withClient(this.adminUrl, async (client) => {
+        const setting = async (name) => (await client.query(`show ${name}`)).rows[0][name];
+        return {
+          version: await setting('server_version'),
+          fsync: await setting('fsync'),
+          synchronousCommit: await setting('synchronous_commit'),
+          walSync: await setting('wal_sync_method'),
+        };
+      });
+    } catch (error) {
+      throw new Error(
+        `PostgreSQL at ${redact(this.adminUrl)} is not reachable (${error.message}); ` +
+          'start it or set BENCH_POSTGRES_URL to a server where the user may create databases',
+      );
+    }
+  }
+
+  /** Creates `<prefix>_<suffix>` and returns its URL. */
+  async create(suffix) {
+    const name = `${this.prefix}_${suffix}`;
+    // Remembered before CREATE, so that an interrupted run still drops it.
+    this.#names.push(name);
+    await withClient(this.adminUrl, (client) => client.query(`create database "${name}"`));
+    const url = new URL(this.adminUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  /** Drops every database created (closing any connection still open to it); returns the problems. */
+  async dropAll() {
+    const names = this.#names.splice(0);
+    if (names.length === 0) return [];
+    const problems = [];
+    await withClient(this.adminUrl, async (client) => {
+      for (const name of names) {
+        try {
+          await client.query(`drop database if exists "${name}" with (force)`);
+        } catch (error) {
+          problems.push(`could not drop ${name}: ${error.message}`);
+        }
+      }
+    }).catch((error) => problems.push(`could not drop ${names.join(', ')}: ${error.message}`));
+    return problems;
+  }
+}
+
+/** The URL without its password, for messages. */
+export function redact(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,69 @@
+/**
+ * The servers of a run, each started once it answers: Wharf on SQLite and on PostgreSQL (each
+ * migrating its fresh database), the read baseline B0, and the write baseline on each database
+ * (B1 on SQLite, B1-pg on PostgreSQL).
+ */
+import { join } from 'node:path';
+import { freePort } from './processes.js';
+
+/** Starts `node <argv(port)>` as `name` on a free port; resolves with its base URL once `probe(url)` is true. */
+async function startServer(group, { name, argv, env, probe }) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const entry = group.startServer(name, argv(String(port)), env);
+  await group.waitUntilReady(entry, () => probe(url));
+  return url;
+}
+
+const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
+const answersPost = (path) => async (url) =>
+  (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status > 0;
+
+/**
+ * Starts every server. `wharfEnv` is Wharf's environment; `postgres` holds the URLs of the two
+ * temporary PostgreSQL databases ({ wharf, b1 }). Returns B0's URL and one entry per database, in
+ * the shape bench/scenarios.js takes (without the API key, which seeding adds).
+ */
+export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgres }) {
+  const bench = (file) => join(root, 'bench', file);
+  const plan = [
+    {
+      id: 'sqlite',
+      label: 'SQLite',
+      dbUrl: `sqlite:${join(tmp, 'wharf.db')}`,
+      b1: { key: 'B1', script: bench('baseline-b1.js'), store: join(tmp, 'b1.db') },
+      items: true,
+    },
+    {
+      id: 'postgres',
+      label: 'PostgreSQL',
+      dbUrl: postgres.wharf,
+      b1: { key: 'B1-pg', script: bench('baseline-b1-postgres.js'), store: postgres.b1 },
+      items: false,
+    },
+  ];
+
+  const databases = [];
+  for (const { id, label, dbUrl, b1, items } of plan) {
+    const wharf = await startServer(group, {
+      name: `wharf-${id}`,
+      argv: (port) => [cliPath, 'serve', '--db', dbUrl, '--port', port],
+      env: wharfEnv,
+      probe: wharfReady,
+    });
+    const b1Url = await startServer(group, {
+      name: b1.key,
+      argv: (port) => [b1.script, port, b1.store],
+      env: process.env,
+      probe: answersPost('/b1'),
+    });
+    databases.push({ id, label, dbUrl, wharf, b1: { key: b1.key, url: b1Url }, items });
+  }
+  const b0 = await startServer(group, {
+    name: 'B0',
+    argv: (port) => [bench('baseline-b0.js'), port],
+    env: process.env,
+    probe: answersPost('/b0'),
+  });
+  return { b0, databases };
+}
