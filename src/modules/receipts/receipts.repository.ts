@@ -42,12 +42,11 @@ export async function updateReceipt(db: Db, key: { companyId: string; svcpoid: s
   await db.updateTable('receipts').set(changes).where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
-export async function replaceLines(
-  db: Db,
-  key: { companyId: string; svcpoid: string },
-  lines: Insertable<ReceiptLineTable>[],
-): Promise<void> {
+export async function deleteLines(db: Db, key: { companyId: string; svcpoid: string }): Promise<void> {
   await db.deleteFrom('receipt_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+}
+
+export async function insertLines(db: Db, lines: Insertable<ReceiptLineTable>[]): Promise<void> {
   if (lines.length > 0) await db.insertInto('receipt_lines').values(lines).execute();
 }
 

@@ -178,9 +178,10 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
       created_by_key_id: principal.keyId,
     });
   }
-  await repo.replaceLines(
+  // An update replaces the lines; nothing has been received on them (Imported or Open only).
+  if (live) await repo.deleteLines(trx, documentKey);
+  await repo.insertLines(
     trx,
-    documentKey,
     content.Items!.map((line, index) => ({
       company_id: request.CompanyID,
       svcpoid,
