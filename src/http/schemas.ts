@@ -82,6 +82,13 @@ export function dynamicTextProperties(maxLength: number, prefix = 'DynTxtPropert
 export const OptionalText = (maxLength: number, description?: string) =>
   Type.Optional(Nullable(Type.String({ maxLength, ...(description ? { description } : {}) })));
 
+const FORMAT_NAMES: Record<keyof typeof dateTimeFormats, string> = {
+  'schedule-date': 'a date-time',
+  'local-date-time': 'an ISO 8601 local date-time',
+  'offset-date-time': 'an ISO 8601 date-time with a UTC offset',
+  'calendar-date': 'a date',
+};
+
 /**
  * An optional date-time text in one of the formats of http/formats.ts; empty or null means absent.
  * `example` shows the form in the message and in the OpenAPI document.
@@ -92,7 +99,7 @@ export const OptionalDateTime = (format: keyof typeof dateTimeFormats, maxLength
       Type.String({
         maxLength,
         format,
-        'x-message': `must be a date-time such as ${example}`,
+        'x-message': `must be ${FORMAT_NAMES[format]} such as ${example}`,
         description: `${description} E.g. ${example}.`,
       }),
     ),

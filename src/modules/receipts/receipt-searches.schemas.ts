@@ -1,4 +1,5 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
+import { DocumentSearchRequestSchema } from '../../http/document-search.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum } from '../../http/schemas.js';
 import { UOMS } from './receipts.schemas.js';
@@ -9,34 +10,7 @@ import { RECEIPT_STATUSES } from './receiving.schemas.js';
  * search (DESIGN §4b).
  */
 
-const LocalDateTime = (description: string) =>
-  OptionalText(50, `${description}: ISO 8601 local date-time with milliseconds in the facility’s time zone, e.g. 2024-03-05T14:07:09.123.`);
-
-export const RcSearchRequestSchema = Type.Object(
-  {
-    CompanyID,
-    FacilityID,
-    CustomerID,
-    PONo: OptionalText(50, 'Only the confirmations of the receipt with this PONo; empty or null means any.'),
-    ReferenceNo: OptionalText(50, 'Only the confirmations of the receipt with this ReferenceNo; empty or null means any.'),
-    CreatedWhenFrom: LocalDateTime('Lower bound of the creation time, inclusive'),
-    CreatedWhenTo: LocalDateTime('Upper bound of the creation time, inclusive'),
-    Paging: Type.Optional(PagingRequestSchema),
-  },
-  {
-    examples: [
-      {
-        CompanyID: 'DEMO',
-        FacilityID: 'LAX1',
-        CustomerID: 'ACME',
-        PONo: 'PO-20240305-01',
-        CreatedWhenFrom: '2024-03-05T00:00:00.000',
-        CreatedWhenTo: '2024-03-05T23:59:59.999',
-        Paging: { PagingNo: 1 },
-      },
-    ],
-  },
-);
+export const RcSearchRequestSchema = DocumentSearchRequestSchema;
 export type RcSearchRequest = Static<typeof RcSearchRequestSchema>;
 
 const Text = Nullable(Type.String());
