@@ -16,6 +16,8 @@ import type { App, RouteDeps } from './http/module.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
+import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
+import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
@@ -25,7 +27,15 @@ import * as tenants from './modules/tenants/tenants.service.js';
 export const EDI_PREFIX = '/shared/bam/v1/public';
 
 /** The EDI modules, in the order their routes register. */
-const ediModules: ((app: App, deps: RouteDeps) => void)[] = [itemRoutes, receiptRoutes, ackRoutes, receivingRoutes, receiptSearchRoutes];
+const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
+  itemRoutes,
+  receiptRoutes,
+  ackRoutes,
+  receivingRoutes,
+  receiptSearchRoutes,
+  inventoryInquiryRoutes,
+  adjustmentRoutes,
+];
 
 export interface AppOptions {
   config: Config;

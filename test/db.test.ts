@@ -25,6 +25,7 @@ const TABLES = [
   'customers',
   'facilities',
   'idempotency_records',
+  'inventory_adjustments',
   'inventory_balances',
   'inventory_ledger',
   'items',

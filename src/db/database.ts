@@ -1,13 +1,21 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AckTables } from '../modules/acks/acks.tables.js';
 import type { IdempotencyTables } from '../modules/idempotency/idempotency.tables.js';
+import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
 import type { ItemTables } from '../modules/items/items.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
 
 /** The whole schema, composed from the tables each module owns. */
-export interface Database extends TenantTables, ItemTables, InventoryTables, IdempotencyTables, AckTables, ReceiptTables {}
+export interface Database
+  extends TenantTables,
+    ItemTables,
+    InventoryTables,
+    AdjustmentTables,
+    IdempotencyTables,
+    AckTables,
+    ReceiptTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

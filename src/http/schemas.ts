@@ -35,6 +35,10 @@ export const CompanyID = Identifier("Fixed value assigned by the operator's syst
 export const CustomerID = Identifier("Fixed value assigned by the operator's accounting department.");
 export const FacilityID = Identifier("The warehouse, assigned by the operator's customer service.");
 
+/** The units of measure the spec allows on every line: EA (each) and CS (case). */
+export const UOMS = ['EA', 'CS'] as const;
+export const Uom = (description = 'EA (each) or CS (case).') => StringEnum(UOMS, { description });
+
 /** The spec's error array: one entry per problem. */
 export const ProblemsSchema = Type.Array(
   Type.Object({

@@ -5,6 +5,8 @@ import * as inventory from './2026-11-22T2200-inventory.js';
 import * as idempotency from './2026-11-22T2300-idempotency.js';
 import * as acks from './2026-11-22T2301-acks.js';
 import * as receipts from './2026-11-22T2302-receipts.js';
+import * as adjustments from './2026-11-22T2400-adjustments.js';
+import * as inventoryReads from './2026-11-22T2401-inventory-reads.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2300-idempotency': idempotency,
   '2026-11-22T2301-acks': acks,
   '2026-11-22T2302-receipts': receipts,
+  '2026-11-22T2400-adjustments': adjustments,
+  '2026-11-22T2401-inventory-reads': inventoryReads,
 };

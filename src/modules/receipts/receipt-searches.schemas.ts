@@ -1,8 +1,7 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { DocumentSearchRequestSchema } from '../../http/document-search.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum } from '../../http/schemas.js';
-import { UOMS } from './receipts.schemas.js';
+import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom } from '../../http/schemas.js';
 import { RECEIPT_STATUSES } from './receiving.schemas.js';
 
 /**
@@ -43,7 +42,7 @@ export const RcItemSchema = Type.Object(
     ItemNote: Text,
     SerialNumber: Type.Array(Type.String(), { description: 'An array, as the published example shows; empty when none was sent.' }),
     LotNo: Text,
-    UOM: StringEnum(UOMS),
+    UOM: Uom(),
     ExpectedQty: Nullable(Type.String({ description: 'Decimal text; null for an item the receipt did not announce.' })),
     ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd.' })),
     SHIPMENTLINEID: Nullable(Type.String({ description: 'The receipt line (its position in the import, from 1) this line filled.' })),
@@ -59,7 +58,7 @@ export const RcCartonLineSchema = Type.Object(
     ItemID: Type.String(),
     LotNo: Text,
     QtyInCarton: Quantity,
-    UOM: StringEnum(UOMS),
+    UOM: Uom(),
     ...nullableTexts(RC_DYNAMIC_KEYS),
   },
   { additionalProperties: true, description: 'As the confirmation sent it; a spec key it left out is null.' },

@@ -9,6 +9,7 @@ import {
   OptionalText,
   Quantity,
   StringEnum,
+  Uom,
   dynamicTextProperties,
 } from '../../http/schemas.js';
 
@@ -22,10 +23,8 @@ export const RECEIPT_TYPES = [
   'Transload',
   'Assembly',
 ] as const;
-export const UOMS = ['EA', 'CS'] as const;
 export const MAX_LINES = 1000;
 
-const Uom = StringEnum(UOMS, { description: 'EA (each) or CS (case).' });
 const ReceivingPriority = Type.Union([Type.String({ pattern: '^(100|[1-9][0-9]?)$' }), Type.Integer({ minimum: 1, maximum: 100 })], {
   'x-message': 'must be a whole number from 1 to 100',
 });
@@ -50,7 +49,7 @@ export const ReceiptLineSchema = Type.Object({
     ),
   ),
   ItemNotes: OptionalText(1000),
-  UOM: Uom,
+  UOM: Uom(),
   ...dynamicTextProperties(200),
   ReceivingPriority: Type.Optional(Nullable(ReceivingPriority)),
   'Receiving Priority': Type.Optional(Nullable(ReceivingPriority)),
@@ -63,7 +62,7 @@ const CartonLineSchema = Type.Object({
   ItemID: Type.String({ minLength: 1, maxLength: 50 }),
   LotNo: OptionalText(50),
   QtyInCarton: Quantity({ description: 'Each-quantity per carton.' }),
-  UOM: Uom,
+  UOM: Uom(),
   ...dynamicTextProperties(200),
 });
 

@@ -9,9 +9,9 @@ import {
   OptionalText,
   Quantity,
   StringEnum,
+  Uom,
   dynamicTextProperties,
 } from '../../http/schemas.js';
-import { UOMS } from './receipts.schemas.js';
 
 /** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
 
@@ -126,7 +126,7 @@ export const ConfirmationLineSchema = Type.Object({
   ),
   ItemNumber: Type.String({ minLength: 1, maxLength: 30 }),
   ReceivedQuantity: Quantity({ description: 'Received quantity (decimal).' }),
-  UOM: StringEnum(UOMS),
+  UOM: Uom(),
   LotNo: OptionalText(50),
   ExpirationDate: OptionalDateTime('calendar-date', 10, '2026-12-31', 'The lot’s expiration date, yyyy-MM-dd.'),
   SerialNumber: Type.Optional(Nullable(Type.Array(SerialNumber, { maxItems: 10000 }))),
@@ -146,7 +146,7 @@ const ConfirmationCartonSchema = Type.Object({
         ItemID: Type.String({ minLength: 1, maxLength: 50 }),
         LotNo: OptionalText(50),
         QtyInCarton: Quantity(),
-        UOM: StringEnum(UOMS),
+        UOM: Uom(),
         ...dynamicTextProperties(200),
       }),
       { maxItems: 1000 },
