@@ -1,0 +1,300 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { realpathSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDI_PREFIX } from '../src/app.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/dialects.js';
+import { uniqueId } from './helpers/factories.js';
+
+/**
+ * The promise of DESIGN §5, taken literally: two Wharf processes — the real `wharf serve`, compiled
+ * from src/ for this run — share one PostgreSQL database. 200 parallel −1 adjustments against 150
+ * units, alternating between them: exactly 150 succeed, 50 get 409, the balance is 0 and the ledger
+ * sums to it; one AdjustmentNo sent ten times at once to both posts once. Both stop cleanly on SIGTERM.
+ */
+
+const execFileAsync = promisify(execFile);
+const ROOT = realpathSync(join(dirname(fileURLToPath(import.meta.url)), '..'));
+const QTY = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
+const INVENTORY = '/edi/inventory/search-by-paging';
+/** Quantities are stored as value × 10⁴ (src/lib/decimal.ts). */
+const SCALE = 10_000;
+const postgresEnabled = DIALECTS.find((d) => d.name === 'postgres')!.enabled;
+
+interface Wharf {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  /** Everything the process wrote to stdout and stderr. */
+  output: string[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: boolean;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** Free ports from the OS: all listeners are open at once, so the ports differ, then closed. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+      });
+      ports.push((server.address() as AddressInfo).port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL database', () => {
+  const buildDir = join(ROOT, `.test-build-${randomBytes(6).toString('hex')}`);
+  const cliPath = join(buildDir, 'dist', 'cli.js');
+  const env = { ...process.env, LOG_LEVEL: 'warn' };
+  let database: TestDatabase | undefined;
+  const wharfs: Wharf[] = [];
+  let companyId: string;
+  let customerId: string;
+  let facilityId: string;
+  let operatorKey: string;
+
+  /** Runs a `wharf` command against the test database and answers what it printed. */
+  const cli = async (...args: string[]): Promise<string> => {
+    const { stdout } = await execFileAsync(process.execPath, [cliPath, ...args, '--db', database!.url], { cwd: buildDir, env });
+    return stdout.trim();
+  };
+
+  function serve(name: string, port: number): Wharf {
+    const child = spawn(process.execPath, [cliPath, 'serve', '--db', database!.url, '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: buildDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const wharf: Wharf = {
+      name,
+      child,
+      base: `http://127.0.0.1:${port}`,
+      output: [],
+      exited: false,
+      exit: new Promise((resolve) =>
+        child.once('exit', (code, signal) => {
+          wharf.exited = true;
+          resolve({ code, signal });
+        }),
+      ),
+    };
+    child.stdout!.on('data', (chunk) => wharf.output.push(String(chunk)));
+    child.stderr!.on('data', (chunk) => wharf.output.push(String(chunk)));
+    return wharf;
+  }
+
+  async function waitReady(wharf: Wharf, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (wharf.exited) throw new Error(`${wharf.name} exited before it was ready:\n${wharf.output.join('')}`);
+      try {
+        const response = await fetch(`${wharf.base}/readyz`);
+        if (response.status === 200 && ((await response.json()) as { status?: string }).status === 'ready') return;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(100);
+    }
+    throw new Error(`${wharf.name} was not ready within ${timeoutMs} ms:\n${wharf.output.join('')}`);
+  }
+
+  beforeAll(async () => {
+    const [created] = await Promise.all([
+      createTestDatabase('postgres'),
+      // A fresh build of src/ inside the project, so the compiled CLI finds the project's node_modules.
+      execFileAsync(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(buildDir, 'dist')],
+        { cwd: ROOT },
+      ),
+    ]);
+    database = created;
+
+    companyId = uniqueId('CO');
+    customerId = uniqueId('CU');
+    facilityId = uniqueId('FA');
+    await cli('company', 'add', companyId);
+    const [, , key] = await Promise.all([
+      cli('customer', 'add', companyId, customerId),
+      cli('facility', 'add', companyId, facilityId),
+      cli('key', 'create', '--role', 'operator', '--company', companyId, '--label', 'two processes'),
+    ]);
+    expect(key).toMatch(/^wk_[A-Za-z0-9_-]{43,}$/);
+    operatorKey = key;
+
+    const [portA, portB] = await freePorts(2);
+    wharfs.push(serve('wharf A', portA!), serve('wharf B', portB!));
+    await Promise.all(wharfs.map((wharf) => waitReady(wharf, 15_000)));
+  }, 35_000);
+
+  afterAll(async () => {
+    try {
+      // Graceful shutdown: SIGTERM, in-flight work finishes, the pool closes, exit code 0.
+      const running = wharfs.filter((wharf) => !wharf.exited);
+      for (const wharf of running) wharf.child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<{ code: string; signal: null }>((resolve) => {
+        timer = setTimeout(() => resolve({ code: 'still running after 12 s', signal: null }), 12_000);
+      });
+      const exits = await Promise.all(running.map((wharf) => Promise.race([wharf.exit, late])));
+      clearTimeout(timer);
+      for (const [i, exit] of exits.entries()) {
+        expect(exit, `${running[i]!.name} on SIGTERM; its output:\n${running[i]!.output.join('')}`).toEqual({ code: 0, signal: null });
+      }
+    } finally {
+      for (const wharf of wharfs) if (!wharf.exited) wharf.child.kill('SIGKILL');
+      await database?.destroy();
+      rmSync(buildDir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  const post = async (wharf: Wharf, path: string, body: unknown): Promise<Answer> => {
+    const response = await fetch(`${wharf.base}${EDI_PREFIX}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `APIKey ${operatorKey}` },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  const adjust = (wharf: Wharf, adjustmentNo: string, lotNo: string, qty: string) =>
+    post(wharf, QTY, {
+      CompanyID: companyId,
+      FacilityID: facilityId,
+      CustomerID: customerId,
+      AdjustmentNo: adjustmentNo,
+      Items: [{ ItemNumber: 'RACE', LotNo: lotNo, UOM: 'EA', Qty: qty }],
+    });
+  /** The inventory inquiry as one process answers it: OnHand per lot of RACE (lots with nothing on hand are left out). */
+  const inquire = async (wharf: Wharf, lotNo: string) => {
+    const answer = await post(wharf, INVENTORY, {
+      CompanyID: companyId,
+      FacilityID: facilityId,
+      CustomerID: customerId,
+      ItemNumber: 'RACE',
+      LotNo: lotNo,
+    });
+    expect(answer.status).toBe(200);
+    return (JSON.parse(answer.body).results.data as { OnHand: string }[]).map((row) => row.OnHand);
+  };
+  /** The balance row and the ledger of a lot, read straight from the database. */
+  const balanceOf = async (lotNo: string) => {
+    const db = database!.db;
+    const balances = await db
+      .selectFrom('inventory_balances')
+      .select(['on_hand', 'allocated'])
+      .where('company_id', '=', companyId)
+      .where('customer_id', '=', customerId)
+      .where('facility_id', '=', facilityId)
+      .where('item_id', '=', 'RACE')
+      .where('lot_no', '=', lotNo)
+      .execute();
+    expect(balances).toHaveLength(1);
+    const ledger = await db
+      .selectFrom('inventory_ledger')
+      .select(['quantity', 'on_hand_after', 'source_id'])
+      .where('company_id', '=', companyId)
+      .where('customer_id', '=', customerId)
+      .where('facility_id', '=', facilityId)
+      .where('item_id', '=', 'RACE')
+      .where('lot_no', '=', lotNo)
+      .orderBy('id')
+      .execute();
+    return {
+      onHand: Number(balances[0]!.on_hand),
+      allocated: Number(balances[0]!.allocated),
+      ledger: ledger.map((row) => ({ quantity: Number(row.quantity), onHandAfter: Number(row.on_hand_after), sourceId: row.source_id })),
+    };
+  };
+
+  it('200 parallel −1 adjustments against 150, alternating between the processes: 150 succeed, 50 are 409, the balance is 0', async () => {
+    const [a, b] = wharfs as [Wharf, Wharf];
+    const seed = await adjust(a, 'SEED-150', 'R1', '150');
+    expect(seed.status, seed.body).toBe(200);
+    // The other process sees the stock at once: there is no per-process state.
+    expect(await inquire(b, 'R1')).toEqual(['150']);
+
+    const numbers = Array.from({ length: 200 }, (_, i) => `TAKE-${i}`);
+    const answers = await Promise.all(numbers.map((number, i) => adjust(wharfs[i % 2]!, number, 'R1', '-1')));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(150);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(50);
+    // Both processes took part in the race and both refused some: each saw the other's writes.
+    for (const parity of [0, 1]) {
+      const own = statuses.filter((_, i) => i % 2 === parity);
+      expect(own.filter((status) => status === 200).length).toBeGreaterThan(0);
+      expect(own.filter((status) => status === 409).length).toBeGreaterThan(0);
+    }
+    const refusal = 'Not enough stock of item RACE, lot R1, UOM EA: 0 available, 1 to take';
+    for (const answer of answers.filter((a) => a.status === 409)) {
+      expect(JSON.parse(answer.body)).toEqual([{ code: `EDI-ERROR-${refusal}`, error: refusal }]);
+    }
+    for (const answer of answers.filter((a) => a.status === 200)) {
+      expect(JSON.parse(answer.body).Adjustment.Items).toMatchObject([{ ItemNumber: 'RACE', LotNo: 'R1', Qty: '-1' }]);
+    }
+
+    // The balance is 0, by the inquiry of either process (an empty balance is left out) and in the database.
+    expect(await inquire(a, 'R1')).toEqual([]);
+    expect(await inquire(b, 'R1')).toEqual([]);
+    const { onHand, allocated, ledger } = await balanceOf('R1');
+    expect([onHand, allocated]).toEqual([0, 0]);
+    // The ledger: the seed and one posting per success, summing to the balance.
+    expect(ledger).toHaveLength(151);
+    expect(ledger.reduce((sum, row) => sum + row.quantity, 0)).toBe(onHand);
+    expect(ledger[0]).toEqual({ quantity: 150 * SCALE, onHandAfter: 150 * SCALE, sourceId: 'SEED-150' });
+    const takes = ledger.slice(1);
+    expect(new Set(takes.map((row) => row.sourceId))).toEqual(new Set(numbers.filter((_, i) => statuses[i] === 200)));
+    expect(takes.every((row) => row.quantity === -SCALE)).toBe(true);
+    // Each take saw a different on-hand: 149 down to 0, once each — the writers were serialized.
+    expect(takes.map((row) => row.onHandAfter / SCALE).sort((x, y) => y - x)).toEqual(Array.from({ length: 150 }, (_, i) => 149 - i));
+    // And every answer's OnHand is one of those, each once.
+    const answered = answers.filter((a) => a.status === 200).map((a) => Number(JSON.parse(a.body).Adjustment.Items[0].OnHand));
+    expect(answered.sort((x, y) => y - x)).toEqual(Array.from({ length: 150 }, (_, i) => 149 - i));
+  }, 20_000);
+
+  it('one AdjustmentNo sent ten times at once to both processes posts once, even when it takes the last stock', async () => {
+    const add = uniqueId('ADD');
+    const adds = await Promise.all(Array.from({ length: 10 }, (_, i) => adjust(wharfs[i % 2]!, add, 'R2', '3')));
+    expect(adds.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect(new Set(adds.map((answer) => answer.body)).size).toBe(1);
+    let balance = await balanceOf('R2');
+    expect(balance.onHand).toBe(3 * SCALE);
+    expect(balance.ledger).toEqual([{ quantity: 3 * SCALE, onHandAfter: 3 * SCALE, sourceId: add }]);
+    expect(await inquire(wharfs[1]!, 'R2')).toEqual(['3']);
+
+    const take = uniqueId('TAKE');
+    const takes = await Promise.all(Array.from({ length: 10 }, (_, i) => adjust(wharfs[i % 2]!, take, 'R2', '-3')));
+    expect(takes.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect(new Set(takes.map((answer) => answer.body)).size).toBe(1);
+    balance = await balanceOf('R2');
+    expect(balance.onHand).toBe(0);
+    expect(balance.ledger.filter((row) => row.sourceId === take)).toEqual([{ quantity: -3 * SCALE, onHandAfter: 0, sourceId: take }]);
+    expect(balance.ledger.reduce((sum, row) => sum + row.quantity, 0)).toBe(balance.onHand);
+    const adjustments = await database!.db
+      .selectFrom('inventory_adjustments')
+      .select('adjustment_no')
+      .where('company_id', '=', companyId)
+      .where('adjustment_no', 'in', [add, take])
+      .execute();
+    expect(adjustments.map((row) => row.adjustment_no).sort()).toEqual([add, take].sort());
+  }, 15_000);
+});
