@@ -1,7 +1,7 @@
 /**
  * The request bodies of the benchmark: a realistic item of the item master (about 2 KB as an import
  * body of one item), the item import and search bodies, the JSON schema the B1 baseline validates,
- * and the receipt bodies (RN import, receiving confirmation, RC search).
+ * the receipt bodies (RN import, receiving confirmation, RC search) and the inventory adjustment body.
  */
 
 /** The size, in bytes, that a one-item import body is padded to. */
@@ -172,4 +172,19 @@ export function confirmationBody({ company, facility }, { svcpoid, confirmationN
 
 export function rcSearchBody({ company, facility, customer }, pageNo, pageSize) {
   return JSON.stringify({ CompanyID: company, FacilityID: facility, CustomerID: customer, Paging: { PageNo: pageNo, PageSize: pageSize } });
+}
+
+/**
+ * An inventory-adjust-qty-incremental body: +1 EA (no lot, Available) on each of `itemIds`, one
+ * line an item, under `adjustmentNo`.
+ */
+export function adjustmentBody({ company, customer, facility }, { adjustmentNo, itemIds, qty = '1' }) {
+  return JSON.stringify({
+    CompanyID: company,
+    FacilityID: facility,
+    CustomerID: customer,
+    AdjustmentNo: adjustmentNo,
+    ReasonCode: 'BENCH',
+    Items: itemIds.map((ItemNumber) => ({ ItemNumber, UOM: 'EA', Qty: qty })),
+  });
 }

@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: starts Wharf twice — on SQLite (synchronous=FULL) and on a temporary PostgreSQL
  * database — and the baselines (B0; B1 on SQLite, B1-pg on PostgreSQL), seeds a tenant on each,
- * drives every scenario with autocannon, prints a table with the database of each row and the
- * ratios to the baselines, and writes bench/results/latest.json. Every child process, the temporary
+ * drives every scenario with autocannon, checks that every write scenario wrote what it answered
+ * (bench/verify.js), prints a table with the database of each row and the ratios to the baselines,
+ * and writes bench/results/latest.json. Every child process, the temporary
  * directory and the temporary PostgreSQL databases are removed at the end, on failure and on
  * Ctrl-C too.
  *
@@ -16,25 +17,25 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
-import { searchBody } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact } from './postgres.js';
 import { ProcessGroup, choosePinning } from './processes.js';
 import { formatTable, withRatios, writeJson } from './report.js';
-import { scenarios } from './scenarios.js';
+import { ADJUSTMENT_LINES, adjustmentKey, scenarios } from './scenarios.js';
 import {
+  ADJUSTMENTS,
+  ADJUSTMENT_ITEMS,
   ITEMS_A,
   ITEMS_B,
   RECEIPTS,
   RECEIPTS_SEEDED,
-  SEARCH_PATH,
   TENANT,
-  countReceipts,
-  post,
+  seedAdjustmentStock,
   seedItemMaster,
   seedReceipts,
   seedTenant,
 } from './seed.js';
 import { startServers } from './servers.js';
+import { verifyWrites } from './verify.js';
 
 const WARMUP_SECONDS = 2;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -65,37 +66,6 @@ function sourceRevision() {
   return { commit: head.stdout.trim(), uncommittedChanges: git('status', '--porcelain', '--', 'src').stdout.trim() !== '' };
 }
 
-/** Every item import answer must have been a write, and the created items must be in customer A's master. */
-async function verifyImports(wharf, apiKey, tally) {
-  const answered = tally.Created + tally.Updated + tally.Unchanged + tally.other;
-  if (tally.Unchanged > 0 || tally.other > 0 || answered === 0) {
-    throw new Error(`the item import scenario was not all writes: ${JSON.stringify(tally)}`);
-  }
-  const after = await post(wharf, SEARCH_PATH, apiKey, searchBody(TENANT.company, TENANT.customerA, 1, 1));
-  if (after.json.paging.totalCount < ITEMS_A + tally.Created) {
-    throw new Error(
-      `after the import ${TENANT.customerA} has ${after.json.paging.totalCount} items, expected at least ${ITEMS_A + tally.Created}`,
-    );
-  }
-}
-
-/**
- * Every RN import answer must have been Success with an SVCPOID of its own (an update of an existing
- * PONo would repeat one), and customer R must hold at least the seeded receipts plus one per answer
- * (more when requests were still in flight as a run stopped: those were created but not counted).
- */
-async function verifyReceiptImports(database, tally) {
-  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newReceipts !== tally.Success) {
-    throw new Error(`the RN import on ${database.label} was not all clean creates: ${JSON.stringify(tally)}`);
-  }
-  const receipts = await countReceipts(database.wharf, database.apiKey);
-  if (receipts < RECEIPTS_SEEDED + tally.Success) {
-    throw new Error(
-      `after the RN import on ${database.label} ${RECEIPTS.customer} has ${receipts} receipts, expected at least ${RECEIPTS_SEEDED + tally.Success}`,
-    );
-  }
-}
-
 /** Creates the tenant on each database with the CLI, then seeds it over HTTP; adds each API key to its database. */
 async function seed(databases, env) {
   const seeded = {};
@@ -109,6 +79,8 @@ async function seed(databases, env) {
     }
     log(`${database.label}: seeding ${RECEIPTS_SEEDED} receipts with one confirmation each for ${RECEIPTS.customer} over HTTP…`);
     seeded[database.id].receipts = await seedReceipts(database.wharf, database.apiKey);
+    log(`${database.label}: seeding ${ADJUSTMENT_ITEMS} items with opening stock for ${ADJUSTMENTS.customer} over HTTP…`);
+    seeded[database.id].adjustments = await seedAdjustmentStock(database.wharf, database.apiKey);
     const seconds = Object.values(seeded[database.id]).reduce((sum, part) => sum + part.seconds, 0);
     log(`${database.label}: seeded in ${seconds.toFixed(1)} s`);
   }
@@ -153,9 +125,8 @@ async function main(state) {
     });
   }
 
+  const adjustmentPostings = await verifyWrites({ databases, tallies, connections });
   const itemDatabase = databases.find((database) => database.items);
-  await verifyImports(itemDatabase.wharf, itemDatabase.apiKey, tallies['import-1']);
-  for (const database of databases) await verifyReceiptImports(database, tallies[`rn-import-${database.id}`]);
 
   const withBase = withRatios(results);
   const page1Large = withBase.find((r) => r.key === 'search-A-p1');
@@ -186,6 +157,7 @@ async function main(state) {
     pinning: pinning.description,
     seed: { company: TENANT.company, ...seeded },
     writeStatuses: tallies,
+    adjustmentPostings,
     scenarios: withBase,
     page1LatencyRatio: {
       database: itemDatabase.label,
@@ -222,6 +194,14 @@ async function main(state) {
     out(
       `RN import answers on ${database.label} (check, warm-up and measured run): ${rn.Success} Success, ` +
         `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
+    );
+    const answers = ADJUSTMENT_LINES.map(
+      (lines) => `${tallies[adjustmentKey(lines, database.id)].Success} Success of ${lines} line${lines === 1 ? '' : 's'}`,
+    );
+    out(
+      `Adjustment answers on ${database.label} (checks, warm-ups and measured runs): ${answers.join(', ')}; ` +
+        `${adjustmentPostings[database.id].postings} adjustment postings in ${ADJUSTMENTS.customer}'s ledger ` +
+        `(at least ${adjustmentPostings[database.id].expectedAtLeast} expected, the opening stock's included).`,
     );
   }
   out(

@@ -3,8 +3,11 @@
  * check of one answer before the load starts (so that a scenario never measures an error path or an
  * empty page).
  */
-import { RECEIPT_LINES, oneItemImportBody, rcSearchBody, receiptImportBody, searchBody } from './payload.js';
+import { RECEIPT_LINES, adjustmentBody, itemIdOf, oneItemImportBody, rcSearchBody, receiptImportBody, searchBody } from './payload.js';
 import {
+  ADJUSTMENTS,
+  ADJUSTMENT_ITEMS,
+  ADJUST_PATH,
   IMPORT_PATH,
   ITEMS_A,
   ITEMS_B,
@@ -236,9 +239,80 @@ function rnImportScenario(database, tally) {
   };
 }
 
+/** The line counts of the adjustment scenarios: one line, and a count correction of 20 items. */
+export const ADJUSTMENT_LINES = [1, 20];
+
+/** The key of the adjustment scenario of `lines` lines on the database `databaseId`, and of its tally. */
+export const adjustmentKey = (lines, databaseId) => `adjust-${lines}-${databaseId}`;
+
+/**
+ * An inventory adjustment of `tally.lines` lines on `database`: +1 EA on as many different items of
+ * customer I, under a new AdjustmentNo on every request, so each one posts its lines and writes its
+ * adjustment row. The items go round customer I's ADJUSTMENT_ITEMS in order, so the requests in
+ * flight change different balances. `tally` counts the answers' statuses (the check's included) and
+ * `mismatched`, the 2xx answers whose AdjustmentNo, items or quantities are not those sent (each
+ * connection has one request in flight, so autocannon's per-connection context holds the one
+ * answered).
+ */
+function adjustmentScenario(database, tally) {
+  const { wharf, apiKey } = database;
+  const { lines } = tally;
+  let n = 0;
+  const next = () => {
+    n += 1;
+    const adjustmentNo = `ADJ-${lines}-${String(n).padStart(8, '0')}`;
+    const itemIds = Array.from({ length: lines }, (_, i) => itemIdOf((((n - 1) * lines + i) % ADJUSTMENT_ITEMS) + 1));
+    return { adjustmentNo, itemIds, body: adjustmentBody(ADJUSTMENTS, { adjustmentNo, itemIds }) };
+  };
+  const count = (answer, sent) => {
+    const status = answer.Adjustment?.Status;
+    tally[status === 'Success' || status === 'Warning' ? status : 'other'] += 1;
+    const items = answer.Adjustment?.Items ?? [];
+    const same =
+      answer.Adjustment?.AdjustmentNo === sent.adjustmentNo &&
+      items.length === sent.itemIds.length &&
+      items.every((item, i) => item.ItemNumber === sent.itemIds[i] && item.Qty === '1');
+    if (!same) tally.mismatched += 1;
+  };
+  const title = `Wharf quantity adjustment, ${lines} line${lines === 1 ? '' : 's'} (+1 on ${lines === 1 ? 'an item' : `${lines} items`})`;
+  return {
+    key: adjustmentKey(lines, database.id),
+    title,
+    database: database.label,
+    baseline: database.b1.key,
+    kind: 'write',
+    target: {
+      url: `${wharf}${ADJUST_PATH}`,
+      headers: withKey(apiKey),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request, context) => {
+            const { body, ...sent } = next();
+            context.sent = sent;
+            return { ...request, body };
+          },
+          onResponse: (status, answer, context) => {
+            if (status >= 200 && status < 300) count(JSON.parse(answer), context.sent);
+          },
+        },
+      ],
+    },
+    async check() {
+      const { body, ...sent } = next();
+      const { json: answer, bytes } = await post(wharf, ADJUST_PATH, apiKey, body);
+      count(answer, sent);
+      expect(answer.Adjustment?.Status === 'Success', `${title}: answered ${JSON.stringify(answer).slice(0, 500)}`);
+      expect(tally.mismatched === 0, `${title}: the answer is not that of ${sent.adjustmentNo}: ${JSON.stringify(answer).slice(0, 500)}`);
+      return bytes;
+    },
+  };
+}
+
 /**
  * Every scenario, in the order they run: the baselines, the reads, then the writes (the item import
- * adds items to customer A, which the item searches count).
+ * adds items to customer A, which the item searches count): on each database the RN import, then
+ * the adjustments of ADJUSTMENT_LINES lines.
  *
  * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, b1: { key, url }, items }
  * where `items` says whether the item master of customers A and B was seeded there (the item
@@ -261,6 +335,10 @@ export function scenarios({ b0, databases }) {
     }
     const rn = (tallies[`rn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
     writes.push(rnImportScenario(database, rn));
+    for (const lines of ADJUSTMENT_LINES) {
+      const tally = (tallies[adjustmentKey(lines, database.id)] = { lines, Success: 0, Warning: 0, other: 0, mismatched: 0 });
+      writes.push(adjustmentScenario(database, tally));
+    }
   }
   return { tallies, list: [...baselineScenarios(b0, databases), ...reads, ...writes] };
 }

@@ -1,13 +1,13 @@
 /**
  * Seeds the benchmark tenant: company, customers, facility and an admin key through the `wharf` CLI,
- * then over HTTP the item master of each customer (the item import, 1000 items a call) and the
- * receipts with their receiving confirmations (RCs).
+ * then over HTTP the item master of each customer (the item import, 1000 items a call), the
+ * receipts with their receiving confirmations (RCs) and the opening stock that the adjustments change.
  */
-import { confirmationBody, importBody, itemIdOf, makeItem, receiptImportBody } from './payload.js';
+import { adjustmentBody, confirmationBody, importBody, itemIdOf, makeItem, receiptImportBody } from './payload.js';
 import { runCli } from './processes.js';
 
-/** Customers A and B hold the item scenarios' item masters; customer R the receipts. */
-export const TENANT = { company: 'BENCH', customerA: 'CUSTA', customerB: 'CUSTB', customerR: 'CUSTR', facility: 'WH1' };
+/** Customers A and B hold the item scenarios' item masters; customer R the receipts; customer I the adjusted stock. */
+export const TENANT = { company: 'BENCH', customerA: 'CUSTA', customerB: 'CUSTB', customerR: 'CUSTR', customerI: 'CUSTI', facility: 'WH1' };
 export const ITEMS_A = 10_000;
 export const ITEMS_B = 100;
 const BATCH = 1000;
@@ -19,19 +19,34 @@ export const RECEIPT_ITEMS = 100;
 /** Receipts seeded for customer R, each with one confirmation: the RCs the RC search pages through. */
 export const RECEIPTS_SEEDED = 100;
 
+/** The adjustment scenarios' tenant, in the shape the adjustment body takes. */
+export const ADJUSTMENTS = { company: TENANT.company, customer: TENANT.customerI, facility: TENANT.facility };
+/**
+ * Customer I's item master, each item with opening stock: the adjustments' lines go round it, so
+ * that the requests in flight at one time (connections × lines) touch different balances as long
+ * as that product stays below it.
+ */
+export const ADJUSTMENT_ITEMS = 1000;
+/** The opening stock of each of customer I's items, EA. */
+export const OPENING_STOCK = 100;
+
 export const IMPORT_PATH = '/shared/bam/v1/public/edi/item-master/import';
 export const SEARCH_PATH = '/shared/bam/v1/public/edi/item-master/search-by-paging';
 export const RN_IMPORT_PATH = '/shared/bam/v1/public/edi/inbound/receipt';
 export const CONFIRMATION_PATH = '/shared/bam/v1/public/edi/3pl/inbound/receipt/post-confirmation';
 export const RC_SEARCH_PATH = '/shared/bam/v1/public/edi/inbound/receipt/rc/search-by-paging';
 export const RECEIPT_LIST_PATH = '/shared/bam/v1/public/edi/3pl/inbound/receipt/list';
+export const ADJUST_PATH = '/shared/bam/v1/public/edi/3pl/adjust/inventory-adjust-qty-incremental';
+export const LEDGER_SEARCH_PATH = '/shared/bam/v1/public/edi/3pl/inventory/ledger/search-by-paging';
 
 /** Creates the tenant with the CLI and returns the admin key. */
 export async function seedTenant(cliPath, dbUrl, env) {
-  const { company, customerA, customerB, customerR, facility } = TENANT;
+  const { company, customerA, customerB, customerR, customerI, facility } = TENANT;
   const db = ['--db', dbUrl];
   await runCli(cliPath, ['company', 'add', company, ...db], env);
-  for (const customer of [customerA, customerB, customerR]) await runCli(cliPath, ['customer', 'add', company, customer, ...db], env);
+  for (const customer of [customerA, customerB, customerR, customerI]) {
+    await runCli(cliPath, ['customer', 'add', company, customer, ...db], env);
+  }
   await runCli(cliPath, ['facility', 'add', company, facility, '--timezone', 'UTC', ...db], env);
   const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', company, '--label', 'bench', ...db], env);
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
@@ -121,5 +136,40 @@ export async function countReceipts(baseUrl, key) {
     Paging: { PageNo: 1, PageSize: 1 },
   });
   const { json } = await post(baseUrl, RECEIPT_LIST_PATH, key, body);
+  return json.paging.totalCount;
+}
+
+/**
+ * Seeds customer I: its item master of ADJUSTMENT_ITEMS items, then one adjustment that gives each
+ * of them OPENING_STOCK EA (no lot, Available), so that every measured adjustment line changes a
+ * balance that exists, as a count correction does. It must answer Success with a line an item.
+ */
+export async function seedAdjustmentStock(baseUrl, key) {
+  const started = performance.now();
+  await seedItems(baseUrl, key, ADJUSTMENTS.customer, ADJUSTMENT_ITEMS);
+  const itemIds = Array.from({ length: ADJUSTMENT_ITEMS }, (_, i) => itemIdOf(i + 1));
+  const body = adjustmentBody(ADJUSTMENTS, { adjustmentNo: 'SEED-ADJ', itemIds, qty: String(OPENING_STOCK) });
+  const { json } = await post(baseUrl, ADJUST_PATH, key, body);
+  if (json.Adjustment?.Status !== 'Success' || json.Adjustment.Items.length !== ADJUSTMENT_ITEMS) {
+    throw new Error(`seeding the opening stock of ${ADJUSTMENTS.customer}: ${JSON.stringify(json).slice(0, 500)}`);
+  }
+  return {
+    customer: ADJUSTMENTS.customer,
+    items: ADJUSTMENT_ITEMS,
+    openingStock: OPENING_STOCK,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** How many adjustment postings (ledger rows, one a line) customer I has, by the ledger search's totalCount. */
+export async function countAdjustmentPostings(baseUrl, key) {
+  const body = JSON.stringify({
+    CompanyID: ADJUSTMENTS.company,
+    FacilityID: ADJUSTMENTS.facility,
+    CustomerID: ADJUSTMENTS.customer,
+    Source: { Type: 'adjustment' },
+    Paging: { PageNo: 1, PageSize: 1 },
+  });
+  const { json } = await post(baseUrl, LEDGER_SEARCH_PATH, key, body);
   return json.paging.totalCount;
 }

@@ -1,0 +1,91 @@
+/**
+ * What the run checks after the load: every write scenario's answers were writes of their own, and
+ * the database holds what they wrote (read back over HTTP).
+ */
+import { searchBody } from './payload.js';
+import { ADJUSTMENT_LINES, adjustmentKey } from './scenarios.js';
+import {
+  ADJUSTMENT_ITEMS,
+  ITEMS_A,
+  RECEIPTS,
+  RECEIPTS_SEEDED,
+  SEARCH_PATH,
+  TENANT,
+  countAdjustmentPostings,
+  countReceipts,
+  post,
+} from './seed.js';
+
+/** Every item import answer must have been a write, and the created items must be in customer A's master. */
+async function verifyImports(wharf, apiKey, tally) {
+  const answered = tally.Created + tally.Updated + tally.Unchanged + tally.other;
+  if (tally.Unchanged > 0 || tally.other > 0 || answered === 0) {
+    throw new Error(`the item import scenario was not all writes: ${JSON.stringify(tally)}`);
+  }
+  const after = await post(wharf, SEARCH_PATH, apiKey, searchBody(TENANT.company, TENANT.customerA, 1, 1));
+  if (after.json.paging.totalCount < ITEMS_A + tally.Created) {
+    throw new Error(
+      `after the import ${TENANT.customerA} has ${after.json.paging.totalCount} items, expected at least ${ITEMS_A + tally.Created}`,
+    );
+  }
+}
+
+/**
+ * Every RN import answer must have been Success with an SVCPOID of its own (an update of an existing
+ * PONo would repeat one), and customer R must hold at least the seeded receipts plus one per answer
+ * (more when requests were still in flight as a run stopped: those were created but not counted).
+ */
+async function verifyReceiptImports(database, tally) {
+  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newReceipts !== tally.Success) {
+    throw new Error(`the RN import on ${database.label} was not all clean creates: ${JSON.stringify(tally)}`);
+  }
+  const receipts = await countReceipts(database.wharf, database.apiKey);
+  if (receipts < RECEIPTS_SEEDED + tally.Success) {
+    throw new Error(
+      `after the RN import on ${database.label} ${RECEIPTS.customer} has ${receipts} receipts, expected at least ${RECEIPTS_SEEDED + tally.Success}`,
+    );
+  }
+}
+
+/**
+ * Every adjustment answer must have been Success and name the AdjustmentNo, items and +1 sent; and
+ * customer I's ledger must hold one adjustment posting per line answered, on top of the opening
+ * stock's ADJUSTMENT_ITEMS. A replayed AdjustmentNo would answer alike but post nothing, so the
+ * ledger would fall short. It may hold more, by at most the lines of the requests in flight when the
+ * warm-up and the measured run of each scenario stopped (committed, their answers not counted).
+ */
+async function verifyAdjustments(database, tallies, connections) {
+  let expected = ADJUSTMENT_ITEMS;
+  let slack = 0;
+  for (const tally of tallies) {
+    if (tally.Warning > 0 || tally.other > 0 || tally.mismatched > 0 || tally.Success === 0) {
+      throw new Error(`the ${tally.lines}-line adjustment on ${database.label} was not all clean writes: ${JSON.stringify(tally)}`);
+    }
+    expected += tally.lines * tally.Success;
+    slack += tally.lines * 2 * connections;
+  }
+  const postings = await countAdjustmentPostings(database.wharf, database.apiKey);
+  if (postings < expected || postings > expected + slack) {
+    throw new Error(
+      `after the adjustments on ${database.label} the ledger of ${TENANT.customerI} holds ${postings} adjustment postings, ` +
+        `expected ${expected} to ${expected + slack}`,
+    );
+  }
+  return { postings, expectedAtLeast: expected };
+}
+
+/**
+ * Runs every check of the write scenarios whose tallies bench/scenarios.js keeps (by scenario key);
+ * throws on the first that fails. Answers the ledger counts of the adjustments, per database id.
+ */
+export async function verifyWrites({ databases, tallies, connections }) {
+  const itemDatabase = databases.find((database) => database.items);
+  await verifyImports(itemDatabase.wharf, itemDatabase.apiKey, tallies['import-1']);
+  const adjustments = {};
+  for (const database of databases) {
+    await verifyReceiptImports(database, tallies[`rn-import-${database.id}`]);
+    const ofDatabase = ADJUSTMENT_LINES.map((lines) => tallies[adjustmentKey(lines, database.id)]);
+    adjustments[database.id] = await verifyAdjustments(database, ofDatabase, connections);
+  }
+  return adjustments;
+}
