@@ -66,32 +66,23 @@ export function parseOrderDate(text: string, zone: string): number | undefined {
   return /^\d{14}$/.test(text) ? parseWith(text, ['yyyyMMddHHmmss'], zone) : parseScheduleDate(text, zone);
 }
 
-/** A creation-time window of a search, read in the facility's zone; bounds are inclusive. */
+/** A time window of a search; bounds are inclusive epoch milliseconds, absent when not given. */
 export interface TimeWindow {
   from?: number;
   to?: number;
 }
 
+const given = (text: string | null | undefined): text is string => text !== undefined && text !== null && text !== '';
+
 /**
- * Reads `CreatedWhenFrom`/`CreatedWhenTo` (or any pair of facility-local bounds); returns the
- * window, or the messages naming each unreadable bound.
+ * CreatedWhenFrom/To read in the facility's zone. The route schema's `local-date-time` format has
+ * already refused unreadable bounds, together with the body's other problems.
  */
-export function readLocalWindow(
-  bounds: Record<string, string | null | undefined>,
-  zone: string,
-): { window: TimeWindow; problems: string[] } {
-  const window: TimeWindow = {};
-  const problems: string[] = [];
-  const [fromName, toName] = Object.keys(bounds) as [string, string];
-  for (const [name, side] of [
-    [fromName, 'from'],
-    [toName, 'to'],
-  ] as const) {
-    const text = bounds[name];
-    if (text === undefined || text === null || text === '') continue;
-    const instant = parseFacilityLocal(text, zone);
-    if (instant === undefined) problems.push(`${name} must be an ISO 8601 local date-time such as 2024-03-05T14:07:09.123`);
-    else window[side] = instant;
-  }
-  return { window, problems };
+export function localWindow(from: string | null | undefined, to: string | null | undefined, zone: string): TimeWindow {
+  return { from: given(from) ? parseFacilityLocal(from, zone) : undefined, to: given(to) ? parseFacilityLocal(to, zone) : undefined };
+}
+
+/** UpdatedWhenFrom/To, which carry their offset (checked by the `offset-date-time` format). */
+export function offsetWindow(from: string | null | undefined, to: string | null | undefined): TimeWindow {
+  return { from: given(from) ? parseWithOffset(from) : undefined, to: given(to) ? parseWithOffset(to) : undefined };
 }

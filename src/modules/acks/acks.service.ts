@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
-import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/errors.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
-import { readLocalWindow } from '../../http/time.js';
+import { localWindow } from '../../http/time.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
 import * as repo from './acks.repository.js';
@@ -84,11 +84,7 @@ export async function searchAcks(
 ): Promise<{ records: AckRecord[]; paging: Paging }> {
   const facility = await tenants.findFacility(db, request.CompanyID, request.FacilityID);
   const timeZone = facility!.time_zone;
-  const { window, problems } = readLocalWindow(
-    { CreatedWhenFrom: request.CreatedWhenFrom, CreatedWhenTo: request.CreatedWhenTo },
-    timeZone,
-  );
-  if (problems.length > 0) throw badRequest(...problems);
+  const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const filter: repo.AckFilter = {
     companyId: request.CompanyID,

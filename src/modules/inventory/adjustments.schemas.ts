@@ -10,7 +10,7 @@ import {
   StringEnum,
   Uom,
 } from '../../http/schemas.js';
-import { INVENTORY_STATUSES } from './inquiry.schemas.js';
+import { INVENTORY_STATUSES, balanceKeyProperties } from './inquiry.schemas.js';
 
 /** The 3PL adjustments (DESIGN §4b): quantity changes and property moves of a customer's stock. */
 
@@ -130,12 +130,7 @@ export type PropertyAdjustmentRequest = Static<typeof PropertyAdjustmentRequestS
 
 /** A balance an adjustment changed and what it holds right after that change. */
 export const AdjustedBalanceSchema = Type.Object({
-  ItemNumber: Type.String(),
-  LotNo: Nullable(Type.String({ description: 'null when the stock has no lot.' })),
-  GoodsType: Nullable(Type.String({ description: 'null when the stock has no goods type.' })),
-  TitleID: Nullable(Type.String({ description: 'null when the stock has no title.' })),
-  InventoryStatus: StringEnum(INVENTORY_STATUSES),
-  ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd; null when the stock has none.' })),
+  ...balanceKeyProperties,
   UOM: Uom(),
   Qty: Type.String({ description: 'The signed change of on-hand (decimal text, exact).' }),
   OnHand: Type.String({ description: 'On hand right after this change (decimal text, exact).' }),

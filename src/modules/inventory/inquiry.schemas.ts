@@ -47,6 +47,16 @@ export const InventorySearchRequestSchema = Type.Object(
 );
 export type InventorySearchRequest = Static<typeof InventorySearchRequestSchema>;
 
+/** A balance's key as the inventory answers show it; absent values are null. */
+export const balanceKeyProperties = {
+  ItemNumber: Type.String(),
+  LotNo: Nullable(Type.String({ description: 'null when the stock has no lot.' })),
+  GoodsType: Nullable(Type.String({ description: 'null when the stock has no goods type.' })),
+  TitleID: Nullable(Type.String({ description: 'null when the stock has no title.' })),
+  InventoryStatus: StringEnum(INVENTORY_STATUSES),
+  ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd; null when the stock has none.' })),
+};
+
 /** The balance columns, in the order DESIGN §4b gives them. */
 export const INVENTORY_HEAD = [
   'ItemNumber',
@@ -62,12 +72,7 @@ export const INVENTORY_HEAD = [
 ] as const;
 
 export const InventoryRowSchema = Type.Object({
-  ItemNumber: Type.String(),
-  LotNo: Nullable(Type.String({ description: 'null when the stock has no lot.' })),
-  GoodsType: Nullable(Type.String({ description: 'null when the stock has no goods type.' })),
-  TitleID: Nullable(Type.String({ description: 'null when the stock has no title.' })),
-  InventoryStatus: StringEnum(INVENTORY_STATUSES),
-  ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd; null when the stock has none.' })),
+  ...balanceKeyProperties,
   UOM: Type.String({ description: 'The unit the stock was received in.' }),
   OnHand: DecimalText('On hand.'),
   Allocated: DecimalText('Allocated to orders.'),

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { badRequest } from '../../http/errors.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
-import { readLocalWindow } from '../../http/time.js';
+import { localWindow } from '../../http/time.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentBalance, presentPosting } from './inquiry.present.js';
 import * as repo from './inquiry.repository.js';
@@ -61,12 +60,7 @@ export async function searchInventory(db: Db, request: InventorySearchRequest): 
  */
 export async function searchLedger(db: Db, request: LedgerSearchRequest): Promise<LedgerSearchResult> {
   const timeZone = (await tenants.findFacility(db, request.CompanyID, request.FacilityID))!.time_zone;
-  // The schema's local-date-time format has refused unreadable bounds with the body's other problems.
-  const { window, problems } = readLocalWindow(
-    { CreatedWhenFrom: request.CreatedWhenFrom, CreatedWhenTo: request.CreatedWhenTo },
-    timeZone,
-  );
-  if (problems.length > 0) throw badRequest(...problems);
+  const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const sourceType = request.Source?.Type ?? undefined;
   const sourceId = filterText(request.Source?.ID);

@@ -1,7 +1,7 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { DocumentSearchRequestSchema } from '../../http/document-search.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom } from '../../http/schemas.js';
+import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom, UpdatedWhenBound } from '../../http/schemas.js';
 import { RECEIPT_STATUSES } from './receiving.schemas.js';
 
 /**
@@ -133,9 +133,6 @@ export const RECEIPT_LEVEL_HEAD = [
   'Update Time',
 ] as const;
 
-const OffsetDateTime = (description: string) =>
-  OptionalText(50, `${description}: ISO 8601 date-time with its UTC offset, e.g. 2024-03-05T14:07:09.123-08:00.`);
-
 export const ReceiptLevelSearchRequestSchema = Type.Object(
   {
     CompanyID,
@@ -144,8 +141,8 @@ export const ReceiptLevelSearchRequestSchema = Type.Object(
     PONo: OptionalText(50, 'Only the receipt with this PONo; empty or null means any.'),
     ReferenceNo: OptionalText(50, 'Only the receipt with this ReferenceNo; empty or null means any.'),
     Status: Type.Optional(StringEnum(RECEIPT_STATUSES, { description: 'Only receipts in this status; every status when absent.' })),
-    UpdatedWhenFrom: OffsetDateTime('Lower bound of the last update, inclusive'),
-    UpdatedWhenTo: OffsetDateTime('Upper bound of the last update, inclusive'),
+    UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+    UpdatedWhenTo: UpdatedWhenBound('Upper'),
     Paging: Type.Optional(PagingRequestSchema),
   },
   {

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { badRequest } from '../../http/errors.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
-import { parseWithOffset, readLocalWindow } from '../../http/time.js';
+import { localWindow, offsetWindow } from '../../http/time.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentRcRecord, presentReceiptLevelRow } from './receipt-searches.present.js';
 import * as repo from './receipt-searches.repository.js';
@@ -35,11 +34,7 @@ const filterText = (value: string | null | undefined) => (value === undefined ||
  */
 export async function searchConfirmations(db: Db, request: RcSearchRequest): Promise<{ records: RcRecord[]; paging: Paging }> {
   const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
-  const { window, problems } = readLocalWindow(
-    { CreatedWhenFrom: request.CreatedWhenFrom, CreatedWhenTo: request.CreatedWhenTo },
-    timeZone,
-  );
-  if (problems.length > 0) throw badRequest(...problems);
+  const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const filter: repo.ConfirmationSearchFilter = {
     companyId: request.CompanyID,
@@ -56,25 +51,10 @@ export async function searchConfirmations(db: Db, request: RcSearchRequest): Pro
   return { records: rows.map((row) => presentRcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
 }
 
-/** UpdatedWhenFrom/To must carry a UTC offset; the messages name each bound that does not. */
-function readOffsetWindow(request: ReceiptLevelSearchRequest): { from?: number; to?: number; problems: string[] } {
-  const problems: string[] = [];
-  const bound = (name: 'UpdatedWhenFrom' | 'UpdatedWhenTo') => {
-    const text = request[name];
-    if (text === undefined || text === null || text === '') return undefined;
-    const instant = parseWithOffset(text);
-    if (instant === undefined)
-      problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
-    return instant;
-  };
-  return { from: bound('UpdatedWhenFrom'), to: bound('UpdatedWhenTo'), problems };
-}
-
 /** One page of a customer's receipt headers in a facility, oldest update first, ties by SVCPOID. */
 export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRequest): Promise<ReceiptLevelSearchResult> {
   const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
-  const window = readOffsetWindow(request);
-  if (window.problems.length > 0) throw badRequest(...window.problems);
+  const window = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
 
   const filter: repo.ReceiptHeaderFilter = {
     companyId: request.CompanyID,

@@ -10,6 +10,7 @@ import {
   Quantity,
   StringEnum,
   Uom,
+  UpdatedWhenBound,
   dynamicTextProperties,
 } from '../../http/schemas.js';
 
@@ -30,9 +31,6 @@ export const ReceiptActionResultSchema = Type.Object({
   Receipt: Type.Object({ SVCPOID: Type.String(), Status: StringEnum(RECEIPT_STATUSES) }),
 });
 
-const OffsetDateTime = (description: string) =>
-  OptionalText(50, `${description}: ISO 8601 date-time with its UTC offset, e.g. 2024-03-05T14:07:09.123-08:00.`);
-
 export const ReceiptListRequestSchema = Type.Object({
   CompanyID,
   FacilityID,
@@ -47,8 +45,8 @@ export const ReceiptListRequestSchema = Type.Object({
   ),
   PONo: OptionalText(50),
   ReferenceNo: OptionalText(50),
-  UpdatedWhenFrom: OffsetDateTime('Lower bound of the last update, inclusive'),
-  UpdatedWhenTo: OffsetDateTime('Upper bound of the last update, inclusive'),
+  UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+  UpdatedWhenTo: UpdatedWhenBound('Upper'),
   MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported receipt on the returned page becomes Open.' })),
   Paging: Type.Optional(PagingRequestSchema),
 });

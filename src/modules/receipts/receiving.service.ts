@@ -1,9 +1,9 @@
 import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
-import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
+import { conflict, notFound, type Answer } from '../../http/errors.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { RequestIdentity } from '../../http/request-identity.js';
-import { formatFacilityLocal, formatWithOffset, parseFacilityLocal, parseWithOffset } from '../../http/time.js';
+import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
@@ -116,15 +116,7 @@ async function recordMove(trx: Trx, receipt: repo.ReceiptRow, action: string, to
  */
 export async function listReceipts(db: Db, clock: Clock, principal: Principal, request: ReceiptListRequest) {
   const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
-  const problems: string[] = [];
-  const bound = (name: 'UpdatedWhenFrom' | 'UpdatedWhenTo') => {
-    const text = request[name];
-    if (text === undefined || text === null || text === '') return undefined;
-    const instant = parseWithOffset(text);
-    if (instant === undefined)
-      problems.push(`${name} must be an ISO 8601 date-time with a UTC offset such as 2024-03-05T14:07:09.123-08:00`);
-    return instant;
-  };
+  const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
   const filter: repo.ReceiptListFilter = {
     companyId: request.CompanyID,
     facilityId: request.FacilityID,
@@ -132,10 +124,9 @@ export async function listReceipts(db: Db, clock: Clock, principal: Principal, r
     statuses: request.Status === undefined ? undefined : [request.Status].flat(),
     poNo: request.PONo ?? undefined,
     referenceNo: request.ReferenceNo ?? undefined,
-    updatedFrom: bound('UpdatedWhenFrom'),
-    updatedTo: bound('UpdatedWhenTo'),
+    updatedFrom: updated.from,
+    updatedTo: updated.to,
   };
-  if (problems.length > 0) throw badRequest(...problems);
   const page = pageRequest(request.Paging);
 
   const rows = await db.transaction().execute(async (trx) => {
