@@ -6,6 +6,7 @@ import { EDI_PREFIX } from '../src/app.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
 import { createKey, createTenant, uniqueId, type Tenant } from './helpers/factories.js';
+import { problems } from './helpers/factories.js';
 
 /**
  * DESIGN §7: one request = one database transaction; a failure leaves no partial document or
@@ -27,7 +28,6 @@ const TABLES = [
   'inventory_ledger',
   'idempotency_records',
 ] as const;
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 describeEachDialect('receipt atomicity', (dialect) => {
   const ctx = useTestApp(dialect);

@@ -10,7 +10,7 @@ import { formatDecimal } from '../../src/lib/decimal.js';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
 /**
  * The 3PL adjustments (DESIGN §4b, §5): quantity changes and property moves, all lines or none,
@@ -19,7 +19,6 @@ import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/facto
 
 const QTY = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 const PROPERTY = '/edi/3pl/adjust/inventory-adjust-property';
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 const ALL = { offset: 0, pageSize: 1000 };
 
 type Line = Record<string, unknown>;

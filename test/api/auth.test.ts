@@ -4,7 +4,7 @@ import type { Role } from '../../src/http/auth.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createTenant, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
 
 /** Authentication (401), role and scope (403), Not found facility (400) and their order (DESIGN §3). */
 
@@ -12,7 +12,6 @@ const IMPORT = '/edi/item-master/import';
 const SEARCH = '/edi/item-master/search-by-paging';
 
 /** The spec's error array, one entry per message. */
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 const MISSING = 'Missing Authorization header; send Authorization: APIKey <key>';
 const MALFORMED = 'Authorization header must be APIKey <key>';

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../src/lib/ids.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createTenant, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
 
 /** The HTTP core: body parsing and validation (400/413/415), 404, 500, request logs, operations endpoints. */
 
@@ -16,7 +16,6 @@ const SEARCH = '/edi/item-master/search-by-paging';
 const BODY_LIMIT = 2048;
 
 /** The spec's error array, one entry per message. */
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 /** Log lines collected from an app built outside useTestApp. */
 function logCollector() {

@@ -20,30 +20,15 @@ import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { TestClock, useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, uniqueId, type Tenant, problems, type World, createWorld } from '../helpers/factories.js';
 
 const INVENTORY_SEARCH = '/edi/inventory/search-by-paging';
 const LEDGER_SEARCH = '/edi/3pl/inventory/ledger/search-by-paging';
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 /** The documenting response schemas must describe what the routes send. */
 const ajv = new Ajv(ajvOptions);
 const inventoryResultValid = ajv.compile(InventorySearchResultSchema);
 const ledgerResultValid = ajv.compile(LedgerSearchResultSchema);
-
-/** A tenant of two customers and two facilities (America/Los_Angeles) with keys of every kind. */
-interface World {
-  tenant: Tenant;
-  admin: string;
-  /** A customer key of the first customer. */
-  customer: string;
-  /** A customer key of the second customer. */
-  otherCustomer: string;
-  /** An operator key of the first facility. */
-  operator: string;
-  /** An operator key of the second facility. */
-  otherOperator: string;
-}
 
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -65,18 +50,7 @@ function harness(dialect: DialectName) {
   const ctx = useTestApp(dialect);
   const db = () => ctx().database.db;
 
-  const makeWorld = async (): Promise<World> => {
-    const { database, clock } = ctx();
-    const tenant = await createTenant(database.db, clock, { customers: 2, facilities: 2, timeZone: 'America/Los_Angeles' });
-    return {
-      tenant,
-      admin: await createKey(database.db, clock, tenant, 'admin'),
-      customer: await createKey(database.db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[0]!] }),
-      otherCustomer: await createKey(database.db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[1]!] }),
-      operator: await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] }),
-      otherOperator: await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] }),
-    };
-  };
+  const makeWorld = (): Promise<World> => createWorld(ctx().database.db, ctx().clock);
 
   /** Imports a receipt (admin key) announcing one line per item, and answers its SVCPOID. */
   const importReceipt = async (world: World, items: string[], { customer = 0, facility = 0 } = {}) => {

@@ -4,7 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { EDI_PREFIX } from '../../src/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
 /**
  * Tenant isolation on every receipt endpoint (DESIGN §3: object-level authorization everywhere):
@@ -19,7 +19,6 @@ const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
 const THREEPL = '/edi/3pl/inbound/receipt';
 const DOCUMENT_OPERATIONS = ['get', 'open', 'cancel', 'force-close', 'post-confirmation'] as const;
 type DocumentOperation = (typeof DOCUMENT_OPERATIONS)[number];
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 describeEachDialect('receipt tenant isolation', (dialect) => {
   const ctx = useTestApp(dialect);

@@ -4,7 +4,7 @@ import { EDI_PREFIX } from '../../src/app.js';
 import { formatFacilityLocal } from '../../src/http/time.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
 /**
  * The receipt rules of DESIGN §4: every row of the receipt state machine (the allowed moves and
@@ -17,7 +17,6 @@ const IMPORT = '/edi/inbound/receipt';
 const CANCEL = '/edi/inbound/receipt/cancel';
 const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
 const THREEPL = '/edi/3pl/inbound/receipt';
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 const failureAck = (...messages: string[]) => ({ code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') });
 
 type Status = 'Imported' | 'Open' | 'In Progress' | 'Partial Received' | 'Closed' | 'Force Closed' | 'Cancelled';

@@ -5,13 +5,12 @@ import { ajvOptions } from '../../src/lib/validate.js';
 import { RcSearchResultSchema, ReceiptLevelSearchResultSchema } from '../../src/modules/receipts/receipt-searches.schemas.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, uniqueId, problems, type World, createWorld } from '../helpers/factories.js';
 
 const RC_SEARCH = '/edi/inbound/receipt/rc/search-by-paging';
 const LEVEL_SEARCH = '/edi/inbound/receipt-level/search-by-paging';
 const IMPORT = '/edi/inbound/receipt';
 const CONFIRM = '/edi/3pl/inbound/receipt/post-confirmation';
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const range20 = Array.from({ length: 20 }, (_, i) => i + 1);
@@ -26,36 +25,14 @@ const ajv = new Ajv(ajvOptions);
 const rcResultValid = ajv.compile(RcSearchResultSchema);
 const levelResultValid = ajv.compile(ReceiptLevelSearchResultSchema);
 
-/** A tenant of two customers and two facilities (America/Los_Angeles) with keys of every kind. */
-interface World {
-  tenant: Tenant;
-  admin: string;
-  /** A customer key of the first customer. */
-  customer: string;
-  /** A customer key of the second customer. */
-  otherCustomer: string;
-  /** An operator key of the first facility. */
-  operator: string;
-  /** An operator key of the second facility. */
-  otherOperator: string;
-}
-
 interface Ctx {
   ctx: ReturnType<typeof useTestApp>;
 }
 
 function worldMaker({ ctx }: Ctx) {
   return async function makeWorld(): Promise<World> {
-    const { database, clock } = ctx();
-    const tenant = await createTenant(database.db, clock, { customers: 2, facilities: 2, timeZone: 'America/Los_Angeles' });
-    const world: World = {
-      tenant,
-      admin: await createKey(database.db, clock, tenant, 'admin'),
-      customer: await createKey(database.db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[0]!] }),
-      otherCustomer: await createKey(database.db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[1]!] }),
-      operator: await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] }),
-      otherOperator: await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] }),
-    };
+    const world = await createWorld(ctx().database.db, ctx().clock);
+    const { tenant } = world;
     for (const customerId of tenant.customerIds) {
       const items = await ctx().post(
         '/edi/item-master/import',

@@ -1,12 +1,11 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
+import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
 const IMPORT = '/edi/inbound/receipt';
 const CANCEL = '/edi/inbound/receipt/cancel';
 const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
 
 describeEachDialect('RN import and ACKs', (dialect) => {
   const ctx = useTestApp(dialect);

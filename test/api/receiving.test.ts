@@ -3,9 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant } from '../helpers/factories.js';
-
-const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
+import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
 describeEachDialect('3PL inbound receiving', (dialect) => {
   const ctx = useTestApp(dialect);

@@ -47,3 +47,32 @@ export async function createKey(
   });
   return key;
 }
+
+/** The spec's error array a test expects for these messages. */
+export const problems = (...messages: string[]) => messages.map((error) => ({ code: `EDI-ERROR-${error}`, error }));
+
+/** A tenant of two customers and two facilities (America/Los_Angeles) with keys of every kind. */
+export interface World {
+  tenant: Tenant;
+  admin: string;
+  /** A customer key of the first customer. */
+  customer: string;
+  /** A customer key of the second customer. */
+  otherCustomer: string;
+  /** An operator key of the first facility. */
+  operator: string;
+  /** An operator key of the second facility. */
+  otherOperator: string;
+}
+
+export async function createWorld(db: Db, clock: Clock): Promise<World> {
+  const tenant = await createTenant(db, clock, { customers: 2, facilities: 2, timeZone: 'America/Los_Angeles' });
+  return {
+    tenant,
+    admin: await createKey(db, clock, tenant, 'admin'),
+    customer: await createKey(db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[0]!] }),
+    otherCustomer: await createKey(db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[1]!] }),
+    operator: await createKey(db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] }),
+    otherOperator: await createKey(db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] }),
+  };
+}
