@@ -19,6 +19,7 @@ import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { orderRoutes } from './modules/orders/orders.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
@@ -35,6 +36,7 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   receiptSearchRoutes,
   inventoryInquiryRoutes,
   adjustmentRoutes,
+  orderRoutes,
 ];
 
 export interface AppOptions {

@@ -4,6 +4,7 @@ import type { IdempotencyTables } from '../modules/idempotency/idempotency.table
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
 import type { ItemTables } from '../modules/items/items.tables.js';
+import type { OrderTables } from '../modules/orders/orders.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
 
@@ -15,7 +16,8 @@ export interface Database
     AdjustmentTables,
     IdempotencyTables,
     AckTables,
-    ReceiptTables {}
+    ReceiptTables,
+    OrderTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

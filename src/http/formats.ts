@@ -1,4 +1,4 @@
-import { parseFacilityLocal, parseScheduleDate, parseWithOffset } from './time.js';
+import { parseFacilityLocal, parseOrderDate, parseScheduleDate, parseWithOffset } from './time.js';
 
 /**
  * The spec's date-time texts as JSON-schema formats, so that a bad date is reported with every
@@ -10,6 +10,8 @@ const orEmpty = (check: (text: string) => boolean) => (text: string) => text ===
 export const dateTimeFormats = {
   /** ScheduledDate, ETD: `M/d/yyyy h:mm:ss AM` or ISO 8601. */
   'schedule-date': orEmpty((text) => parseScheduleDate(text, 'UTC') !== undefined),
+  /** Outbound order dates: `yyyyMMddHHmmss`, `M/D/YYYY h:mm:ss AM` or ISO 8601. */
+  'order-date': orEmpty((text) => parseOrderDate(text, 'UTC') !== undefined),
   /** CreatedWhenFrom/To, ReceivedDate: facility-local ISO 8601 (an explicit offset is honoured). */
   'local-date-time': orEmpty((text) => parseFacilityLocal(text, 'UTC') !== undefined),
   /** UpdatedWhenFrom/To: ISO 8601 with its UTC offset. */

@@ -88,6 +88,7 @@ export const OptionalText = (maxLength: number, description?: string) =>
 
 const FORMAT_NAMES: Record<keyof typeof dateTimeFormats, string> = {
   'schedule-date': 'a date-time',
+  'order-date': 'a date-time',
   'local-date-time': 'an ISO 8601 local date-time',
   'offset-date-time': 'an ISO 8601 date-time with a UTC offset',
   'calendar-date': 'a date',

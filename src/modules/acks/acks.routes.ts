@@ -3,26 +3,43 @@ import { apiKeySecurity } from '../../http/module.js';
 import { sendPagingHeaders } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AckSearchRequestSchema, AckSearchResultSchema } from './acks.schemas.js';
-import { searchAcks } from './acks.service.js';
+import { NOT_FOUND, searchAcks, type DocumentType } from './acks.service.js';
+
+const searches: { path: string; documentType: DocumentType; tag: string; summary: string}[] = [
+  {
+    path: '/edi/inbound/receipt/ack/search-by-paging',
+    documentType: 'RN',
+    tag: 'Inbound receipts',
+    summary: 'RN ACK search (spec 2.7, 2.8): the outcome of every RN import and cancel, oldest first',
+  },
+  {
+    path: '/edi/outbound/order/ack/search-by-paging',
+    documentType: 'DN',
+    tag: 'Outbound orders',
+    summary: 'DN ACK search (spec 2.7, 2.9): the outcome of every DN import and cancel, oldest first',
+  },
+];
 
 export function ackRoutes(app: App, { db, authorize }: RouteDeps): void {
-  app.post(
-    '/edi/inbound/receipt/ack/search-by-paging',
-    {
-      schema: {
-        tags: ['Inbound receipts'],
-        summary: 'RN ACK search (spec 2.7, 2.8): the outcome of every RN import and cancel, oldest first',
-        description: 'Nothing matching the filter is 404 {"error":"Not found receipt"}; a page past the end is [].',
-        security: apiKeySecurity,
-        body: AckSearchRequestSchema,
-        response: { 200: AckSearchResultSchema, ...errorResponses(404) },
+  for (const search of searches) {
+    app.post(
+      search.path,
+      {
+        schema: {
+          tags: [search.tag],
+          summary: search.summary,
+          description: `Nothing matching the filter is 404 {"error":"${NOT_FOUND[search.documentType]}"}; a page past the end is []. The paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.`,
+          security: apiKeySecurity,
+          body: AckSearchRequestSchema,
+          response: { 200: AckSearchResultSchema, ...errorResponses(404) },
+        },
+        preHandler: authorize(['customer', 'operator', 'admin']),
       },
-      preHandler: authorize(['customer', 'operator', 'admin']),
-    },
-    async (request, reply) => {
-      const { records, paging } = await searchAcks(db, 'RN', request.body);
-      sendPagingHeaders(reply, paging);
-      return records;
-    },
-  );
+      async (request, reply) => {
+        const { records, paging } = await searchAcks(db, search.documentType, request.body);
+        sendPagingHeaders(reply, paging);
+        return records;
+      },
+    );
+  }
 }

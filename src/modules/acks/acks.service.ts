@@ -1,7 +1,11 @@
 import type { Db, Trx } from '../../db/database.js';
-import { AppError, notFound } from '../../http/errors.js';
+import type { Authorize, Principal, Role } from '../../http/auth.js';
+import { AppError, notFound, type Answer } from '../../http/errors.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
+import type { RequestIdentity } from '../../http/request-identity.js';
 import { localWindow } from '../../http/time.js';
+import type { Clock } from '../../lib/clock.js';
+import * as idempotency from '../idempotency/idempotency.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
 import * as repo from './acks.repository.js';
@@ -68,10 +72,63 @@ export async function recordFailure(trx: Trx, subject: AckSubject, refusal: AppE
   });
 }
 
+/** A text the failure ACK can carry: one that passed its own type and length checks, else null. */
+function textWithin(value: unknown, maxLength: number): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= maxLength ? value : null;
+}
+
+/** A ReferenceNo the failure ACK can carry; an order's may be a whole number (spec 2.9). */
+function referenceNoWithin(documentType: DocumentType, value: unknown): string | number | null {
+  if (documentType === 'DN' && typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  return textWithin(value, 50);
+}
+
+/** How a rejected import or cancel is acknowledged: which document, who may send it, where its numbers are. */
+export interface RejectedBodyRule {
+  documentType: DocumentType;
+  roles: readonly Role[];
+  /** The import's content object (ASNContent, POContent); a cancel carries its numbers at the root. */
+  contentKey: string;
+}
+
+/**
+ * An import or cancel whose body failed validation still gets its failure ACK when its
+ * identifiers are valid and in the key's scope (authorize.check throws otherwise, and the caller
+ * answers the 400 alone); returns the stored answer of an Idempotency-Key replay.
+ */
+export async function recordRejectedBody(
+  db: Db,
+  clock: Clock,
+  authorize: Authorize,
+  rule: RejectedBodyRule,
+  principal: Principal,
+  body: unknown,
+  identity: RequestIdentity,
+  refusal: AppError,
+): Promise<Answer | undefined> {
+  await authorize.check(principal, body, rule.roles);
+  const ids = body as Record<string, unknown> & { CompanyID: string };
+  // The ACK belongs to a customer and a facility; a body without both cannot be acknowledged.
+  if (typeof ids.CustomerID !== 'string' || typeof ids.FacilityID !== 'string') return undefined;
+  const content = ids[rule.contentKey];
+  const numbers = (content && typeof content === 'object' ? content : ids) as { PONo?: unknown; ReferenceNo?: unknown };
+  const subject: AckSubject = {
+    documentType: rule.documentType,
+    companyId: ids.CompanyID,
+    customerId: ids.CustomerID,
+    facilityId: ids.FacilityID,
+    poNo: textWithin(numbers.PONo, 50),
+    referenceNo: referenceNoWithin(rule.documentType, numbers.ReferenceNo),
+    keyId: principal.keyId,
+    at: clock.now(),
+  };
+  return idempotency.recordRefusal(db, clock, identity, refusal, (trx, r) => recordFailure(trx, subject, r));
+}
+
 /** An empty filter value filters nothing, as an absent one. */
 const blankToUndefined = (value: string | null | undefined) => (value === null || value === '' ? undefined : value);
 
-const NOT_FOUND: Record<DocumentType, string> = { RN: 'Not found receipt', DN: 'Not found order' };
+export const NOT_FOUND: Record<DocumentType, string> = { RN: 'Not found receipt', DN: 'Not found order' };
 
 /**
  * One page of a customer's ACKs in a facility, oldest first. Nothing matching the filter is 404

@@ -177,3 +177,80 @@ export async function findLedgerBySource(db: Db, filter: LedgerSourceFilter): Pr
     .orderBy('id')
     .execute();
 }
+
+/** The balances an order line may allocate from, and what each still has free. */
+export interface AllocatableFilter {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  itemId: string;
+  uom: string;
+  inventoryStatus: string;
+  lotNo?: string;
+  goodsType?: string;
+  titleId?: string;
+}
+
+/**
+ * Balances with stock not yet allocated, in the order allocation takes them: the earliest
+ * expiration first (a balance without one after every dated one), then the earliest first receipt,
+ * then key order so that the order is total.
+ */
+export async function findAllocatableBalances(db: Db, filter: AllocatableFilter): Promise<BalanceRow[]> {
+  return db
+    .selectFrom('inventory_balances')
+    .selectAll()
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('facility_id', '=', filter.facilityId)
+    .where('item_id', '=', filter.itemId)
+    .where('uom', '=', filter.uom)
+    .where('inventory_status', '=', filter.inventoryStatus)
+    .$if(filter.lotNo !== undefined, (q) => q.where('lot_no', '=', filter.lotNo!))
+    .$if(filter.goodsType !== undefined, (q) => q.where('goods_type', '=', filter.goodsType!))
+    .$if(filter.titleId !== undefined, (q) => q.where('title_id', '=', filter.titleId!))
+    .where((eb) => eb('on_hand', '>', eb.ref('allocated')))
+    .orderBy((eb) => eb.case().when('expiration_date', '=', '').then(1).else(0).end())
+    .orderBy('expiration_date')
+    .orderBy('first_received_at')
+    .orderBy('lot_no')
+    .orderBy('goods_type')
+    .orderBy('title_id')
+    .execute();
+}
+
+/**
+ * Allocates `quantity` (> 0) of a balance in one conditional statement: only while that much is
+ * still free. Answers undefined, changing nothing, when another writer took it first.
+ */
+export async function allocateFromBalance(db: Db, key: BalanceKeyColumns, quantity: number, at: number): Promise<BalanceQuantities | undefined> {
+  return db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ allocated: eb('allocated', '+', quantity), updated_at: at }))
+    .where((eb) => eb.and([eb.and(keyEquals(key)), eb(eb('on_hand', '-', eb.ref('allocated')), '>=', quantity)]))
+    .returning(['on_hand', 'allocated'])
+    .executeTakeFirst();
+}
+
+/** Gives back `quantity` (> 0) of a balance's allocation; false when the balance holds less allocated. */
+export async function releaseFromBalance(db: Db, key: BalanceKeyColumns, quantity: number, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ allocated: eb('allocated', '-', quantity), updated_at: at }))
+    .where((eb) => eb.and([eb.and(keyEquals(key)), eb('allocated', '>=', quantity)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Takes `delta` (< 0) of a balance's on-hand out of its allocation: on-hand and allocation fall
+ * together. Answers undefined, changing nothing, when the balance holds less allocated.
+ */
+export async function consumeAllocated(db: Db, key: BalanceKeyColumns, delta: number, at: number): Promise<BalanceQuantities | undefined> {
+  return db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), allocated: eb('allocated', '+', delta), updated_at: at }))
+    .where((eb) => eb.and([eb.and(keyEquals(key)), eb('allocated', '>=', -delta)]))
+    .returning(['on_hand', 'allocated'])
+    .executeTakeFirst();
+}

@@ -41,12 +41,11 @@ export interface StockPostingLine {
   quantity: Scaled;
   /** Overrides the posting's sourceLine for this line's ledger row (e.g. a line number). */
   sourceLine?: string | null;
+  /** A decrease that takes stock the caller had allocated: on-hand and allocation fall together. */
+  fromAllocation?: boolean;
 }
 
-export interface StockPosting {
-  companyId: string;
-  customerId: string;
-  facilityId: string;
+export interface StockPosting extends StockScope {
   /** The API key that made the posting (null for the CLI or the system). */
   keyId: number | null;
   sourceType: StockSourceType;
@@ -145,11 +144,18 @@ export function describeBalanceKey(key: BalanceKey): string {
   return parts.join(', ');
 }
 
-function keyColumns(posting: StockPosting, key: BalanceKey): BalanceKeyColumns {
+/** Whose stock, where: the part of a balance's key above the BalanceKey. */
+export interface StockScope {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+}
+
+function keyColumns(scope: StockScope, key: BalanceKey): BalanceKeyColumns {
   return {
-    company_id: posting.companyId,
-    customer_id: posting.customerId,
-    facility_id: posting.facilityId,
+    company_id: scope.companyId,
+    customer_id: scope.customerId,
+    facility_id: scope.facilityId,
     item_id: key.itemId,
     uom: key.uom,
     lot_no: key.lotNo,
@@ -197,6 +203,9 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
       // A line beyond the range cannot be added to any balance; one within may meet a full balance.
       after = isWithinDecimalRange(quantity) ? await repo.increaseBalance(trx, columns, quantity, MAX_SCALED, posting.at) : undefined;
       if (!after) throw beyondLimit(key, (await repo.findBalance(trx, columns))?.on_hand ?? 0, quantity);
+    } else if (quantity < 0 && lines[index]!.line.fromAllocation) {
+      after = await repo.consumeAllocated(trx, columns, quantity, posting.at);
+      if (!after) throw new Error(`a posting took more allocated stock of ${describeBalanceKey(key)} than there is`);
     } else if (quantity < 0) {
       after = await repo.decreaseBalance(trx, columns, quantity, posting.at);
       if (!after) throw shortOfStock(key, await repo.findBalance(trx, columns), quantity);
@@ -223,6 +232,76 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
       })),
   );
   return results;
+}
+
+/** What an order line asks to allocate: an item and UOM, and the lot, goods type and title when it names them. */
+export interface AllocationRequest extends StockScope {
+  itemId: string;
+  uom: string;
+  lotNo?: string;
+  goodsType?: string;
+  titleId?: string;
+  quantity: Scaled;
+  at: number;
+}
+
+/** Stock held for an order in one balance. */
+export interface Allocation {
+  key: BalanceKey;
+  quantity: Scaled;
+}
+
+/** Re-reads after losing a balance to another writer; each lost race means someone else allocated. */
+const ALLOCATION_ROUNDS = 20;
+
+/**
+ * Allocates up to `request.quantity` of Available stock, the earliest expiration first, then the
+ * earliest received (FEFO, then FIFO); answers what it allocated per balance, which may be less
+ * than asked (nothing is an error: a shortfall is the caller's to report). Each balance is taken by
+ * a conditional statement that allocates only what is still free, so two orders never allocate the
+ * same unit; a lost race re-reads the balances.
+ */
+export async function allocateStock(trx: Trx, request: AllocationRequest): Promise<Allocation[]> {
+  const taken = new Map<string, Allocation>();
+  let need: number = request.quantity;
+  for (let round = 0; need > 0 && round < ALLOCATION_ROUNDS; round++) {
+    const candidates = await repo.findAllocatableBalances(trx, { ...request, inventoryStatus: DEFAULT_INVENTORY_STATUS });
+    let lostRace = false;
+    for (const row of candidates) {
+      const take = Math.min(need, row.on_hand - row.allocated);
+      if (!(await repo.allocateFromBalance(trx, row, take, request.at))) {
+        lostRace = true;
+        break;
+      }
+      const key = keyOf(row);
+      const id = JSON.stringify(key);
+      taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + take) });
+      need -= take;
+      if (need === 0) break;
+    }
+    if (!lostRace) break;
+  }
+  return [...taken.values()];
+}
+
+/** Gives allocated stock back to Available, in key order (see compareBalanceKeys). */
+export async function releaseAllocations(
+  trx: Trx,
+  scope: StockScope,
+  allocations: Allocation[],
+  at: number,
+): Promise<void> {
+  for (const { key, quantity } of [...allocations].sort((a, b) => compareBalanceKeys(a.key, b.key))) {
+    if (!(await repo.releaseFromBalance(trx, keyColumns(scope, key), quantity, at))) {
+      throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
+    }
+  }
+}
+
+/** The Available stock an order line may still allocate or ship, per balance, in allocation order. */
+export async function findAllocatable(trx: Trx, request: Omit<AllocationRequest, 'quantity' | 'at'>): Promise<Allocation[]> {
+  const rows = await repo.findAllocatableBalances(trx, { ...request, inventoryStatus: DEFAULT_INVENTORY_STATUS });
+  return rows.map((row) => ({ key: keyOf(row), quantity: asScaled(row.on_hand - row.allocated) }));
 }
 
 function keyOf(row: BalanceKeyColumns): BalanceKey {

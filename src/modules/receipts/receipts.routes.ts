@@ -1,14 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppError } from '../../http/errors.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ReceiptCancelRequestSchema, ReceiptImportRequestSchema, ReceiptImportResultSchema } from './receipts.schemas.js';
-import { CUSTOMER_ROLES, cancelReceipt, importReceipt, recordRejectedRequest } from './receipts.service.js';
+import * as acks from '../acks/acks.service.js';
+import { CUSTOMER_ROLES, REJECTED_RECEIPT, cancelReceipt, importReceipt } from './receipts.service.js';
 
 export function receiptRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
   // A body that fails validation still gets its failure ACK, when its identifiers allow one.
-  const onRejectedBody = (request: Parameters<typeof requestIdentity>[0], refusal: Parameters<typeof recordRejectedRequest>[6]) =>
-    recordRejectedRequest(db, clock, authorize, request.principal, request.body, requestIdentity(request), refusal);
+  const onRejectedBody = (request: FastifyRequest, refusal: AppError) =>
+    acks.recordRejectedBody(db, clock, authorize, REJECTED_RECEIPT, request.principal, request.body, requestIdentity(request), refusal);
 
   app.post(
     '/edi/inbound/receipt',

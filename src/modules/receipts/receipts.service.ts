@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
-import type { Authorize, Principal } from '../../http/auth.js';
-import { AppError, badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
+import type { Principal } from '../../http/auth.js';
+import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
 import type { RequestIdentity } from '../../http/request-identity.js';
 import { parseScheduleDate } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
@@ -18,6 +18,9 @@ import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImp
  */
 
 export const CUSTOMER_ROLES = ['customer', 'admin'] as const;
+
+/** How a receipt import or cancel that fails validation is acknowledged. */
+export const REJECTED_RECEIPT: acks.RejectedBodyRule = { documentType: 'RN', roles: CUSTOMER_ROLES, contentKey: 'ASNContent' };
 
 /** Statuses in which the customer may still replace the receipt by importing it again. */
 const UPDATABLE = ['Imported', 'Open'];
@@ -226,48 +229,6 @@ export async function importReceipt(
         refusal,
       ),
   });
-}
-
-/** A text the failure ACK can carry: one that passed its own type and length checks, else null. */
-function textWithin(value: unknown, maxLength: number): string | null {
-  return typeof value === 'string' && value.length > 0 && value.length <= maxLength ? value : null;
-}
-
-/**
- * An import or cancel whose body failed validation still gets its failure ACK when its
- * identifiers are valid and in the key's scope; returns the stored answer of a replay.
- */
-export async function recordRejectedRequest(
-  db: Db,
-  clock: Clock,
-  authorize: Authorize,
-  principal: Principal,
-  body: unknown,
-  identity: RequestIdentity,
-  refusal: AppError,
-): Promise<Answer | undefined> {
-  await authorize.check(principal, body, CUSTOMER_ROLES);
-  const ids = body as {
-    CompanyID: string;
-    CustomerID?: unknown;
-    FacilityID?: unknown;
-    ASNContent?: unknown;
-    PONo?: unknown;
-    ReferenceNo?: unknown;
-  };
-  // The ACK belongs to a customer and a facility; a body without both cannot be acknowledged.
-  if (typeof ids.CustomerID !== 'string' || typeof ids.FacilityID !== 'string') return undefined;
-  const numbers = (ids.ASNContent && typeof ids.ASNContent === 'object' ? ids.ASNContent : ids) as {
-    PONo?: unknown;
-    ReferenceNo?: unknown;
-  };
-  const subject = ackSubject(
-    { CompanyID: ids.CompanyID, CustomerID: ids.CustomerID, FacilityID: ids.FacilityID },
-    { poNo: textWithin(numbers.PONo, 50), referenceNo: textWithin(numbers.ReferenceNo, 50) },
-    principal,
-    clock.now(),
-  );
-  return idempotency.recordRefusal(db, clock, identity, refusal, (trx, r) => acks.recordFailure(trx, subject, r));
 }
 
 /**

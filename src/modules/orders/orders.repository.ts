@@ -1,0 +1,211 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
+import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
+
+/** All SQL of orders, their lines, allocations, events and shipment confirmations. */
+
+export type OrderRow = Selectable<OrderTable>;
+export type OrderLineRow = Selectable<OrderLineTable>;
+export type OrderAllocationRow = Selectable<OrderAllocationTable>;
+export type OrderConfirmationRow = Selectable<OrderConfirmationTable>;
+
+export interface OrderKey {
+  companyId: string;
+  svcpoid: string;
+}
+
+export async function nextSvcpoid(db: Db): Promise<string> {
+  return `DN-${await nextSequenceValue(db, 'order_svcpoid_seq')}`;
+}
+
+/**
+ * The live (not Cancelled) orders of a customer matching every number given, in one facility or,
+ * without a FacilityID, in all of them. ReferenceNo is the natural key: at most one matches it.
+ */
+export async function findLive(
+  db: Db,
+  key: { companyId: string; customerId: string; facilityId?: string; poNo?: string; referenceNo?: string },
+  options: { lock?: boolean } = {},
+): Promise<OrderRow[]> {
+  const query = db
+    .selectFrom('orders')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('customer_id', '=', key.customerId)
+    .where('status', '<>', 'Cancelled')
+    .$if(key.facilityId !== undefined, (q) => q.where('facility_id', '=', key.facilityId!))
+    .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
+    .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
+    .orderBy('svcpoid');
+  return (options.lock ? forUpdate(db, query) : query).execute();
+}
+
+/** One order; with `lock`, held until the transaction ends so that no other writer moves it meanwhile. */
+export async function findOrder(db: Db, key: OrderKey, options: { lock?: boolean } = {}): Promise<OrderRow | undefined> {
+  const query = db.selectFrom('orders').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid);
+  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
+  await db.insertInto('orders').values(row).execute();
+}
+
+export async function updateOrder(db: Db, key: OrderKey, changes: Updateable<OrderTable>): Promise<void> {
+  await db.updateTable('orders').set(changes).where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+}
+
+/**
+ * Moves an order to `to` only if its status is one of `from` (one statement, so two movers cannot
+ * both win); answers whether it moved.
+ */
+export async function moveStatus(db: Db, key: OrderKey, from: readonly string[], to: string, at: number, keyId: number): Promise<boolean> {
+  const result = await db
+    .updateTable('orders')
+    .set({ status: to, updated_at: at, updated_by_key_id: keyId })
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function insertEvent(db: Db, row: Insertable<OrderEventTable>): Promise<void> {
+  await db.insertInto('order_events').values(row).execute();
+}
+
+export async function findLines(db: Db, key: OrderKey): Promise<OrderLineRow[]> {
+  return db
+    .selectFrom('order_lines')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .orderBy('line_no')
+    .execute();
+}
+
+export async function insertLines(db: Db, lines: Insertable<OrderLineTable>[]): Promise<void> {
+  if (lines.length > 0) await db.insertInto('order_lines').values(lines).execute();
+}
+
+/** Removes an order's lines and their allocations (the caller has released those first). */
+export async function deleteLines(db: Db, key: OrderKey): Promise<void> {
+  await db.deleteFrom('order_allocations').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+  await db.deleteFrom('order_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+}
+
+export async function addShippedQuantity(db: Db, key: OrderKey, lineNo: number, quantity: number): Promise<void> {
+  await db
+    .updateTable('order_lines')
+    .set((eb) => ({ shipped_qty: eb('shipped_qty', '+', quantity) }))
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('line_no', '=', lineNo)
+    .execute();
+}
+
+/** An order's allocations, by line, each line's in the order allocation took them (FEFO, then FIFO). */
+export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAllocationRow[]> {
+  return db
+    .selectFrom('order_allocations')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .orderBy('line_no')
+    .orderBy((eb) => eb.case().when('expiration_date', '=', '').then(1).else(0).end())
+    .orderBy('expiration_date')
+    .orderBy('lot_no')
+    .orderBy('goods_type')
+    .orderBy('title_id')
+    .execute();
+}
+
+export async function insertAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('order_allocations').values(rows).execute();
+}
+
+export async function deleteAllocations(db: Db, key: OrderKey): Promise<void> {
+  await db.deleteFrom('order_allocations').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+}
+
+/** The primary key of one allocation. */
+function allocationKey(row: OrderAllocationRow) {
+  return {
+    company_id: row.company_id,
+    svcpoid: row.svcpoid,
+    line_no: row.line_no,
+    item_id: row.item_id,
+    uom: row.uom,
+    lot_no: row.lot_no,
+    goods_type: row.goods_type,
+    title_id: row.title_id,
+    inventory_status: row.inventory_status,
+    expiration_date: row.expiration_date,
+  };
+}
+
+/** Sets one allocation's quantity; zero removes it. */
+export async function setAllocationQuantity(db: Db, row: OrderAllocationRow, quantity: number): Promise<void> {
+  if (quantity > 0) {
+    await db
+      .updateTable('order_allocations')
+      .set({ quantity })
+      .where((eb) => eb.and(allocationKey(row)))
+      .execute();
+  } else {
+    await db
+      .deleteFrom('order_allocations')
+      .where((eb) => eb.and(allocationKey(row)))
+      .execute();
+  }
+}
+
+export async function findConfirmation(db: Db, key: OrderKey & { confirmationNo: string }): Promise<OrderConfirmationRow | undefined> {
+  return db
+    .selectFrom('order_confirmations')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('confirmation_no', '=', key.confirmationNo)
+    .executeTakeFirst();
+}
+
+export async function insertConfirmation(db: Db, row: Insertable<OrderConfirmationTable>): Promise<void> {
+  await db.insertInto('order_confirmations').values(row).execute();
+}
+
+export interface OrderListFilter {
+  companyId: string;
+  facilityId: string;
+  customerId?: string;
+  statuses?: string[];
+  poNo?: string;
+  referenceNo?: string;
+  updatedFrom?: number;
+  updatedTo?: number;
+}
+
+function listed(db: Db, filter: OrderListFilter) {
+  return db
+    .selectFrom('orders')
+    .where('company_id', '=', filter.companyId)
+    .where('facility_id', '=', filter.facilityId)
+    .$if(filter.customerId !== undefined, (q) => q.where('customer_id', '=', filter.customerId!))
+    .$if(filter.statuses !== undefined, (q) => q.where('status', 'in', filter.statuses!))
+    .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
+}
+
+export async function countOrders(db: Db, filter: OrderListFilter): Promise<number> {
+  const { count } = await listed(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
+export async function pageOrders(db: Db, filter: OrderListFilter, offset: number, limit: number): Promise<OrderRow[]> {
+  return listed(db, filter).selectAll().orderBy('updated_at').orderBy('svcpoid').limit(limit).offset(offset).execute();
+}
