@@ -20,6 +20,7 @@ import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { shippingRoutes } from './modules/orders/shipping.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
@@ -37,6 +38,7 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   inventoryInquiryRoutes,
   adjustmentRoutes,
   orderRoutes,
+  shippingRoutes,
 ];
 
 export interface AppOptions {

@@ -43,7 +43,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql<boolean>`status <> 'Cancelled'`)
     .execute();
   // Header searches and the 3PL list: a facility's orders (of a customer) by update time; and by PONo.
-  await db.schema.createIndex('orders_updated_idx').on('orders').columns(['company_id', 'facility_id', 'customer_id', 'updated_at']).execute();
+  await db.schema
+    .createIndex('orders_updated_idx')
+    .on('orders')
+    .columns(['company_id', 'facility_id', 'customer_id', 'updated_at'])
+    .execute();
   await db.schema.createIndex('orders_po_idx').on('orders').columns(['company_id', 'customer_id', 'po_no']).execute();
 
   await db.schema
@@ -142,7 +146,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('order_confirmations')
     .columns(['company_id', 'customer_id', 'facility_id', 'created_at', 'id'])
     .execute();
-
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -5,7 +5,7 @@ import { errorResponses } from '../../http/schemas.js';
 import { AckSearchRequestSchema, AckSearchResultSchema } from './acks.schemas.js';
 import { NOT_FOUND, searchAcks, type DocumentType } from './acks.service.js';
 
-const searches: { path: string; documentType: DocumentType; tag: string; summary: string}[] = [
+const searches: { path: string; documentType: DocumentType; tag: string; summary: string }[] = [
   {
     path: '/edi/inbound/receipt/ack/search-by-paging',
     documentType: 'RN',

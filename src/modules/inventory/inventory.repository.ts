@@ -223,7 +223,12 @@ export async function findAllocatableBalances(db: Db, filter: AllocatableFilter)
  * Allocates `quantity` (> 0) of a balance in one conditional statement: only while that much is
  * still free. Answers undefined, changing nothing, when another writer took it first.
  */
-export async function allocateFromBalance(db: Db, key: BalanceKeyColumns, quantity: number, at: number): Promise<BalanceQuantities | undefined> {
+export async function allocateFromBalance(
+  db: Db,
+  key: BalanceKeyColumns,
+  quantity: number,
+  at: number,
+): Promise<BalanceQuantities | undefined> {
   return db
     .updateTable('inventory_balances')
     .set((eb) => ({ allocated: eb('allocated', '+', quantity), updated_at: at }))

@@ -285,12 +285,7 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
 }
 
 /** Gives allocated stock back to Available, in key order (see compareBalanceKeys). */
-export async function releaseAllocations(
-  trx: Trx,
-  scope: StockScope,
-  allocations: Allocation[],
-  at: number,
-): Promise<void> {
+export async function releaseAllocations(trx: Trx, scope: StockScope, allocations: Allocation[], at: number): Promise<void> {
   for (const { key, quantity } of [...allocations].sort((a, b) => compareBalanceKeys(a.key, b.key))) {
     if (!(await repo.releaseFromBalance(trx, keyColumns(scope, key), quantity, at))) {
       throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);

@@ -25,7 +25,12 @@ export const OrderReferenceNo = Type.Union([Type.String({ minLength: 1, maxLengt
 });
 
 const OrderDate = (description: string) =>
-  OptionalDateTime('order-date', 50, '20240305140709, 3/5/2024 2:07:09 PM or 2024-03-05T14:07:09', `${description}, in the facility’s time zone.`);
+  OptionalDateTime(
+    'order-date',
+    50,
+    '20240305140709, 3/5/2024 2:07:09 PM or 2024-03-05T14:07:09',
+    `${description}, in the facility’s time zone.`,
+  );
 
 const RequiredText = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
@@ -77,7 +82,12 @@ export const ShippingInfoSchema = Type.Object(
     then: {
       required: ['ShippingAccountNo'],
       properties: {
-        ShippingAccountNo: { type: ['string', 'null'], not: { type: 'null' }, minLength: 1, 'x-message': 'is required when FreightTerm is TP' },
+        ShippingAccountNo: {
+          type: ['string', 'null'],
+          not: { type: 'null' },
+          minLength: 1,
+          'x-message': 'is required when FreightTerm is TP',
+        },
       },
       'x-message': 'is required when FreightTerm is TP',
     },

@@ -7,6 +7,7 @@ import { tryParseDecimal } from '../../lib/decimal.js';
 import * as acks from '../acks/acks.service.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
+import { referenceNoOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
 import type { OrderCancelRequest, OrderImportRequest, PoContent } from './orders.schemas.js';
 
@@ -44,12 +45,11 @@ function ackSubject(
   };
 }
 
-/** The ReferenceNo as the order stored it: text, and whether it came as a number. */
-const referenceOf = (order: repo.OrderRow): string | number =>
-  order.reference_no_type === 'number' ? Number(order.reference_no) : order.reference_no;
-
 /** The import's answer; as in the RN import reply, an empty PONo or Error is `[]`. */
-function answerOf(order: { customerId: string; poNo: string | null; referenceNo: string | number; svcpoid: string }, warnings: string[]): Answer {
+function answerOf(
+  order: { customerId: string; poNo: string | null; referenceNo: string | number; svcpoid: string },
+  warnings: string[],
+): Answer {
   return {
     statusCode: 200,
     body: {
@@ -65,13 +65,33 @@ function answerOf(order: { customerId: string; poNo: string | null; referenceNo:
   };
 }
 
-/** The one problem of an import that the schema cannot see: the two spellings of the latest ship date disagreeing. */
+/**
+ * What the schema cannot see: the two spellings of the latest ship date disagreeing, and a LineNo
+ * given twice (shipments name lines by it).
+ */
 function importProblems(content: PoContent): string[] {
+  const problems: string[] = [];
   const { ShipNoLater: a, ShipNotLater: b } = content;
-  return blankToNull(a) !== null && blankToNull(b) !== null && a !== b ? ['POContent.ShipNoLater and ShipNotLater disagree'] : [];
+  if (blankToNull(a) !== null && blankToNull(b) !== null && a !== b) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+  const seen = new Map<number, number>();
+  (content.Items ?? []).forEach((line, index) => {
+    if (line.LineNo === undefined || line.LineNo === null) return;
+    const first = seen.get(line.LineNo);
+    if (first === undefined) seen.set(line.LineNo, index);
+    else problems.push(`POContent.Items[${index}].LineNo ${line.LineNo} repeats Items[${first}]`);
+  });
+  return problems;
 }
 
-async function recordEvent(trx: Trx, order: repo.OrderRow, action: string, to: string, note: string | null, keyId: number, at: number) {
+export async function recordEvent(
+  trx: Trx,
+  order: repo.OrderRow,
+  action: string,
+  to: string,
+  note: string | null,
+  keyId: number,
+  at: number,
+) {
   await repo.insertEvent(trx, {
     company_id: order.company_id,
     svcpoid: order.svcpoid,
@@ -110,7 +130,7 @@ export async function cancelOrder(
 
 async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.AckSubject, note: string | null): Promise<Answer> {
   await cancelOrder(trx, order, CUSTOMER_CANCEL, { name: 'cancel', note, keyId: subject.keyId, at: subject.at });
-  const numbers = { poNo: order.po_no, referenceNo: referenceOf(order) };
+  const numbers = { poNo: order.po_no, referenceNo: referenceNoOf(order) };
   await acks.recordSuccess(trx, { ...subject, ...numbers }, { svcpoid: order.svcpoid, status: 'Success', error: null });
   return answerOf({ customerId: order.customer_id, ...numbers, svcpoid: order.svcpoid }, []);
 }
@@ -196,12 +216,22 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
  * or Open one (allocating again), or cancels an Imported one with ActionCode Cancelled; writes its
  * ACK in the same transaction, and a refusal's failure ACK after the rollback.
  */
-export async function importOrder(db: Db, clock: Clock, principal: Principal, request: OrderImportRequest, identity: RequestIdentity): Promise<Answer> {
+export async function importOrder(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  request: OrderImportRequest,
+  identity: RequestIdentity,
+): Promise<Answer> {
   const content = request.POContent;
   return idempotency.runCommand(db, clock, identity, {
     run: (trx) => applyImport(trx, clock, principal, request),
     recordRefusal: (trx, refusal) =>
-      acks.recordFailure(trx, ackSubject(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }, principal, clock.now()), refusal),
+      acks.recordFailure(
+        trx,
+        ackSubject(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }, principal, clock.now()),
+        refusal,
+      ),
   });
 }
 
@@ -238,7 +268,9 @@ export async function cancelOrderByCustomer(
         throw notFound(`Not found order with ${referenceNo !== null ? `ReferenceNo ${referenceNo}` : `PONo ${poNo}`}`);
       }
       if (matches.length > 1) {
-        throw badRequest(`PONo ${poNo} matches ${matches.length} live orders (${matches.map((o) => o.svcpoid).join(', ')}); send the ReferenceNo`);
+        throw badRequest(
+          `PONo ${poNo} matches ${matches.length} live orders (${matches.map((o) => o.svcpoid).join(', ')}); send the ReferenceNo`,
+        );
       }
       return cancelByCustomer(trx, matches[0]!, subject(clock.now()), blankToNull(request.CancelNote));
     },

@@ -1,0 +1,45 @@
+import { formatFacilityLocal, formatWithOffset, parseOrderDate } from '../../http/time.js';
+import type * as repo from './orders.repository.js';
+import type { PoContent } from './orders.schemas.js';
+import type { OrderHeader, OrderStatus } from './shipping.schemas.js';
+
+/** An order's stored import: the POContent as it came, and the root TitleID. */
+export interface StoredOrder {
+  TitleID: string | null;
+  POContent: PoContent & Record<string, unknown>;
+}
+
+export const storedOrder = (order: repo.OrderRow): StoredOrder => JSON.parse(order.document) as StoredOrder;
+
+/** The ReferenceNo as it was sent: a number when it came as one. */
+export const referenceNoOf = (row: { reference_no: string; reference_no_type: string }): string | number =>
+  row.reference_no_type === 'number' ? Number(row.reference_no) : row.reference_no;
+
+/** An order line's number as shipments name it: the customer's LineNo, or its position from 1. */
+export const lineNoOf = (line: repo.OrderLineRow): number => line.customer_line_no ?? line.line_no;
+
+/** An order date of the import (validated by its format), shown facility-local; null when not given. */
+export function orderDate(text: string | null | undefined, timeZone: string): string | null {
+  if (text === undefined || text === null || text === '') return null;
+  return formatFacilityLocal(parseOrderDate(text, timeZone)!, timeZone);
+}
+
+export function presentOrderHeader(order: repo.OrderRow, document: StoredOrder, timeZone: string): OrderHeader {
+  const content = document.POContent;
+  return {
+    SVCPOID: order.svcpoid,
+    CustomerID: order.customer_id,
+    FacilityID: order.facility_id,
+    ReferenceNo: referenceNoOf(order),
+    PONo: order.po_no,
+    Status: order.status as OrderStatus,
+    OrderType: content.OrderType ?? null,
+    ShipToName: content.Address?.ShipToName ?? null,
+    CarrierName: content.ShippingInfo?.CarrierName ?? null,
+    SCACCode: content.ShippingInfo?.SCACCode ?? null,
+    ShipNotBefore: orderDate(content.ShipNotBefore, timeZone),
+    ShipNoLater: orderDate(content.ShipNoLater || content.ShipNotLater, timeZone),
+    CreatedWhen: formatFacilityLocal(order.created_at, timeZone),
+    UpdatedWhen: formatWithOffset(order.updated_at, timeZone),
+  };
+}

@@ -1,0 +1,97 @@
+import type { App, RouteDeps } from '../../http/module.js';
+import { apiKeySecurity } from '../../http/module.js';
+import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { errorResponses } from '../../http/schemas.js';
+import {
+  OrderActionResultSchema,
+  OrderActionSchema,
+  OrderDocumentSchema,
+  OrderListRequestSchema,
+  OrderListResultSchema,
+  OrderLookupSchema,
+  ShipmentRequestSchema,
+  ShipmentResultSchema,
+} from './shipping.schemas.js';
+import { OPERATOR_ROLES, confirmShipment, getOrder, listOrders, moveOrder, type OrderMove } from './shipping.service.js';
+
+const tags = ['3PL outbound'];
+const MOVE_SUMMARIES: Record<OrderMove, string> = {
+  open: 'Open an Imported order (the warehouse has taken it on)',
+  cancel: 'Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation',
+};
+
+export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+  app.post(
+    '/edi/3pl/outbound/order/list',
+    {
+      schema: {
+        tags,
+        summary: 'Outbound List DNs: a facility’s orders, with MarkOpen to take them on',
+        security: apiKeySecurity,
+        body: OrderListRequestSchema,
+        response: { 200: OrderListResultSchema, ...errorResponses() },
+      },
+      preHandler: authorize(OPERATOR_ROLES),
+    },
+    async (request) => listOrders(db, clock, request.principal, request.body),
+  );
+
+  app.post(
+    '/edi/3pl/outbound/order/get',
+    {
+      schema: {
+        tags,
+        summary: 'Outbound Get DN Details: the whole order with what each line holds allocated and has shipped',
+        security: apiKeySecurity,
+        body: OrderLookupSchema,
+        response: { 200: OrderDocumentSchema, ...errorResponses(404) },
+      },
+      // The document echoes every key it was imported with, which the schema cannot list.
+      serializerCompiler: () => (data) => JSON.stringify(data),
+      preHandler: authorize(OPERATOR_ROLES),
+    },
+    async (request) => getOrder(db, request.body),
+  );
+
+  for (const move of Object.keys(MOVE_SUMMARIES) as OrderMove[]) {
+    app.post(
+      `/edi/3pl/outbound/order/${move}`,
+      {
+        schema: {
+          tags,
+          summary: MOVE_SUMMARIES[move],
+          security: apiKeySecurity,
+          headers: IdempotencyHeadersSchema,
+          body: OrderActionSchema,
+          response: { 200: OrderActionResultSchema, ...errorResponses(404, 409) },
+        },
+        preHandler: authorize(OPERATOR_ROLES),
+      },
+      async (request, reply) => {
+        const answer = await moveOrder(db, clock, request.principal, move, request.body, requestIdentity(request));
+        return reply.status(answer.statusCode).send(answer.body);
+      },
+    );
+  }
+
+  app.post(
+    '/edi/3pl/outbound/order/post-confirmation',
+    {
+      schema: {
+        tags,
+        summary: 'Outbound Post DN Confirmation: ship goods out of the order’s allocation and write the DC',
+        description:
+          'Each line takes what its order line holds allocated first, then Available stock. A line not on the order, more than ordered, or more than the allocation plus what is Available is 409 and nothing moves. Close ends the order (Shipped or Short Shipped) and releases what is still allocated. A ConfirmationNo applies once.',
+        security: apiKeySecurity,
+        headers: IdempotencyHeadersSchema,
+        body: ShipmentRequestSchema,
+        response: { 200: ShipmentResultSchema, ...errorResponses(404, 409) },
+      },
+      preHandler: authorize(OPERATOR_ROLES),
+    },
+    async (request, reply) => {
+      const answer = await confirmShipment(db, clock, request.principal, request.body, requestIdentity(request));
+      return reply.status(answer.statusCode).send(answer.body);
+    },
+  );
+}

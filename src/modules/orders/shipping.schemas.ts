@@ -1,0 +1,178 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import {
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  Nullable,
+  OptionalDateTime,
+  OptionalText,
+  Quantity,
+  StringEnum,
+  Uom,
+  UpdatedWhenBound,
+} from '../../http/schemas.js';
+import { OrderReferenceNo } from './orders.schemas.js';
+
+/** The warehouse side of orders (DESIGN §4b): the 3PL list, get, actions and shipment confirmations. */
+
+export const ORDER_STATUSES = ['Imported', 'Open', 'Partial Shipped', 'Shipped', 'Short Shipped', 'Cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The order number the service assigned (DN-<n>).' });
+
+export const OrderLookupSchema = Type.Object({ CompanyID, FacilityID, SVCPOID: Svcpoid });
+export type OrderLookup = Static<typeof OrderLookupSchema>;
+
+export const OrderActionSchema = Type.Object({ CompanyID, FacilityID, SVCPOID: Svcpoid, Note: OptionalText(1000) });
+export type OrderAction = Static<typeof OrderActionSchema>;
+
+export const OrderActionResultSchema = Type.Object({
+  Order: Type.Object({ SVCPOID: Type.String(), Status: StringEnum(ORDER_STATUSES) }),
+});
+
+export const OrderListRequestSchema = Type.Object({
+  CompanyID,
+  FacilityID,
+  CustomerID: Type.Optional(CustomerID),
+  Status: Type.Optional(
+    Type.Union([StringEnum(ORDER_STATUSES), Type.Array(StringEnum(ORDER_STATUSES), { minItems: 1, maxItems: ORDER_STATUSES.length })], {
+      'x-message': `must be a status or an array of statuses (${ORDER_STATUSES.join(', ')})`,
+    }),
+  ),
+  PONo: OptionalText(50),
+  ReferenceNo: Type.Optional(Nullable(OrderReferenceNo)),
+  UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+  UpdatedWhenTo: UpdatedWhenBound('Upper'),
+  MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported order on the returned page becomes Open.' })),
+  Paging: Type.Optional(PagingRequestSchema),
+});
+export type OrderListRequest = Static<typeof OrderListRequestSchema>;
+
+export const ORDER_LIST_HEAD = [
+  'SVCPOID',
+  'CustomerID',
+  'FacilityID',
+  'ReferenceNo',
+  'PONo',
+  'Status',
+  'OrderType',
+  'ShipToName',
+  'CarrierName',
+  'SCACCode',
+  'ShipNotBefore',
+  'ShipNoLater',
+  'CreatedWhen',
+  'UpdatedWhen',
+] as const;
+
+const Text = Nullable(Type.String());
+const LocalTime = Nullable(Type.String({ description: 'Facility-local ISO date-time with milliseconds.' }));
+export const OrderHeaderSchema = Type.Object({
+  SVCPOID: Type.String(),
+  CustomerID: Type.String(),
+  FacilityID: Type.String(),
+  ReferenceNo: Type.Union([Type.String(), Type.Number()], { description: 'As it was sent: text or a number.' }),
+  PONo: Text,
+  Status: StringEnum(ORDER_STATUSES),
+  OrderType: Text,
+  ShipToName: Text,
+  CarrierName: Text,
+  SCACCode: Text,
+  ShipNotBefore: LocalTime,
+  ShipNoLater: LocalTime,
+  CreatedWhen: Type.String({ description: 'Facility-local ISO date-time with milliseconds.' }),
+  UpdatedWhen: Type.String({ description: 'ISO date-time with the facility’s UTC offset.' }),
+});
+export type OrderHeader = Static<typeof OrderHeaderSchema>;
+
+export const OrderListResultSchema = Type.Object({
+  results: Type.Object({ head: Type.Array(Type.String()), data: Type.Array(OrderHeaderSchema) }),
+  paging: PagingSchema,
+});
+
+/** The whole document as imported, with what each line holds allocated and has shipped. */
+export const OrderDocumentSchema = Type.Object({
+  Order: Type.Object(
+    {
+      ...OrderHeaderSchema.properties,
+      TitleID: Text,
+      Items: Type.Array(
+        Type.Object(
+          {
+            LineNo: Type.Integer({ description: 'The customer’s LineNo, or the line’s position in the import from 1; shipments name it.' }),
+            OrderedQty: Type.String(),
+            AllocatedQty: Type.String({ description: 'Held for the line now: allocated and not yet shipped.' }),
+            ShippedQty: Type.String({ description: 'Shipped by the confirmations so far.' }),
+          },
+          { additionalProperties: true, description: 'The line as imported, plus its quantities.' },
+        ),
+      ),
+    },
+    { additionalProperties: true, description: 'Every imported POContent field, plus the service’s fields.' },
+  ),
+});
+
+const SerialNumber = Type.String({ minLength: 1, maxLength: 50 });
+
+export const ShipmentLineSchema = Type.Object({
+  LineNo: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'The order line (its LineNo).' }))),
+  ItemNumber: Type.String({ minLength: 1, maxLength: 30 }),
+  LotNo: OptionalText(50, 'Ship this lot.'),
+  ShippedQty: Quantity({ description: 'Shipped quantity (decimal).' }),
+  UOM: Uom(),
+  SerialNumber: Type.Optional(Nullable(Type.Array(SerialNumber, { maxItems: 10000 }))),
+});
+export type ShipmentLine = Static<typeof ShipmentLineSchema>;
+
+export const ShipmentRequestSchema = Type.Object(
+  {
+    CompanyID,
+    FacilityID,
+    SVCPOID: Svcpoid,
+    ConfirmationNo: Type.String({ minLength: 1, maxLength: 50, description: 'Applied once per order; a replay answers the first answer.' }),
+    ShippedTime: OptionalDateTime('local-date-time', 50, '2024-03-05T14:07:09.123', 'When the goods left, facility-local (default: now).'),
+    CarrierName: OptionalText(50),
+    SCACCode: OptionalText(15),
+    ProNo: OptionalText(50),
+    TrackingNo: OptionalText(50),
+    BOLNo: OptionalText(50),
+    LoadNo: OptionalText(50),
+    Close: Type.Optional(
+      Type.Boolean({
+        description:
+          'Closes the order: Shipped when every line is fully shipped, else Short Shipped; the rest of the allocation is released.',
+      }),
+    ),
+    Note: OptionalText(1000),
+    Items: Type.Array(ShipmentLineSchema, {
+      maxItems: 1000,
+      description: 'At least one line, unless the confirmation only closes the order.',
+    }),
+  },
+  {
+    // Only a closing confirmation may ship nothing more.
+    if: { not: { required: ['Close'], properties: { Close: { const: true } } } },
+    then: { properties: { Items: { type: 'array', minItems: 1 } } },
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        FacilityID: 'LAX1',
+        SVCPOID: 'DN-2051',
+        ConfirmationNo: 'SHP-9001',
+        ShippedTime: '2024-03-06T09:30:00.000',
+        CarrierName: 'UPS',
+        SCACCode: 'UPSN',
+        TrackingNo: '1Z999AA10123456784',
+        Close: true,
+        Items: [{ LineNo: 1, ItemNumber: 'MUG-BLUE-12', ShippedQty: '12', UOM: 'EA', LotNo: 'L2403' }],
+      },
+    ],
+  },
+);
+export type ShipmentRequest = Static<typeof ShipmentRequestSchema>;
+
+export const ShipmentResultSchema = Type.Object({
+  Order: Type.Object({ SVCPOID: Type.String(), Status: StringEnum(ORDER_STATUSES), ConfirmationNo: Type.String() }),
+});
+export type ShipmentResult = Static<typeof ShipmentResultSchema>;
