@@ -14,7 +14,8 @@ import { uniqueId } from './helpers/factories.js';
  * The promise of DESIGN §5, taken literally: two Wharf processes — the real `wharf serve`, compiled
  * from src/ for this run — share one PostgreSQL database. 200 parallel −1 adjustments against 150
  * units, alternating between them: exactly 150 succeed, 50 get 409, the balance is 0 and the ledger
- * sums to it; one AdjustmentNo sent ten times at once to both posts once. Both stop cleanly on SIGTERM.
+ * sums to it; one AdjustmentNo sent ten times at once to both posts once; 150 one-unit orders against
+ * 100 units allocate exactly 100. Both stop cleanly on SIGTERM.
  */
 
 const execFileAsync = promisify(execFile);
@@ -72,6 +73,7 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
   let customerId: string;
   let facilityId: string;
   let operatorKey: string;
+  let adminKey: string;
 
   /** Runs a `wharf` command against the test database and answers what it printed. */
   const cli = async (...args: string[]): Promise<string> => {
@@ -134,13 +136,15 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     customerId = uniqueId('CU');
     facilityId = uniqueId('FA');
     await cli('company', 'add', companyId);
-    const [, , key] = await Promise.all([
+    const [, , key, admin] = await Promise.all([
       cli('customer', 'add', companyId, customerId),
       cli('facility', 'add', companyId, facilityId),
       cli('key', 'create', '--role', 'operator', '--company', companyId, '--label', 'two processes'),
+      cli('key', 'create', '--role', 'admin', '--company', companyId, '--label', 'two processes, orders'),
     ]);
     expect(key).toMatch(/^wk_[A-Za-z0-9_-]{43,}$/);
     operatorKey = key;
+    adminKey = admin;
 
     const [portA, portB] = await freePorts(2);
     wharfs.push(serve('wharf A', portA!), serve('wharf B', portB!));
@@ -168,10 +172,10 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     }
   }, 20_000);
 
-  const post = async (wharf: Wharf, path: string, body: unknown): Promise<Answer> => {
+  const post = async (wharf: Wharf, path: string, body: unknown, key = operatorKey): Promise<Answer> => {
     const response = await fetch(`${wharf.base}${EDI_PREFIX}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${operatorKey}` },
+      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
       body: JSON.stringify(body),
     });
     return { status: response.status, body: await response.text() };
@@ -185,16 +189,17 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       Items: [{ ItemNumber: 'RACE', LotNo: lotNo, UOM: 'EA', Qty: qty }],
     });
   /** The inventory inquiry as one process answers it: OnHand per lot of RACE (lots with nothing on hand are left out). */
-  const inquire = async (wharf: Wharf, lotNo: string) => {
+  const inquire = async (wharf: Wharf, lotNo: string) => (await inquireRows(wharf, 'RACE', lotNo)).map((row) => row.OnHand);
+  const inquireRows = async (wharf: Wharf, itemNumber: string, lotNo: string) => {
     const answer = await post(wharf, INVENTORY, {
       CompanyID: companyId,
       FacilityID: facilityId,
       CustomerID: customerId,
-      ItemNumber: 'RACE',
+      ItemNumber: itemNumber,
       LotNo: lotNo,
     });
     expect(answer.status).toBe(200);
-    return (JSON.parse(answer.body).results.data as { OnHand: string }[]).map((row) => row.OnHand);
+    return JSON.parse(answer.body).results.data as { OnHand: string; Allocated: string; Available: string }[];
   };
   /** The balance row and the ledger of a lot, read straight from the database. */
   const balanceOf = async (lotNo: string) => {
@@ -297,4 +302,70 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       .execute();
     expect(adjustments.map((row) => row.adjustment_no).sort()).toEqual([add, take].sort());
   }, 15_000);
+
+  it('150 orders of 1 against 100 units, imported at once through both processes: 100 allocated, 50 Warnings, Available 0', async () => {
+    const [a, b] = wharfs as [Wharf, Wharf];
+    const seed = await post(a, QTY, {
+      CompanyID: companyId,
+      FacilityID: facilityId,
+      CustomerID: customerId,
+      AdjustmentNo: 'SEED-ALLOC',
+      Items: [{ ItemNumber: 'ALLOC', LotNo: 'A1', UOM: 'EA', Qty: '100' }],
+    });
+    expect(seed.status, seed.body).toBe(200);
+
+    const order = (referenceNo: string) => ({
+      CompanyID: companyId,
+      CustomerID: customerId,
+      FacilityID: facilityId,
+      POContent: {
+        ReferenceNo: referenceNo,
+        Address: {
+          ShipToName: 'R',
+          ShipToAddress1: '1 Main St',
+          ShipToCity: 'Reno',
+          ShipToState: 'NV',
+          ShipToZipCode: '89501',
+          ShipToCountry: 'US',
+        },
+        Items: [{ ItemID: 'ALLOC', OrderedQty: '1', UOM: 'EA' }],
+      },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => post(i % 2 === 0 ? a : b, '/edi/outbound/order', order(`RACE-${i}`), adminKey)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(150).fill(200));
+    const orders = answers.map((answer) => JSON.parse(answer.body).Order as { Status: string; Error: unknown; SVCPOID: string });
+    expect(orders.filter((o) => o.Status === 'Success')).toHaveLength(100);
+    const warnings = orders.filter((o) => o.Status === 'Warning');
+    expect(warnings).toHaveLength(50);
+    for (const warning of warnings) expect(warning.Error).toBe('ALLOC: ordered 1, allocated 0, short 1');
+    expect(new Set(orders.map((o) => o.SVCPOID)).size).toBe(150);
+    // Both processes allocated and both came up short: each saw the other's allocations.
+    for (const parity of [0, 1]) {
+      const own = orders.filter((_, i) => i % 2 === parity).map((o) => o.Status);
+      expect(own).toContain('Success');
+      expect(own).toContain('Warning');
+    }
+
+    expect(await inquireRows(b, 'ALLOC', 'A1')).toMatchObject([{ OnHand: '100', Allocated: '100', Available: '0' }]);
+    const db = database!.db;
+    const balance = await db
+      .selectFrom('inventory_balances')
+      .select(['on_hand', 'allocated'])
+      .where('company_id', '=', companyId)
+      .where('item_id', '=', 'ALLOC')
+      .executeTakeFirstOrThrow();
+    expect([Number(balance.on_hand), Number(balance.allocated)]).toEqual([100 * SCALE, 100 * SCALE]);
+    // Every allocated unit belongs to exactly one of the Success orders.
+    const held = await db
+      .selectFrom('order_allocations')
+      .select(['svcpoid', 'quantity'])
+      .where('company_id', '=', companyId)
+      .where('item_id', '=', 'ALLOC')
+      .execute();
+    expect(held).toHaveLength(100);
+    expect(held.every((row) => Number(row.quantity) === SCALE)).toBe(true);
+    expect(new Set(held.map((row) => row.svcpoid))).toEqual(new Set(orders.filter((o) => o.Status === 'Success').map((o) => o.SVCPOID)));
+  }, 30_000);
 });
