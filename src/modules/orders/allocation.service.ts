@@ -8,15 +8,18 @@ import * as repo from './orders.repository.js';
  * FIFO), give it back on cancel, update and close, and shipping consumes it.
  */
 
+/** What allocation needs to know of an order: which it is, and where it keeps its stock. */
+export type OrderRef = Pick<repo.OrderRow, 'company_id' | 'svcpoid' | 'customer_id' | 'facility_id'>;
+
 /** Where an order keeps its stock: its company, customer and facility. */
-export function scopeOf(order: repo.OrderRow): inventory.StockScope {
+export function scopeOf(order: OrderRef): inventory.StockScope {
   return { companyId: order.company_id, customerId: order.customer_id, facilityId: order.facility_id };
 }
 
 const blankToUndefined = (value: string) => (value === '' ? undefined : value);
 
 /** What an order line may take: its item and UOM, and its lot, goods type and title when it names them. */
-export function allocatableBy(order: repo.OrderRow, line: repo.OrderLineRow) {
+export function allocatableBy(order: OrderRef, line: repo.OrderLineRow) {
   return {
     ...scopeOf(order),
     itemId: line.item_id,
@@ -35,7 +38,7 @@ const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
  * Lines are allocated by item, so two orders of the same items lock balances in the same order.
  * Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
  */
-export async function allocateOrder(trx: Trx, order: repo.OrderRow, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
+export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
   const allocated = new Map<number, number>();
   for (const line of [...lines].sort(itemOrder)) {
     const allocations = await inventory.allocateStock(trx, { ...allocatableBy(order, line), quantity: asScaled(line.ordered_qty), at });
@@ -83,7 +86,7 @@ export function balanceKeyOf(row: repo.OrderAllocationRow): inventory.BalanceKey
 }
 
 /** Gives back everything the order still holds allocated. */
-export async function releaseOrder(trx: Trx, order: repo.OrderRow, at: number): Promise<void> {
+export async function releaseOrder(trx: Trx, order: OrderRef, at: number): Promise<void> {
   const key = { companyId: order.company_id, svcpoid: order.svcpoid };
   const held = await repo.findAllocations(trx, key);
   await inventory.releaseAllocations(

@@ -88,9 +88,8 @@ export async function insertLines(db: Db, lines: Insertable<OrderLineTable>[]): 
   if (lines.length > 0) await db.insertInto('order_lines').values(lines).execute();
 }
 
-/** Removes an order's lines and their allocations (the caller has released those first). */
+/** Removes an order's lines; their allocations must have been released first (a foreign key holds them). */
 export async function deleteLines(db: Db, key: OrderKey): Promise<void> {
-  await db.deleteFrom('order_allocations').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
   await db.deleteFrom('order_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 

@@ -200,7 +200,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     shipped_qty: 0,
   }));
   await repo.insertLines(trx, lines);
-  const order = (await repo.findOrder(trx, key))!;
+  const order = { company_id: request.CompanyID, svcpoid, customer_id: request.CustomerID, facility_id: request.FacilityID };
   const shortfalls = await allocateOrder(trx, order, lines, now);
 
   await acks.recordSuccess(trx, subject, {
