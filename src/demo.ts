@@ -4,6 +4,8 @@ import type { Db } from './db/database.js';
 import { AppError } from './http/errors.js';
 import type { Role } from './http/auth.js';
 import type { Clock } from './lib/clock.js';
+import { sha256Hex } from './lib/ids.js';
+import { adjustQuantities } from './modules/inventory/adjustments.service.js';
 import { importItems } from './modules/items/items.service.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
@@ -61,6 +63,15 @@ const DEMO_ITEMS = [
   { itemID: 'OLD-SKU-1', itemDescription: 'Discontinued sample', BaseUOM: 'EA', status: 'Inactive' as const },
 ];
 
+/** Stock in LAX1, so that a demo order allocates: two lots of the blue mug, the older expiring first. */
+const DEMO_STOCK = [
+  { ItemNumber: 'MUG-BLUE-12', UOM: 'EA' as const, LotNo: 'L2403', ExpirationDate: '2027-03-31', Qty: '120' },
+  { ItemNumber: 'MUG-BLUE-12', UOM: 'EA' as const, LotNo: 'L2409', ExpirationDate: '2027-09-30', Qty: '240' },
+  { ItemNumber: 'MUG-RED-12', UOM: 'EA' as const, Qty: '96' },
+  { ItemNumber: 'TEE-BLK-M', UOM: 'EA' as const, Qty: '50' },
+  { ItemNumber: 'LAMP-DESK', UOM: 'EA' as const, Qty: '12' },
+];
+
 const ROLES: Role[] = ['customer', 'operator', 'admin', 'rater'];
 
 type DemoKeys = Record<Role, string>;
@@ -109,7 +120,22 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   writeFileSync(keyFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
 
   const admin = await tenants.authenticateApiKey(db, clock, keys.admin);
-  const identity = { companyId: DEMO.company, keyId: admin!.keyId, requestHash: 'demo seed' };
-  await importItems(db, clock, admin!, { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS }, identity);
+  // What a request's hash is for: an AdjustmentNo replays only for the same request (a CHAR(64) column).
+  const identity = (request: unknown) => ({
+    companyId: DEMO.company,
+    keyId: admin!.keyId,
+    requestHash: sha256Hex(JSON.stringify(request)),
+  });
+  const items = { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS };
+  await importItems(db, clock, admin!, items, identity(items));
+  // An AdjustmentNo applies once: a second run replays it and adds nothing.
+  const stock = {
+    CompanyID: DEMO.company,
+    FacilityID: DEMO.facility,
+    CustomerID: DEMO.customer,
+    AdjustmentNo: 'DEMO-OPENING-STOCK',
+    Items: DEMO_STOCK,
+  };
+  await adjustQuantities(db, clock, admin!, stock, identity(stock));
   return keys;
 }

@@ -28,7 +28,7 @@ describeEachDialect('demo seed', (dialect) => {
 
   const counts = async () => {
     const db = database.db;
-    const count = async (table: 'companies' | 'customers' | 'facilities' | 'api_keys' | 'items') =>
+    const count = async (table: 'companies' | 'customers' | 'facilities' | 'api_keys' | 'items' | 'inventory_ledger') =>
       Number(
         (
           await db
@@ -43,18 +43,19 @@ describeEachDialect('demo seed', (dialect) => {
       facilities: await count('facilities'),
       keys: await count('api_keys'),
       items: await count('items'),
+      postings: await count('inventory_ledger'),
     };
   };
   const savedKeys = () => JSON.parse(readFileSync(keyFile, 'utf8')) as Record<string, string>;
 
   let firstKeys: Record<(typeof ROLES)[number], string>;
 
-  it('seeds the DEMO tenant, one key per role, and five items', async () => {
+  it('seeds the DEMO tenant, one key per role, five items and their opening stock', async () => {
     firstKeys = await seedDemo(database.db, clock, keyFile);
     expect(Object.keys(firstKeys).sort()).toEqual([...ROLES].sort());
     for (const role of ROLES) expect(firstKeys[role]).toMatch(KEY_PATTERN);
     expect(new Set(Object.values(firstKeys)).size).toBe(4);
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5, postings: 5 });
 
     const facility = await tenants.findFacility(database.db, DEMO.company, DEMO.facility);
     expect(facility?.time_zone).toBe(DEMO.timeZone);
@@ -77,6 +78,19 @@ describeEachDialect('demo seed', (dialect) => {
       { item_id: 'OLD-SKU-1', status: 'Inactive' },
       { item_id: 'TEE-BLK-M', status: 'Active' },
     ]);
+    const stock = await database.db
+      .selectFrom('inventory_balances')
+      .select(['facility_id', 'item_id', 'lot_no', 'expiration_date', 'on_hand', 'allocated'])
+      .orderBy('item_id')
+      .orderBy('lot_no')
+      .execute();
+    expect(stock.map((row) => ({ ...row, on_hand: Number(row.on_hand), allocated: Number(row.allocated) }))).toEqual([
+      { facility_id: 'LAX1', item_id: 'LAMP-DESK', lot_no: '', expiration_date: '', on_hand: 120_000, allocated: 0 },
+      { facility_id: 'LAX1', item_id: 'MUG-BLUE-12', lot_no: 'L2403', expiration_date: '2027-03-31', on_hand: 1_200_000, allocated: 0 },
+      { facility_id: 'LAX1', item_id: 'MUG-BLUE-12', lot_no: 'L2409', expiration_date: '2027-09-30', on_hand: 2_400_000, allocated: 0 },
+      { facility_id: 'LAX1', item_id: 'MUG-RED-12', lot_no: '', expiration_date: '', on_hand: 960_000, allocated: 0 },
+      { facility_id: 'LAX1', item_id: 'TEE-BLK-M', lot_no: '', expiration_date: '', on_hand: 500_000, allocated: 0 },
+    ]);
     expect(savedKeys()).toEqual(firstKeys);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
   });
@@ -86,7 +100,7 @@ describeEachDialect('demo seed', (dialect) => {
     clock.advance(3_600_000);
     const again = await seedDemo(database.db, clock, keyFile);
     expect(again).toEqual(firstKeys);
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5, postings: 5 });
     const itemsAfter = await database.db.selectFrom('items').select(['item_id', 'updated_at', 'attributes']).orderBy('item_id').execute();
     expect(itemsAfter).toEqual(itemsBefore);
     expect(savedKeys()).toEqual(firstKeys);
@@ -101,7 +115,7 @@ describeEachDialect('demo seed', (dialect) => {
     expect(third.operator).toMatch(KEY_PATTERN);
     expect(third.operator).not.toBe(firstKeys.operator);
     expect({ ...third, operator: undefined }).toEqual({ ...firstKeys, operator: undefined });
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 5, items: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 5, items: 5, postings: 5 });
     expect(await tenants.authenticateApiKey(database.db, clock, third.operator)).toMatchObject({
       role: 'operator',
       companyId: DEMO.company,
