@@ -39,6 +39,9 @@ export const FacilityID = Identifier("The warehouse, assigned by the operator's 
 export const UOMS = ['EA', 'CS'] as const;
 export const Uom = (description = 'EA (each) or CS (case).') => StringEnum(UOMS, { description });
 
+/** `[]` stands for an empty text, as the RN import's published success example shows (ReferenceNo, Error). */
+export const TextOrEmptyArray = Type.Union([Type.String(), Type.Array(Type.Never(), { maxItems: 0 })]);
+
 /** The spec's error array: one entry per problem. */
 export const ProblemsSchema = Type.Array(
   Type.Object({

@@ -273,7 +273,7 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
         lostRace = true;
         break;
       }
-      const key = keyOf(row);
+      const key = balanceKeyOf(row);
       const id = JSON.stringify(key);
       taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + take) });
       need -= take;
@@ -296,10 +296,11 @@ export async function releaseAllocations(trx: Trx, scope: StockScope, allocation
 /** The Available stock an order line may still allocate or ship, per balance, in allocation order. */
 export async function findAllocatable(trx: Trx, request: Omit<AllocationRequest, 'quantity' | 'at'>): Promise<Allocation[]> {
   const rows = await repo.findAllocatableBalances(trx, { ...request, inventoryStatus: DEFAULT_INVENTORY_STATUS });
-  return rows.map((row) => ({ key: keyOf(row), quantity: asScaled(row.on_hand - row.allocated) }));
+  return rows.map((row) => ({ key: balanceKeyOf(row), quantity: asScaled(row.on_hand - row.allocated) }));
 }
 
-function keyOf(row: BalanceKeyColumns): BalanceKey {
+/** The balance key a row's key columns hold (a balance's, a ledger row's, an allocation's). */
+export function balanceKeyOf(row: BalanceKeyColumns): BalanceKey {
   return {
     itemId: row.item_id,
     uom: row.uom,
@@ -318,7 +319,7 @@ function balanceOf(row: repo.BalanceRow): Balance {
     companyId: row.company_id,
     customerId: row.customer_id,
     facilityId: row.facility_id,
-    ...keyOf(row),
+    ...balanceKeyOf(row),
     onHand,
     allocated,
     available: row.inventory_status === DEFAULT_INVENTORY_STATUS ? asScaled(onHand - allocated) : asScaled(0),
@@ -333,7 +334,7 @@ function ledgerEntryOf(row: repo.LedgerRow): LedgerEntry {
     companyId: row.company_id,
     customerId: row.customer_id,
     facilityId: row.facility_id,
-    ...keyOf(row),
+    ...balanceKeyOf(row),
     quantity: asScaled(row.quantity),
     onHandAfter: asScaled(row.on_hand_after),
     sourceType: row.source_type,

@@ -73,18 +73,6 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
   });
 }
 
-export function balanceKeyOf(row: repo.OrderAllocationRow): inventory.BalanceKey {
-  return {
-    itemId: row.item_id,
-    uom: row.uom,
-    lotNo: row.lot_no,
-    goodsType: row.goods_type,
-    titleId: row.title_id,
-    inventoryStatus: row.inventory_status,
-    expirationDate: row.expiration_date,
-  };
-}
-
 /** Gives back everything the order still holds allocated. */
 export async function releaseOrder(trx: Trx, order: OrderRef, at: number): Promise<void> {
   const key = { companyId: order.company_id, svcpoid: order.svcpoid };
@@ -92,7 +80,7 @@ export async function releaseOrder(trx: Trx, order: OrderRef, at: number): Promi
   await inventory.releaseAllocations(
     trx,
     scopeOf(order),
-    held.map((row) => ({ key: balanceKeyOf(row), quantity: asScaled(row.quantity) })),
+    held.map((row) => ({ key: inventory.balanceKeyOf(row), quantity: asScaled(row.quantity) })),
     at,
   );
   await repo.deleteAllocations(trx, key);

@@ -8,6 +8,7 @@ import {
   OptionalText,
   Quantity,
   StringEnum,
+  TextOrEmptyArray,
   Uom,
   dynamicTextProperties,
 } from '../../http/schemas.js';
@@ -209,9 +210,6 @@ export const OrderCancelRequestSchema = Type.Object({
   CancelNote: OptionalText(1000),
 });
 export type OrderCancelRequest = Static<typeof OrderCancelRequestSchema>;
-
-/** `[]` stands for an empty PONo or Error, as the RN import's published success example shows. */
-const TextOrEmptyArray = Type.Union([Type.String(), Type.Array(Type.Never(), { maxItems: 0 })]);
 
 export const OrderImportResultSchema = Type.Object(
   {

@@ -9,7 +9,7 @@ import { asScaled, decimalToNumber, formatDecimal, tryParseDecimal, type Scaled 
 import * as idempotency from '../idempotency/idempotency.service.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
-import { allocatableBy, balanceKeyOf, releaseOrder, scopeOf } from './allocation.service.js';
+import { allocatableBy, releaseOrder, scopeOf } from './allocation.service.js';
 import * as repo from './orders.repository.js';
 import { cancelOrder, recordEvent, type CancelRule } from './orders.service.js';
 import { lineNoOf, presentOrderHeader, storedOrder } from './orders.present.js';
@@ -213,7 +213,7 @@ async function planShipment(
       if (need === 0 || allocation.line_no !== target.line_no || left === 0 || (line.LotNo && allocation.lot_no !== line.LotNo)) continue;
       const take = Math.min(need, left);
       allocationsLeft.set(allocation, left - take);
-      takes.push({ ...balanceKeyOf(allocation), quantity: asScaled(-take), fromAllocation: true });
+      takes.push({ ...inventory.balanceKeyOf(allocation), quantity: asScaled(-take), fromAllocation: true });
       need -= take;
     }
     const fromAllocation = quantity - need;

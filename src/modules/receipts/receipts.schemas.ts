@@ -9,6 +9,7 @@ import {
   OptionalText,
   Quantity,
   StringEnum,
+  TextOrEmptyArray,
   Uom,
   dynamicTextProperties,
 } from '../../http/schemas.js';
@@ -173,9 +174,6 @@ export const ReceiptCancelRequestSchema = Type.Object({
   CancelNote: OptionalText(1000),
 });
 export type ReceiptCancelRequest = Static<typeof ReceiptCancelRequestSchema>;
-
-/** `[]` stands for an empty ReferenceNo or Error, as the published success example shows. */
-const TextOrEmptyArray = Type.Union([Type.String(), Type.Array(Type.Never(), { maxItems: 0 })]);
 
 export const ReceiptImportResultSchema = Type.Object(
   {
