@@ -2,14 +2,16 @@ import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
 import type { RequestIdentity } from '../../http/request-identity.js';
+import { parseOrderDate } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
 import * as acks from '../acks/acks.service.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
+import * as tenants from '../tenants/tenants.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
 import { referenceNoOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
-import type { OrderCancelRequest, OrderImportRequest, PoContent } from './orders.schemas.js';
+import type { OrderCancelRequest, OrderImportRequest } from './orders.schemas.js';
 
 /**
  * Outbound orders (DN): the customer's import, update and cancel (DESIGN §4's order state
@@ -66,15 +68,18 @@ function answerOf(
 }
 
 /**
- * What the schema cannot see: the two spellings of the latest ship date disagreeing, and a LineNo
- * given twice (shipments name lines by it).
+ * What the schema cannot see: the two spellings of the latest ship date naming different times
+ * (read in the facility's zone), and a LineNo given twice (shipments name lines by it).
  */
-function importProblems(content: PoContent): string[] {
+async function importProblems(trx: Trx, request: OrderImportRequest): Promise<string[]> {
   const problems: string[] = [];
-  const { ShipNoLater: a, ShipNotLater: b } = content;
-  if (blankToNull(a) !== null && blankToNull(b) !== null && a !== b) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+  const { ShipNoLater: a, ShipNotLater: b } = request.POContent;
+  if (blankToNull(a) !== null && blankToNull(b) !== null) {
+    const zone = (await tenants.findFacility(trx, request.CompanyID, request.FacilityID))!.time_zone;
+    if (parseOrderDate(a!, zone) !== parseOrderDate(b!, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+  }
   const seen = new Map<number, number>();
-  (content.Items ?? []).forEach((line, index) => {
+  (request.POContent.Items ?? []).forEach((line, index) => {
     if (line.LineNo === undefined || line.LineNo === null) return;
     const first = seen.get(line.LineNo);
     if (first === undefined) seen.set(line.LineNo, index);
@@ -152,7 +157,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     if (!live || live.facility_id !== request.FacilityID) throw notFound(`Not found order with ReferenceNo ${referenceNo}`);
     return cancelByCustomer(trx, live, subject, null);
   }
-  const problems = importProblems(content);
+  const problems = await importProblems(trx, request);
   if (problems.length > 0) throw badRequest(...problems);
   if (live && live.facility_id !== request.FacilityID) {
     throw conflict(`ReferenceNo ${referenceNo} is already used by order ${live.svcpoid} in another facility`);
@@ -248,7 +253,7 @@ export async function cancelOrderByCustomer(
   identity: RequestIdentity,
 ): Promise<Answer> {
   const poNo = blankToNull(request.PONo);
-  const referenceNo = request.ReferenceNo === '' ? null : (request.ReferenceNo ?? null);
+  const referenceNo = request.ReferenceNo ?? null;
   const subject = (at: number) => ackSubject(request, { poNo, referenceNo }, principal, at);
   return idempotency.runCommand(db, clock, identity, {
     run: async (trx) => {
