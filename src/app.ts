@@ -19,6 +19,7 @@ import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { shippingRoutes } from './modules/orders/shipping.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
@@ -39,6 +40,7 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   adjustmentRoutes,
   orderRoutes,
   shippingRoutes,
+  orderSearchRoutes,
 ];
 
 export interface AppOptions {

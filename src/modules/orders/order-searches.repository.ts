@@ -1,0 +1,156 @@
+import type { Db } from '../../db/database.js';
+
+/**
+ * The SQL of the customer's order searches. The DC search reads order_confirmations through
+ * order_confirmations_search_idx (company, customer, facility, created_at, id); the header query
+ * reads orders through orders_updated_idx (company, facility, customer, updated_at), and each page
+ * row's latest shipment confirmation through order_confirmations_number_uq (company, svcpoid, …).
+ */
+
+export interface DcSearchFilter {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  poNo?: string;
+  referenceNo?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+export interface DcRecordRow {
+  id: number;
+  customer_id: string;
+  facility_id: string;
+  po_no: string | null;
+  reference_no: string;
+  reference_no_type: string;
+  dc: string;
+  shipped_at: number;
+  created_at: number;
+}
+
+function shipmentConfirmations(db: Db, filter: DcSearchFilter) {
+  return db
+    .selectFrom('order_confirmations')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('facility_id', '=', filter.facilityId)
+    .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
+    .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+}
+
+export async function countShipmentConfirmations(db: Db, filter: DcSearchFilter): Promise<number> {
+  const { count } = await shipmentConfirmations(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest first; ties on the creation time break on the id, so pages are stable. */
+export async function pageShipmentConfirmations(db: Db, filter: DcSearchFilter, offset: number, limit: number): Promise<DcRecordRow[]> {
+  return shipmentConfirmations(db, filter)
+    .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'reference_no_type', 'dc', 'shipped_at', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export interface OrderHeaderFilter {
+  companyId: string;
+  facilityId: string;
+  customerId: string;
+  poNo?: string;
+  referenceNo?: string;
+  updatedFrom?: number;
+  updatedTo?: number;
+}
+
+export interface OrderHeaderRow {
+  svcpoid: string;
+  customer_id: string;
+  facility_id: string;
+  reference_no: string;
+  reference_no_type: string;
+  po_no: string | null;
+  status: string;
+  document: string;
+  created_at: number;
+  updated_at: number;
+  created_by_key_id: number;
+  /** The order's latest shipment confirmation (by creation time, then id); all null before any. */
+  shipped_at: number | null;
+  shipped_carrier_name: string | null;
+  shipped_scac_code: string | null;
+  shipped_pro_no: string | null;
+}
+
+function orders(db: Db, filter: OrderHeaderFilter) {
+  return db
+    .selectFrom('orders')
+    .where('orders.company_id', '=', filter.companyId)
+    .where('orders.facility_id', '=', filter.facilityId)
+    .where('orders.customer_id', '=', filter.customerId)
+    .$if(filter.poNo !== undefined, (q) => q.where('orders.po_no', '=', filter.poNo!))
+    .$if(filter.referenceNo !== undefined, (q) => q.where('orders.reference_no', '=', filter.referenceNo!))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('orders.updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('orders.updated_at', '<=', filter.updatedTo!));
+}
+
+export async function countOrderHeaders(db: Db, filter: OrderHeaderFilter): Promise<number> {
+  const { count } = await orders(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/**
+ * Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. Each row is
+ * joined to its latest shipment confirmation, found by one correlated subquery.
+ */
+export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, offset: number, limit: number): Promise<OrderHeaderRow[]> {
+  return orders(db, filter)
+    .leftJoin('order_confirmations as latest', (join) =>
+      join
+        .onRef('latest.company_id', '=', 'orders.company_id')
+        .on((eb) =>
+          eb(
+            'latest.id',
+            '=',
+            eb
+              .selectFrom('order_confirmations as c')
+              .select('c.id')
+              .whereRef('c.company_id', '=', 'orders.company_id')
+              .whereRef('c.svcpoid', '=', 'orders.svcpoid')
+              .orderBy('c.created_at', 'desc')
+              .orderBy('c.id', 'desc')
+              .limit(1),
+          ),
+        ),
+    )
+    .select([
+      'orders.svcpoid',
+      'orders.customer_id',
+      'orders.facility_id',
+      'orders.reference_no',
+      'orders.reference_no_type',
+      'orders.po_no',
+      'orders.status',
+      'orders.document',
+      'orders.created_at',
+      'orders.updated_at',
+      'orders.created_by_key_id',
+      'latest.shipped_at',
+      'latest.carrier_name as shipped_carrier_name',
+      'latest.scac_code as shipped_scac_code',
+      'latest.pro_no as shipped_pro_no',
+    ])
+    .orderBy('orders.updated_at')
+    .orderBy('orders.svcpoid')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}

@@ -1,0 +1,78 @@
+import type { Db } from '../../db/database.js';
+import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
+import { localWindow, offsetWindow } from '../../http/time.js';
+import * as tenants from '../tenants/tenants.service.js';
+import { presentDcRecord, presentOrderLevelRow } from './order-searches.present.js';
+import * as repo from './order-searches.repository.js';
+import {
+  ORDER_LEVEL_HEAD,
+  type DcRecord,
+  type DcSearchRequest,
+  type OrderLevelSearchRequest,
+  type OrderLevelSearchResult,
+} from './order-searches.schemas.js';
+
+/**
+ * What a customer reads back about its orders: the shipment confirmations (DC search, DESIGN §4b)
+ * and the order headers (DN header level query, spec 2.10). The route's authorize() has already
+ * checked the CompanyID, FacilityID and CustomerID against the key, and every query below is bound
+ * to all three, so a key reads nothing outside its scope.
+ */
+
+export const SEARCH_ROLES = ['customer', 'operator', 'admin'] as const;
+
+async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
+  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
+}
+
+/** A text filter; empty or null means no filter, as it does for the time bounds. */
+const filterText = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? undefined : value);
+
+/** A ReferenceNo filter: a number is compared as text, as the order stored it. */
+const referenceNoFilter = (value: string | number | null | undefined) => filterText(typeof value === 'number' ? String(value) : value);
+
+/**
+ * One page of a customer's shipment confirmations in a facility, oldest first (creation time, then
+ * id). As in the RC search, nothing matching is an empty page, not a 404.
+ */
+export async function searchShipmentConfirmations(db: Db, request: DcSearchRequest): Promise<{ records: DcRecord[]; paging: Paging }> {
+  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
+
+  const filter: repo.DcSearchFilter = {
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    facilityId: request.FacilityID,
+    poNo: filterText(request.PONo),
+    referenceNo: referenceNoFilter(request.ReferenceNo),
+    createdFrom: window.from,
+    createdTo: window.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countShipmentConfirmations(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageShipmentConfirmations(db, filter, page.offset, page.pageSize) : [];
+  return { records: rows.map((row) => presentDcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+}
+
+/** One page of a customer's order headers in a facility, oldest update first, ties by SVCPOID. */
+export async function searchOrderHeaders(db: Db, request: OrderLevelSearchRequest): Promise<OrderLevelSearchResult> {
+  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const window = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
+
+  const filter: repo.OrderHeaderFilter = {
+    companyId: request.CompanyID,
+    facilityId: request.FacilityID,
+    customerId: request.CustomerID,
+    poNo: filterText(request.PONo),
+    referenceNo: referenceNoFilter(request.ReferenceNo),
+    updatedFrom: window.from,
+    updatedTo: window.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countOrderHeaders(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageOrderHeaders(db, filter, page.offset, page.pageSize) : [];
+  return {
+    results: { head: [...ORDER_LEVEL_HEAD], data: rows.map((row) => presentOrderLevelRow(row, timeZone)) },
+    paging: pagingOf(page, totalCount, rows.length),
+  };
+}
