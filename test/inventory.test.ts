@@ -261,6 +261,37 @@ describeEachDialect('inventory postings', (dialect) => {
     await conflictOf(post([{ itemId: item, uom: 'EA', lotNo: 'L1', quantity: q('-0.0001') }], { sourceType: 'adjustment' }));
   });
 
+  it('takes a decrease partly out of the allocation in one change and one ledger row; only the rest must be Available', async () => {
+    const item = uniqueId('IT');
+    await post([{ itemId: item, uom: 'EA', quantity: q('10') }]);
+    await db
+      .updateTable('inventory_balances')
+      .set({ allocated: q('6') })
+      .where('item_id', '=', item)
+      .execute();
+    const take = (quantity: string, fromAllocated: string) =>
+      post([{ itemId: item, uom: 'EA', quantity: q(quantity), fromAllocated: q(fromAllocated) }], { sourceType: 'shipment' });
+
+    // 2 of the allocation and 5 more: only 4 are Available.
+    const message = await conflictOf(take('-7', '2'));
+    expect(message).toBe(`Not enough stock of item ${item}, no lot, UOM EA: 4 available (10 on hand, 6 allocated), 5 to take`);
+    // More out of the allocation than the balance holds allocated is the caller's bug, not a 409.
+    await expect(take('-8', '7')).rejects.toThrow(/more allocated stock/);
+    // So is a fromAllocated beyond the decrease, or on an increase.
+    await expect(take('-1', '2')).rejects.toThrow(/fromAllocated/);
+    await expect(take('1', '1')).rejects.toThrow(/fromAllocated/);
+    const [unchanged] = await balances({ itemId: item });
+    expect([unchanged!.onHand, unchanged!.allocated]).toEqual([q('10'), q('6')]);
+
+    const posting = { ...base(), sourceType: 'shipment' as const };
+    const [taken] = await inTransaction(db, (trx) =>
+      postStock(trx, { ...posting, lines: [{ itemId: item, uom: 'EA', quantity: q('-6'), fromAllocated: q('2') }] }),
+    );
+    expect(taken).toMatchObject({ onHand: q('4'), allocated: q('4') });
+    const ledger = await findLedger(db, { companyId: tenant.companyId, sourceType: 'shipment', sourceId: posting.sourceId });
+    expect(ledger.map((e) => [formatDecimal(e.quantity), formatDecimal(e.onHandAfter)])).toEqual([['-6', '4']]);
+  });
+
   it('refuses to take below zero, and to take from a balance that does not exist', async () => {
     const item = uniqueId('IT');
     await post([{ itemId: item, uom: 'EA', quantity: q('1.25') }]);

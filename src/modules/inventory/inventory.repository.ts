@@ -97,15 +97,30 @@ export async function increaseBalance(
 }
 
 /**
- * Adds `delta` (< 0) to a balance in one conditional statement that never takes on-hand below
- * what is allocated. Answers undefined, changing nothing, when the balance is missing or short;
- * concurrent callers queue on the row and each sees the previous one's result.
+ * Adds `delta` (< 0) to a balance in one conditional statement, `fromAllocated` (0 ≤ it ≤ −delta) of
+ * it out of the balance's allocation: on-hand falls by −delta and allocated by `fromAllocated`, so a
+ * shipment that takes its own allocation and some Available stock of one balance is one change. It
+ * never takes on-hand below what stays allocated, nor the allocation below zero. Answers undefined,
+ * changing nothing, when the balance is missing or short; concurrent callers queue on the row and
+ * each sees the previous one's result.
  */
-export async function decreaseBalance(db: Db, key: BalanceKeyColumns, delta: number, at: number): Promise<BalanceQuantities | undefined> {
+export async function decreaseBalance(
+  db: Db,
+  key: BalanceKeyColumns,
+  delta: number,
+  fromAllocated: number,
+  at: number,
+): Promise<BalanceQuantities | undefined> {
   return db
     .updateTable('inventory_balances')
-    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), updated_at: at }))
-    .where((eb) => eb.and([eb.and(keyEquals(key)), eb(eb('on_hand', '+', delta), '>=', eb.ref('allocated'))]))
+    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), allocated: eb('allocated', '-', fromAllocated), updated_at: at }))
+    .where((eb) =>
+      eb.and([
+        eb.and(keyEquals(key)),
+        eb('allocated', '>=', fromAllocated),
+        eb(eb('on_hand', '+', delta), '>=', eb(eb.ref('allocated'), '-', fromAllocated)),
+      ]),
+    )
     .returning(['on_hand', 'allocated'])
     .executeTakeFirst();
 }
@@ -245,17 +260,4 @@ export async function releaseFromBalance(db: Db, key: BalanceKeyColumns, quantit
     .where((eb) => eb.and([eb.and(keyEquals(key)), eb('allocated', '>=', quantity)]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-/**
- * Takes `delta` (< 0) of a balance's on-hand out of its allocation: on-hand and allocation fall
- * together. Answers undefined, changing nothing, when the balance holds less allocated.
- */
-export async function consumeAllocated(db: Db, key: BalanceKeyColumns, delta: number, at: number): Promise<BalanceQuantities | undefined> {
-  return db
-    .updateTable('inventory_balances')
-    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), allocated: eb('allocated', '+', delta), updated_at: at }))
-    .where((eb) => eb.and([eb.and(keyEquals(key)), eb('allocated', '>=', -delta)]))
-    .returning(['on_hand', 'allocated'])
-    .executeTakeFirst();
 }

@@ -41,8 +41,11 @@ export interface StockPostingLine {
   quantity: Scaled;
   /** Overrides the posting's sourceLine for this line's ledger row (e.g. a line number). */
   sourceLine?: string | null;
-  /** A decrease that takes stock the caller had allocated: on-hand and allocation fall together. */
-  fromAllocation?: boolean;
+  /**
+   * The part of a decrease (0 ≤ it ≤ −quantity) that takes stock the caller held allocated: the
+   * allocation falls by it together with on-hand, and only the rest must be Available. Absent is 0.
+   */
+  fromAllocated?: Scaled;
 }
 
 export interface StockPosting extends StockScope {
@@ -172,6 +175,15 @@ function beyondLimit(key: BalanceKey, onHand: number, quantity: number) {
   );
 }
 
+/** A decrease refused by its balance: short of Available stock (409), or a caller's bug when its allocation is not there. */
+async function refusedDecrease(trx: Trx, columns: BalanceKeyColumns, key: BalanceKey, quantity: number, fromAllocated: number) {
+  const row = await repo.findBalance(trx, columns);
+  if (fromAllocated > 0 && (row?.allocated ?? 0) < fromAllocated) {
+    return new Error(`a posting took more allocated stock of ${describeBalanceKey(key)} than there is`);
+  }
+  return shortOfStock(key, row, quantity + fromAllocated);
+}
+
 function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantity: number) {
   const available = row ? row.on_hand - row.allocated : 0;
   const allocated = row && row.allocated > 0 ? ` (${formatDecimal(row.on_hand)} on hand, ${formatDecimal(row.allocated)} allocated)` : '';
@@ -184,31 +196,34 @@ function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantit
  * Applies every line of a posting to its balance and writes one ledger row per line; answers each
  * line's resulting balance, in the order of `lines`. Run it inside the caller's transaction: a
  * line that would take on-hand below the balance's allocation (or below zero), or past 11 integer
- * digits, throws 409 and the caller's rollback undoes the lines before it. Lines are applied in
+ * digits, throws 409 and the caller's rollback undoes the lines before it. A decrease with
+ * `fromAllocated` takes that much out of the allocation in the same statement; the rest must be
+ * Available. A caller that wants one ledger row per balance passes one line per balance. Lines are applied in
  * key order (see compareBalanceKeys). A line of quantity 0 changes nothing and writes no ledger
  * row; it answers the balance as it stands.
  */
 export async function postStock(trx: Trx, posting: StockPosting): Promise<PostedLine[]> {
   const lines = posting.lines.map((line, index) => {
     if (!Number.isSafeInteger(line.quantity)) throw new Error(`a stock posting quantity must be a scaled integer, not ${line.quantity}`);
-    return { index, line, key: normalizeBalanceKey(line), quantity: asScaled(line.quantity) };
+    const fromAllocated = line.fromAllocated ?? 0;
+    if (!Number.isSafeInteger(fromAllocated) || fromAllocated < 0 || fromAllocated > Math.max(0, -line.quantity)) {
+      throw new Error(`a stock posting's fromAllocated must be a scaled integer from 0 to the decrease, not ${fromAllocated}`);
+    }
+    return { index, line, key: normalizeBalanceKey(line), quantity: asScaled(line.quantity), fromAllocated };
   });
   const order = [...lines].sort((a, b) => compareBalanceKeys(a.key, b.key) || a.index - b.index);
 
   const results: PostedLine[] = new Array(lines.length);
-  for (const { index, key, quantity } of order) {
+  for (const { index, key, quantity, fromAllocated } of order) {
     const columns = keyColumns(posting, key);
     let after: repo.BalanceQuantities | undefined;
     if (quantity > 0) {
       // A line beyond the range cannot be added to any balance; one within may meet a full balance.
       after = isWithinDecimalRange(quantity) ? await repo.increaseBalance(trx, columns, quantity, MAX_SCALED, posting.at) : undefined;
       if (!after) throw beyondLimit(key, (await repo.findBalance(trx, columns))?.on_hand ?? 0, quantity);
-    } else if (quantity < 0 && lines[index]!.line.fromAllocation) {
-      after = await repo.consumeAllocated(trx, columns, quantity, posting.at);
-      if (!after) throw new Error(`a posting took more allocated stock of ${describeBalanceKey(key)} than there is`);
     } else if (quantity < 0) {
-      after = await repo.decreaseBalance(trx, columns, quantity, posting.at);
-      if (!after) throw shortOfStock(key, await repo.findBalance(trx, columns), quantity);
+      after = await repo.decreaseBalance(trx, columns, quantity, fromAllocated, posting.at);
+      if (!after) throw await refusedDecrease(trx, columns, key, quantity, fromAllocated);
     } else {
       after = (await repo.findBalance(trx, columns)) ?? { on_hand: 0, allocated: 0 };
     }

@@ -5,7 +5,8 @@ import * as repo from './orders.repository.js';
 
 /**
  * An order's hold on stock (DESIGN §4): its lines allocate Available stock on import (FEFO, then
- * FIFO), give it back on cancel, update and close, and shipping consumes it.
+ * FIFO), give it back on cancel, update and close, and shipping consumes it (and gives back what a
+ * line no longer needs).
  */
 
 /** What allocation needs to know of an order: which it is, and where it keeps its stock. */

@@ -213,7 +213,7 @@ async function planShipment(
       if (need === 0 || allocation.line_no !== target.line_no || left === 0 || (line.LotNo && allocation.lot_no !== line.LotNo)) continue;
       const take = Math.min(need, left);
       allocationsLeft.set(allocation, left - take);
-      takes.push({ ...inventory.balanceKeyOf(allocation), quantity: asScaled(-take), fromAllocation: true });
+      takes.push({ ...inventory.balanceKeyOf(allocation), quantity: asScaled(-take), fromAllocated: asScaled(take) });
       need -= take;
     }
     const fromAllocation = quantity - need;
@@ -238,6 +238,64 @@ async function planShipment(
     planned.push({ line, target, quantity, takes, shippedAfter: before + quantity });
   }
   return { planned, problems, allocationsLeft };
+}
+
+/**
+ * A confirmation's takes, one line per balance: what its shipped lines took of one balance, out of
+ * the allocation and out of Available stock, is summed, so that the balance changes in one statement
+ * and the ledger shows one row per balance per confirmation. In the order the balances were first
+ * taken, so the ledger reads like the shipment.
+ */
+function takesPerBalance(planned: PlannedLine[]): inventory.StockPostingLine[] {
+  const merged = new Map<string, inventory.StockPostingLine>();
+  for (const take of planned.flatMap((p) => p.takes)) {
+    const id = JSON.stringify(inventory.normalizeBalanceKey(take));
+    const before = merged.get(id);
+    merged.set(
+      id,
+      before
+        ? {
+            ...before,
+            quantity: asScaled(before.quantity + take.quantity),
+            fromAllocated: asScaled((before.fromAllocated ?? 0) + (take.fromAllocated ?? 0)),
+          }
+        : take,
+    );
+  }
+  return [...merged.values()];
+}
+
+/** An allocation of a line and how much of it the line no longer needs. */
+interface Excess {
+  allocation: repo.OrderAllocationRow;
+  quantity: number;
+}
+
+/**
+ * What the lines hold allocated beyond what they still have to ship (ordered − shipped): a line
+ * can never ship more than ordered, so such stock would be held from every other order for nothing.
+ * The excess comes off each line's worst allocations first, the reverse of the order allocation
+ * took them (an undated balance first, then the latest expiration), so the line keeps its best stock.
+ * `allocationsLeft` is in that allocation order (see findAllocations).
+ */
+function excessAllocations(
+  lines: repo.OrderLineRow[],
+  shippedAfter: Map<number, number>,
+  allocationsLeft: Map<repo.OrderAllocationRow, number>,
+): Excess[] {
+  const excesses: Excess[] = [];
+  for (const line of lines) {
+    const held = [...allocationsLeft].filter(([allocation]) => allocation.line_no === line.line_no);
+    const toShip = line.ordered_qty - shippedAfter.get(line.line_no)!;
+    let excess = held.reduce((sum, [, left]) => sum + left, 0) - toShip;
+    for (const [allocation, left] of held.reverse()) {
+      if (excess <= 0) break;
+      const quantity = Math.min(excess, left);
+      if (quantity > 0) excesses.push({ allocation, quantity });
+      excess -= quantity;
+    }
+  }
+  return excesses;
 }
 
 /** The DC object (DESIGN §4b) without its ShippedDate, which is shown in the facility's zone. */
@@ -269,7 +327,8 @@ function presentDc(order: repo.OrderRow, request: ShipmentRequest, planned: Plan
 }
 
 /**
- * A 3PL shipment confirmation: takes each shipped line's stock (the order's allocation first),
+ * A 3PL shipment confirmation: takes each shipped line's stock (the order's allocation first, one
+ * posting per balance), gives back what a line holds allocated beyond what it still has to ship,
  * writes the DC and moves the order (Partial Shipped; with Close, Shipped or Short Shipped, and what
  * is still allocated goes back to stock). A ConfirmationNo applies once: the same body again replays
  * the first answer, another body is 409.
@@ -311,16 +370,26 @@ export async function confirmShipment(
         sourceId: order.svcpoid,
         sourceLine: request.ConfirmationNo,
         at: now,
-        lines: planned.flatMap((p) => p.takes),
+        lines: takesPerBalance(planned),
       });
-      for (const [allocation, left] of allocationsLeft) {
-        if (left !== allocation.quantity) await repo.setAllocationQuantity(trx, allocation, left);
-      }
       const shippedNow = new Map<number, number>();
       for (const { target, quantity } of planned) shippedNow.set(target.line_no, (shippedNow.get(target.line_no) ?? 0) + quantity);
       for (const [lineNo, quantity] of shippedNow) await repo.addShippedQuantity(trx, key, lineNo, quantity);
 
-      const complete = lines.every((line) => line.shipped_qty + (shippedNow.get(line.line_no) ?? 0) >= line.ordered_qty);
+      const shippedAfter = new Map(lines.map((line) => [line.line_no, line.shipped_qty + (shippedNow.get(line.line_no) ?? 0)]));
+      const excesses = excessAllocations(lines, shippedAfter, allocationsLeft);
+      await inventory.releaseAllocations(
+        trx,
+        scopeOf(order),
+        excesses.map(({ allocation, quantity }) => ({ key: inventory.balanceKeyOf(allocation), quantity: asScaled(quantity) })),
+        now,
+      );
+      for (const { allocation, quantity } of excesses) allocationsLeft.set(allocation, allocationsLeft.get(allocation)! - quantity);
+      for (const [allocation, left] of allocationsLeft) {
+        if (left !== allocation.quantity) await repo.setAllocationQuantity(trx, allocation, left);
+      }
+
+      const complete = lines.every((line) => shippedAfter.get(line.line_no)! >= line.ordered_qty);
       const status: OrderStatus = request.Close ? (complete ? 'Shipped' : 'Short Shipped') : 'Partial Shipped';
       if (request.Close) await releaseOrder(trx, order, now);
       await repo.moveStatus(trx, key, SHIPPABLE, status, now, principal.keyId);
