@@ -1,7 +1,8 @@
 /**
  * The request bodies of the benchmark: a realistic item of the item master (about 2 KB as an import
  * body of one item), the item import and search bodies, the JSON schema the B1 baseline validates,
- * the receipt bodies (RN import, receiving confirmation, RC search) and the inventory adjustment body.
+ * the receipt bodies (RN import, receiving confirmation, RC search), the inventory adjustment body
+ * and the order bodies (DN import, DN header query).
  */
 
 /** The size, in bytes, that a one-item import body is padded to. */
@@ -188,3 +189,40 @@ export function adjustmentBody({ company, customer, facility }, { adjustmentNo, 
     Items: itemIds.map((ItemNumber) => ({ ItemNumber, UOM: 'EA', Qty: qty })),
   });
 }
+
+/**
+ * The DN import body of order `n` (`referenceNo` makes it new): one line of 1 EA for each of
+ * `itemIds`, and a header with what a retailer's order typically carries (ship-to, carrier, dates,
+ * a label note), so that the stored document and the header query's columns are not empty.
+ */
+export function orderImportBody({ company, customer, facility }, { poNo, referenceNo, n, itemIds }) {
+  return JSON.stringify({
+    CompanyID: company,
+    CustomerID: customer,
+    FacilityID: facility,
+    POContent: {
+      ReferenceNo: referenceNo,
+      PONo: poNo,
+      OrderType: 'Regular Order',
+      ShipNotBefore: '20240305080000',
+      ShipNoLater: '3/7/2024 5:00:00 PM',
+      Address: {
+        ShipToName: `Bench Store ${n % 500}`,
+        ShipToAddress1: `${(n % 9000) + 100} Commerce Way`,
+        ShipToCity: 'Reno',
+        ShipToState: 'NV',
+        ShipToZipCode: '89501',
+        ShipToCountry: 'US',
+      },
+      ShippingInfo: { FreightTerm: 'PP', ShipMethod: 'U', CarrierName: 'Bench Parcel', SCACCode: 'BNCP', DeliveryService: 'Ground' },
+      OrderNotes: { LabelNote: 'Fragile, this side up' },
+      Items: itemIds.map((ItemID, i) => ({ LineNo: i + 1, ItemID, OrderedQty: '1', UOM: 'EA' })),
+    },
+  });
+}
+
+/**
+ * A body of one page of a customer's orders in a facility: the DN header query's (spec 2.10) and
+ * the 3PL order list's; the same shape as the RC search's.
+ */
+export const orderPageBody = rcSearchBody;

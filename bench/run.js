@@ -17,20 +17,26 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
-import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact } from './postgres.js';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { ProcessGroup, choosePinning } from './processes.js';
 import { formatTable, withRatios, writeJson } from './report.js';
-import { ADJUSTMENT_LINES, adjustmentKey, scenarios } from './scenarios.js';
+import { ADJUSTMENT_LINES, ORDER_LINES, adjustmentKey, scenarios } from './scenarios.js';
 import {
   ADJUSTMENTS,
   ADJUSTMENT_ITEMS,
   ITEMS_A,
   ITEMS_B,
+  ORDERS,
+  ORDERS_SEEDED,
+  ORDER_ITEMS,
   RECEIPTS,
   RECEIPTS_SEEDED,
+  SEEDED_ORDER_LINES,
+  SEED_CONCURRENCY,
   TENANT,
   seedAdjustmentStock,
   seedItemMaster,
+  seedOrders,
   seedReceipts,
   seedTenant,
 } from './seed.js';
@@ -66,7 +72,13 @@ function sourceRevision() {
   return { commit: head.stdout.trim(), uncommittedChanges: git('status', '--porcelain', '--', 'src').stdout.trim() !== '' };
 }
 
-/** Creates the tenant on each database with the CLI, then seeds it over HTTP; adds each API key to its database. */
+const isPostgres = (database) => database.dbUrl.startsWith('postgres');
+
+/**
+ * Creates the tenant on each database with the CLI, then seeds it over HTTP; adds each API key to
+ * its database. A PostgreSQL database then gets one VACUUM ANALYZE, as during the order seeding, so
+ * that it is measured with the statistics autovacuum would have given it.
+ */
 async function seed(databases, env) {
   const seeded = {};
   for (const database of databases) {
@@ -81,6 +93,18 @@ async function seed(databases, env) {
     seeded[database.id].receipts = await seedReceipts(database.wharf, database.apiKey);
     log(`${database.label}: seeding ${ADJUSTMENT_ITEMS} items with opening stock for ${ADJUSTMENTS.customer} over HTTP…`);
     seeded[database.id].adjustments = await seedAdjustmentStock(database.wharf, database.apiKey);
+    log(
+      `${database.label}: seeding ${ORDER_ITEMS} items with opening stock and ${ORDERS_SEEDED} orders of ${SEEDED_ORDER_LINES} ` +
+        `line${SEEDED_ORDER_LINES === 1 ? '' : 's'} (DN import, ${SEED_CONCURRENCY} at a time) for ${ORDERS.customer} over HTTP…`,
+    );
+    seeded[database.id].orders = await seedOrders(database.wharf, database.apiKey, {
+      progress: (text) => log(`${database.label}: ${text}`),
+      upkeep: isPostgres(database) ? () => vacuumAnalyze(database.dbUrl) : undefined,
+    });
+    if (isPostgres(database)) {
+      log(`${database.label}: VACUUM ANALYZE…`);
+      seeded[database.id].vacuumAnalyze = { seconds: await vacuumAnalyze(database.dbUrl) };
+    }
     const seconds = Object.values(seeded[database.id]).reduce((sum, part) => sum + part.seconds, 0);
     log(`${database.label}: seeded in ${seconds.toFixed(1)} s`);
   }
@@ -125,7 +149,7 @@ async function main(state) {
     });
   }
 
-  const adjustmentPostings = await verifyWrites({ databases, tallies, connections });
+  const { adjustments: adjustmentPostings, orders: ordersAfter } = await verifyWrites({ databases, tallies, connections });
   const itemDatabase = databases.find((database) => database.items);
 
   const withBase = withRatios(results);
@@ -158,6 +182,7 @@ async function main(state) {
     seed: { company: TENANT.company, ...seeded },
     writeStatuses: tallies,
     adjustmentPostings,
+    ordersAfterRun: ordersAfter,
     scenarios: withBase,
     page1LatencyRatio: {
       database: itemDatabase.label,
@@ -173,7 +198,8 @@ async function main(state) {
   out(`Wharf benchmark — ${duration} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections`);
   out(
     `SQLite synchronous=FULL; PostgreSQL ${postgresServer.version} fsync=${postgresServer.fsync} ` +
-      `synchronous_commit=${postgresServer.synchronousCommit} (not pinned: it shares the cores with everything else)`,
+      `synchronous_commit=${postgresServer.synchronousCommit} autovacuum=${postgresServer.autovacuum} ` +
+      '(not pinned: it shares the cores with everything else)',
   );
   out(`Node ${process.version}, ${report.machine.cpu}, ${pinning.cores} cores; pinning: ${pinning.description}`);
   if (report.source)
@@ -202,6 +228,22 @@ async function main(state) {
       `Adjustment answers on ${database.label} (checks, warm-ups and measured runs): ${answers.join(', ')}; ` +
         `${adjustmentPostings[database.id].postings} adjustment postings in ${ADJUSTMENTS.customer}'s ledger ` +
         `(at least ${adjustmentPostings[database.id].expectedAtLeast} expected, the opening stock's included).`,
+    );
+    const dn = tallies[`dn-import-${database.id}`];
+    const orders = ordersAfter[database.id];
+    out(
+      `DN import answers on ${database.label} (check, warm-up and measured run): ${dn.Success} Success of ${ORDER_LINES} lines, ` +
+        `${dn.newOrders} distinct new SVCPOIDs, ${dn.Warning} Warning; ${ORDERS.customer} then held ${orders.orders} orders ` +
+        `(at least ${orders.expectedAtLeast} expected, the ${ORDERS_SEEDED} seeded included) and ${orders.allocated} EA allocated, ` +
+        `what they ordered.`,
+    );
+    const seededOrders = seeded[database.id].orders;
+    out(
+      `Seeding on ${database.label}: ${seededOrders.orders} orders of ${seededOrders.linesEach} line${seededOrders.linesEach === 1 ? '' : 's'} ` +
+        `in ${seededOrders.ordersSeconds.toFixed(0)} s (${(seededOrders.orders / seededOrders.ordersSeconds).toFixed(0)}/s, ` +
+        `${seededOrders.concurrency} at a time` +
+        (isPostgres(database) ? `; VACUUM ANALYZE ${seededOrders.upkeepSeconds.toFixed(1)} s during it` : '') +
+        ').',
     );
   }
   out(

@@ -3,7 +3,17 @@
  * check of one answer before the load starts (so that a scenario never measures an error path or an
  * empty page).
  */
-import { RECEIPT_LINES, adjustmentBody, itemIdOf, oneItemImportBody, rcSearchBody, receiptImportBody, searchBody } from './payload.js';
+import {
+  RECEIPT_LINES,
+  adjustmentBody,
+  itemIdOf,
+  oneItemImportBody,
+  orderImportBody,
+  orderPageBody,
+  rcSearchBody,
+  receiptImportBody,
+  searchBody,
+} from './payload.js';
 import {
   ADJUSTMENTS,
   ADJUSTMENT_ITEMS,
@@ -11,6 +21,10 @@ import {
   IMPORT_PATH,
   ITEMS_A,
   ITEMS_B,
+  ORDERS,
+  ORDERS_SEEDED,
+  ORDER_HEADER_PATH,
+  ORDER_IMPORT_PATH,
   RC_SEARCH_PATH,
   RECEIPTS,
   RECEIPTS_SEEDED,
@@ -18,8 +32,9 @@ import {
   RN_IMPORT_PATH,
   SEARCH_PATH,
   TENANT,
+  documentNumbers,
+  orderItemIds,
   post,
-  receiptNumbers,
 } from './seed.js';
 
 const PAGE_SIZE = 100;
@@ -201,7 +216,7 @@ function rnImportScenario(database, tally) {
   let n = 0;
   const body = () => {
     n += 1;
-    return receiptImportBody(RECEIPTS, { ...receiptNumbers('RN', n), n, itemCount: RECEIPT_ITEMS });
+    return receiptImportBody(RECEIPTS, { ...documentNumbers('RN', n), n, itemCount: RECEIPT_ITEMS });
   };
   const svcpoids = new Set();
   const count = ({ Status: status, SVCPOID: svcpoid } = {}) => {
@@ -234,6 +249,98 @@ function rnImportScenario(database, tally) {
       const { json: answer, bytes } = await post(wharf, RN_IMPORT_PATH, apiKey, body());
       count(answer.Receipt);
       expect(answer.Receipt?.Status === 'Success', `RN import answered ${JSON.stringify(answer)}`);
+      return bytes;
+    },
+  };
+}
+
+/** The number of columns of the DN header query's `head` and of each of its rows (spec 2.10). */
+const ORDER_HEADER_COLUMNS = 40;
+/** The DN header query's deep page: page 900 of the seeded orders' 1,000 pages of PAGE_SIZE. */
+const ORDER_DEEP_PAGE = 900;
+
+/**
+ * One page of customer O's ORDERS_SEEDED orders by the DN header query on `database`, checked for
+ * its total (exactly the seeded orders: the reads run before the DN import adds more), size,
+ * position and its rows' 40 columns.
+ */
+function orderHeaderScenario(database, { key, pageNo }) {
+  const { wharf, apiKey } = database;
+  const body = orderPageBody(ORDERS, pageNo, PAGE_SIZE);
+  const title = `Wharf DN header query, page ${pageNo} of ${ORDERS_SEEDED} orders`;
+  return {
+    key: `${key}-${database.id}`,
+    title,
+    database: database.label,
+    baseline: 'B0',
+    kind: 'read',
+    target: { url: `${wharf}${ORDER_HEADER_PATH}`, headers: withKey(apiKey), body },
+    async check() {
+      const { json, bytes } = await post(wharf, ORDER_HEADER_PATH, apiKey, body);
+      const { head, data } = json.results;
+      expect(json.paging.totalCount === ORDERS_SEEDED, `${title}: totalCount ${json.paging.totalCount}, expected ${ORDERS_SEEDED}`);
+      expect(json.paging.startIndex === (pageNo - 1) * PAGE_SIZE + 1, `${title}: startIndex ${json.paging.startIndex}`);
+      expect(head.length === ORDER_HEADER_COLUMNS, `${title}: ${head.length} columns in head`);
+      expect(data.length === PAGE_SIZE, `${title}: ${data.length} rows on the page`);
+      expect(
+        data.every((row) => Object.keys(row).length === ORDER_HEADER_COLUMNS && head.every((column) => column in row)),
+        `${title}: a row without the ${ORDER_HEADER_COLUMNS} columns of head`,
+      );
+      return bytes;
+    },
+  };
+}
+
+/** The number of lines of a measured DN import, each of a different item. */
+export const ORDER_LINES = 5;
+
+/**
+ * The DN import of a new order of ORDER_LINES lines on `database`: a new ReferenceNo (and PONo) on
+ * every request, so each one creates an order, its lines, their allocations and an ACK; 1 EA a line
+ * from plentiful stock, so every line allocates in full. The lines go round customer O's
+ * ORDER_ITEMS in order, so the imports in flight allocate from different balances. `tally` counts
+ * the answers' statuses (Success: allocated in full; Warning: short), the check's included, and
+ * `newOrders`, the answers with an SVCPOID not seen before (an update would repeat one).
+ */
+function orderImportScenario(database, tally) {
+  const { wharf, apiKey } = database;
+  let n = 0;
+  const body = () => {
+    n += 1;
+    return orderImportBody(ORDERS, { ...documentNumbers('DN', n), n, itemIds: orderItemIds(n, ORDER_LINES) });
+  };
+  const svcpoids = new Set();
+  const count = ({ Status: status, SVCPOID: svcpoid } = {}) => {
+    tally[status === 'Success' || status === 'Warning' ? status : 'other'] += 1;
+    if (svcpoid !== undefined && !svcpoids.has(svcpoid)) {
+      svcpoids.add(svcpoid);
+      tally.newOrders += 1;
+    }
+  };
+  const title = `Wharf DN import, 1 new order of ${ORDER_LINES} lines (allocating)`;
+  return {
+    key: `dn-import-${database.id}`,
+    title,
+    database: database.label,
+    baseline: database.b1.key,
+    kind: 'write',
+    target: {
+      url: `${wharf}${ORDER_IMPORT_PATH}`,
+      headers: withKey(apiKey),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: body() }),
+          onResponse: (status, answer) => {
+            if (status >= 200 && status < 300) count(JSON.parse(answer).Order);
+          },
+        },
+      ],
+    },
+    async check() {
+      const { json: answer, bytes } = await post(wharf, ORDER_IMPORT_PATH, apiKey, body());
+      count(answer.Order);
+      expect(answer.Order?.Status === 'Success', `${title}: answered ${JSON.stringify(answer).slice(0, 500)}`);
       return bytes;
     },
   };
@@ -311,8 +418,8 @@ function adjustmentScenario(database, tally) {
 
 /**
  * Every scenario, in the order they run: the baselines, the reads, then the writes (the item import
- * adds items to customer A, which the item searches count): on each database the RN import, then
- * the adjustments of ADJUSTMENT_LINES lines.
+ * adds items to customer A and the DN import orders to customer O, which the searches count): on
+ * each database the RN import, the adjustments of ADJUSTMENT_LINES lines, then the DN import.
  *
  * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, b1: { key, url }, items }
  * where `items` says whether the item master of customers A and B was seeded there (the item
@@ -327,6 +434,8 @@ export function scenarios({ b0, databases }) {
   for (const database of databases) {
     if (database.items) reads.push(...itemSearchScenarios(database));
     reads.push(rcSearchScenario(database));
+    reads.push(orderHeaderScenario(database, { key: 'dn-header-p1', pageNo: 1 }));
+    reads.push(orderHeaderScenario(database, { key: 'dn-header-deep', pageNo: ORDER_DEEP_PAGE }));
   }
   for (const database of databases) {
     if (database.items) {
@@ -339,6 +448,8 @@ export function scenarios({ b0, databases }) {
       const tally = (tallies[adjustmentKey(lines, database.id)] = { lines, Success: 0, Warning: 0, other: 0, mismatched: 0 });
       writes.push(adjustmentScenario(database, tally));
     }
+    const dn = (tallies[`dn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newOrders: 0 });
+    writes.push(orderImportScenario(database, dn));
   }
   return { tallies, list: [...baselineScenarios(b0, databases), ...reads, ...writes] };
 }

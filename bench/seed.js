@@ -1,13 +1,34 @@
 /**
  * Seeds the benchmark tenant: company, customers, facility and an admin key through the `wharf` CLI,
  * then over HTTP the item master of each customer (the item import, 1000 items a call), the
- * receipts with their receiving confirmations (RCs) and the opening stock that the adjustments change.
+ * receipts with their receiving confirmations (RCs), the opening stock that the adjustments change,
+ * and the outbound orders that the DN header query pages through.
  */
-import { adjustmentBody, confirmationBody, importBody, itemIdOf, makeItem, receiptImportBody } from './payload.js';
+import {
+  adjustmentBody,
+  confirmationBody,
+  importBody,
+  itemIdOf,
+  makeItem,
+  orderImportBody,
+  orderPageBody,
+  receiptImportBody,
+} from './payload.js';
 import { runCli } from './processes.js';
 
-/** Customers A and B hold the item scenarios' item masters; customer R the receipts; customer I the adjusted stock. */
-export const TENANT = { company: 'BENCH', customerA: 'CUSTA', customerB: 'CUSTB', customerR: 'CUSTR', customerI: 'CUSTI', facility: 'WH1' };
+/**
+ * Customers A and B hold the item scenarios' item masters; customer R the receipts; customer I the
+ * adjusted stock; customer O the outbound orders.
+ */
+export const TENANT = {
+  company: 'BENCH',
+  customerA: 'CUSTA',
+  customerB: 'CUSTB',
+  customerR: 'CUSTR',
+  customerI: 'CUSTI',
+  customerO: 'CUSTO',
+  facility: 'WH1',
+};
 export const ITEMS_A = 10_000;
 export const ITEMS_B = 100;
 const BATCH = 1000;
@@ -30,6 +51,30 @@ export const ADJUSTMENT_ITEMS = 1000;
 /** The opening stock of each of customer I's items, EA. */
 export const OPENING_STOCK = 100;
 
+/** The order scenarios' tenant, in the shape the order bodies take. */
+export const ORDERS = { company: TENANT.company, customer: TENANT.customerO, facility: TENANT.facility };
+/**
+ * Customer O's item master, each item with opening stock: the order lines go round it, so that the
+ * imports in flight at one time (connections × lines) allocate from different balances as long as
+ * that product stays below it.
+ */
+export const ORDER_ITEMS = 100;
+/**
+ * The opening stock of each of customer O's items, EA: far more than a run allocates (the seeded
+ * orders take ORDERS_SEEDED × SEEDED_ORDER_LINES ÷ ORDER_ITEMS EA of an item, a measured import
+ * of 5 lines one EA of 5 items), so that no import in the run runs short.
+ */
+export const ORDER_OPENING_STOCK = 10_000_000;
+/** Orders seeded for customer O: the ones the DN header query pages through. */
+export const ORDERS_SEEDED = 100_000;
+/**
+ * The lines of each seeded order, 1 EA each. The header query reads no line, so one is enough; and
+ * every line costs the seeding an allocation (see docs/performance.md for how long it takes).
+ */
+export const SEEDED_ORDER_LINES = 1;
+/** The seeding's DN imports in flight at one time: enough to keep the server busy, bounded so that it never queues thousands. */
+export const SEED_CONCURRENCY = 16;
+
 export const IMPORT_PATH = '/shared/bam/v1/public/edi/item-master/import';
 export const SEARCH_PATH = '/shared/bam/v1/public/edi/item-master/search-by-paging';
 export const RN_IMPORT_PATH = '/shared/bam/v1/public/edi/inbound/receipt';
@@ -38,13 +83,17 @@ export const RC_SEARCH_PATH = '/shared/bam/v1/public/edi/inbound/receipt/rc/sear
 export const RECEIPT_LIST_PATH = '/shared/bam/v1/public/edi/3pl/inbound/receipt/list';
 export const ADJUST_PATH = '/shared/bam/v1/public/edi/3pl/adjust/inventory-adjust-qty-incremental';
 export const LEDGER_SEARCH_PATH = '/shared/bam/v1/public/edi/3pl/inventory/ledger/search-by-paging';
+export const ORDER_IMPORT_PATH = '/shared/bam/v1/public/edi/outbound/order';
+export const ORDER_HEADER_PATH = '/shared/bam/v1/public/edi/outbound/order-level/search-by-paging';
+export const ORDER_LIST_PATH = '/shared/bam/v1/public/edi/3pl/outbound/order/list';
+export const INVENTORY_SEARCH_PATH = '/shared/bam/v1/public/edi/inventory/search-by-paging';
 
 /** Creates the tenant with the CLI and returns the admin key. */
 export async function seedTenant(cliPath, dbUrl, env) {
-  const { company, customerA, customerB, customerR, customerI, facility } = TENANT;
+  const { company, customerA, customerB, customerR, customerI, customerO, facility } = TENANT;
   const db = ['--db', dbUrl];
   await runCli(cliPath, ['company', 'add', company, ...db], env);
-  for (const customer of [customerA, customerB, customerR, customerI]) {
+  for (const customer of [customerA, customerB, customerR, customerI, customerO]) {
     await runCli(cliPath, ['customer', 'add', company, customer, ...db], env);
   }
   await runCli(cliPath, ['facility', 'add', company, facility, '--timezone', 'UTC', ...db], env);
@@ -86,8 +135,8 @@ export async function seedItemMaster(baseUrl, key) {
   return { itemsA: ITEMS_A, itemsB: ITEMS_B, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The PONo and ReferenceNo of the n-th receipt of a series (`SEED`, or a scenario's prefix). */
-export function receiptNumbers(series, n) {
+/** The PONo and ReferenceNo of the n-th receipt or order of a series (`SEED`, or a scenario's prefix). */
+export function documentNumbers(series, n) {
   const suffix = String(n).padStart(7, '0');
   return { poNo: `${series}-PO-${suffix}`, referenceNo: `${series}-REF-${suffix}` };
 }
@@ -102,7 +151,7 @@ export async function seedReceipts(baseUrl, key) {
   await seedItems(baseUrl, key, RECEIPTS.customer, RECEIPT_ITEMS);
   const svcpoids = new Set();
   for (let n = 1; n <= RECEIPTS_SEEDED; n++) {
-    const body = receiptImportBody(RECEIPTS, { ...receiptNumbers('SEED', n), n, itemCount: RECEIPT_ITEMS });
+    const body = receiptImportBody(RECEIPTS, { ...documentNumbers('SEED', n), n, itemCount: RECEIPT_ITEMS });
     const { json: imported } = await post(baseUrl, RN_IMPORT_PATH, key, body);
     const { SVCPOID: svcpoid, Status: status } = imported.Receipt;
     if (status !== 'Success' || svcpoids.has(svcpoid)) throw new Error(`seeding receipt ${n}: ${JSON.stringify(imported)}`);
@@ -172,4 +221,102 @@ export async function countAdjustmentPostings(baseUrl, key) {
   });
   const { json } = await post(baseUrl, LEDGER_SEARCH_PATH, key, body);
   return json.paging.totalCount;
+}
+
+/**
+ * The items of the n-th order (n from 1) of `lines` lines: the next `lines` of customer O's
+ * ORDER_ITEMS in order, so that consecutive orders allocate from different balances.
+ */
+export function orderItemIds(n, lines) {
+  return Array.from({ length: lines }, (_, i) => itemIdOf((((n - 1) * lines + i) % ORDER_ITEMS) + 1));
+}
+
+/**
+ * Runs `task(n)` for n from 1 to `count` with at most `concurrency` in flight; rejects with the first
+ * failure, after which no further task starts.
+ */
+async function inParallel(count, concurrency, task) {
+  let next = 1;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next <= count) {
+      const n = next++;
+      try {
+        await task(n);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+/** Whether the database gets its upkeep after the n-th seeded order: once early, then every 10,000 orders. */
+const isUpkeepPoint = (n) => n === 1_000 || n % 10_000 === 0;
+
+/**
+ * Seeds customer O: its item master of ORDER_ITEMS items, one adjustment that gives each of them
+ * ORDER_OPENING_STOCK EA, then ORDERS_SEEDED orders of SEEDED_ORDER_LINES lines through the DN
+ * import, SEED_CONCURRENCY at a time (one at a time would leave the server idle between round
+ * trips). Every import must answer Success (allocated in full) with an SVCPOID of its own.
+ * `progress` gets a line of text every 10,000 orders. `upkeep` runs after the 1,000th order and
+ * every 10,000th, while the other imports go on: on PostgreSQL, the VACUUM ANALYZE that
+ * autovacuum would run as the table grows (see vacuumAnalyze in bench/postgres.js).
+ */
+export async function seedOrders(baseUrl, key, { progress, upkeep = async () => {} }) {
+  const started = performance.now();
+  await seedItems(baseUrl, key, ORDERS.customer, ORDER_ITEMS);
+  const itemIds = Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1));
+  const stock = adjustmentBody(ORDERS, { adjustmentNo: 'SEED-ORDER-STOCK', itemIds, qty: String(ORDER_OPENING_STOCK) });
+  const { json: adjusted } = await post(baseUrl, ADJUST_PATH, key, stock);
+  if (adjusted.Adjustment?.Status !== 'Success' || adjusted.Adjustment.Items.length !== ORDER_ITEMS) {
+    throw new Error(`seeding the opening stock of ${ORDERS.customer}: ${JSON.stringify(adjusted).slice(0, 500)}`);
+  }
+
+  const ordersStarted = performance.now();
+  const svcpoids = new Set();
+  let upkeepSeconds = 0;
+  await inParallel(ORDERS_SEEDED, SEED_CONCURRENCY, async (n) => {
+    const body = orderImportBody(ORDERS, { ...documentNumbers('SEED', n), n, itemIds: orderItemIds(n, SEEDED_ORDER_LINES) });
+    const { json } = await post(baseUrl, ORDER_IMPORT_PATH, key, body);
+    const { SVCPOID: svcpoid, Status: status } = json.Order ?? {};
+    if (status !== 'Success' || svcpoids.has(svcpoid)) throw new Error(`seeding order ${n}: ${JSON.stringify(json)}`);
+    svcpoids.add(svcpoid);
+    const done = svcpoids.size;
+    if (done % 10_000 === 0) {
+      const seconds = (performance.now() - ordersStarted) / 1000;
+      progress(`${done} of ${ORDERS_SEEDED} orders in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s)`);
+    }
+    if (isUpkeepPoint(done)) {
+      const upkeepStarted = performance.now();
+      await upkeep();
+      upkeepSeconds += (performance.now() - upkeepStarted) / 1000;
+    }
+  });
+  const finished = performance.now();
+  return {
+    customer: ORDERS.customer,
+    items: ORDER_ITEMS,
+    openingStock: ORDER_OPENING_STOCK,
+    orders: ORDERS_SEEDED,
+    linesEach: SEEDED_ORDER_LINES,
+    concurrency: SEED_CONCURRENCY,
+    ordersSeconds: (finished - ordersStarted) / 1000,
+    upkeepSeconds,
+    seconds: (finished - started) / 1000,
+  };
+}
+
+/** How many orders customer O has, by the 3PL list's totalCount. */
+export async function countOrders(baseUrl, key) {
+  const { json } = await post(baseUrl, ORDER_LIST_PATH, key, orderPageBody(ORDERS, 1, 1));
+  return json.paging.totalCount;
+}
+
+/** What customer O's stock holds allocated, EA, summed over its balances (one a item: one page holds them all). */
+export async function allocatedStock(baseUrl, key) {
+  const { json } = await post(baseUrl, INVENTORY_SEARCH_PATH, key, orderPageBody(ORDERS, 1, 1000));
+  if (json.paging.totalCount > json.results.data.length) throw new Error(`${ORDERS.customer} has more balances than one page holds`);
+  return json.results.data.reduce((sum, row) => sum + Number(row.Allocated), 0);
 }

@@ -3,15 +3,20 @@
  * the database holds what they wrote (read back over HTTP).
  */
 import { searchBody } from './payload.js';
-import { ADJUSTMENT_LINES, adjustmentKey } from './scenarios.js';
+import { ADJUSTMENT_LINES, ORDER_LINES, adjustmentKey } from './scenarios.js';
 import {
   ADJUSTMENT_ITEMS,
   ITEMS_A,
+  ORDERS,
+  ORDERS_SEEDED,
   RECEIPTS,
   RECEIPTS_SEEDED,
   SEARCH_PATH,
+  SEEDED_ORDER_LINES,
   TENANT,
+  allocatedStock,
   countAdjustmentPostings,
+  countOrders,
   countReceipts,
   post,
 } from './seed.js';
@@ -75,17 +80,50 @@ async function verifyAdjustments(database, tallies, connections) {
 }
 
 /**
+ * Every DN import answer must have been Success (allocated in full) with an SVCPOID of its own, and
+ * customer O must hold the seeded orders plus one per answer, plus at most the requests still in
+ * flight when the warm-up and the measured run stopped (created, their answers not counted). Its
+ * stock must hold allocated exactly what those orders ordered: 1 EA a line, SEEDED_ORDER_LINES
+ * lines a seeded order and ORDER_LINES a measured one, so an order saved without its allocation,
+ * or allocated twice, shows.
+ */
+async function verifyOrderImports(database, tally, connections) {
+  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newOrders !== tally.Success) {
+    throw new Error(`the DN import on ${database.label} was not all clean creates: ${JSON.stringify(tally)}`);
+  }
+  const expected = ORDERS_SEEDED + tally.Success;
+  const slack = 2 * connections;
+  const orders = await countOrders(database.wharf, database.apiKey);
+  if (orders < expected || orders > expected + slack) {
+    throw new Error(
+      `after the DN import on ${database.label} ${ORDERS.customer} has ${orders} orders, expected ${expected} to ${expected + slack}`,
+    );
+  }
+  const allocated = await allocatedStock(database.wharf, database.apiKey);
+  const ordered = ORDERS_SEEDED * SEEDED_ORDER_LINES + (orders - ORDERS_SEEDED) * ORDER_LINES;
+  if (allocated !== ordered) {
+    throw new Error(
+      `after the DN import on ${database.label} ${ORDERS.customer} has ${allocated} EA allocated, its ${orders} orders ordered ${ordered}`,
+    );
+  }
+  return { orders, expectedAtLeast: expected, allocated };
+}
+
+/**
  * Runs every check of the write scenarios whose tallies bench/scenarios.js keeps (by scenario key);
- * throws on the first that fails. Answers the ledger counts of the adjustments, per database id.
+ * throws on the first that fails. Answers, per database id, the ledger counts of the adjustments
+ * and the order and allocation counts of the DN import.
  */
 export async function verifyWrites({ databases, tallies, connections }) {
   const itemDatabase = databases.find((database) => database.items);
   await verifyImports(itemDatabase.wharf, itemDatabase.apiKey, tallies['import-1']);
   const adjustments = {};
+  const orders = {};
   for (const database of databases) {
     await verifyReceiptImports(database, tallies[`rn-import-${database.id}`]);
     const ofDatabase = ADJUSTMENT_LINES.map((lines) => tallies[adjustmentKey(lines, database.id)]);
     adjustments[database.id] = await verifyAdjustments(database, ofDatabase, connections);
+    orders[database.id] = await verifyOrderImports(database, tallies[`dn-import-${database.id}`], connections);
   }
-  return adjustments;
+  return { adjustments, orders };
 }
