@@ -64,12 +64,35 @@ function dynamicProperties(content: StoredOrder['POContent']): Record<string, st
   return set.length > 0 ? Object.fromEntries(set) : null;
 }
 
+/** How an order date of the import is shown, given its text: orderDate, or a memo of it. */
+export type OrderDateOf = (text: string | null | undefined) => string | null;
+
+/**
+ * orderDate in one zone, remembered by text: the orders of one page often share their dates, and
+ * Luxon's parse (a parser built on every call, then the DST check) is most of a row's building.
+ * Made for one request, so it holds at most a page's dates.
+ */
+export function orderDateMemo(timeZone: string): OrderDateOf {
+  const shown = new Map<string, string | null>();
+  return (text) => {
+    if (text === undefined || text === null || text === '') return null;
+    if (shown.has(text)) return shown.get(text)!;
+    const value = orderDate(text, timeZone);
+    shown.set(text, value);
+    return value;
+  };
+}
+
 /**
  * A DN header row of spec 2.10, keyed by the head names. The shipment columns come from the
  * order's latest shipment confirmation; the carrier and SCAC code fall back to what the import
- * asked for.
+ * asked for. A page passes one `dateOf` for all its rows (orderDateMemo).
  */
-export function presentOrderLevelRow(row: OrderHeaderRow, timeZone: string): OrderLevelRow {
+export function presentOrderLevelRow(
+  row: OrderHeaderRow,
+  timeZone: string,
+  dateOf: OrderDateOf = (text) => orderDate(text, timeZone),
+): OrderLevelRow {
   const content = (JSON.parse(row.document) as StoredOrder).POContent;
   const shipping = content.ShippingInfo;
   const address = content.Address;
@@ -85,16 +108,16 @@ export function presentOrderLevelRow(row: OrderHeaderRow, timeZone: string): Ord
     'Shipping Account No': textOf(shipping?.ShippingAccountNo),
     // Every order arrives through the EDI import today.
     Source: 'EDI',
-    'Ship Not Before': orderDate(content.ShipNotBefore, timeZone),
-    'Ship Not Later': orderDate(content.ShipNoLater || content.ShipNotLater, timeZone),
+    'Ship Not Before': dateOf(content.ShipNotBefore),
+    'Ship Not Later': dateOf(content.ShipNoLater || content.ShipNotLater),
     'Hold At Location': textOf(shipping?.HoldAtLocation),
     'Hold At Carrier': textOf(shipping?.HoldAtCarrier),
     'Consolidation No': textOf(content.ConsolidationNo),
     'Ref.#': referenceNoOf(row),
     'Equipment Type': textOf(shipping?.EquipmentType),
-    'Appointment Time': orderDate(content.AppointmentTime, timeZone),
-    'Desired Schedule Date': orderDate(content.ScheduledDate, timeZone),
-    'Delivery Request Date': orderDate(content.DeliveryRequestDate, timeZone),
+    'Appointment Time': dateOf(content.AppointmentTime),
+    'Desired Schedule Date': dateOf(content.ScheduledDate),
+    'Delivery Request Date': dateOf(content.DeliveryRequestDate),
     'Shipped Time': row.shipped_at === null ? null : formatFacilityLocal(row.shipped_at, timeZone),
     Carrier: textOf(row.shipped_carrier_name) ?? textOf(shipping?.CarrierName),
     'SCAC Code': textOf(row.shipped_scac_code) ?? textOf(shipping?.SCACCode),

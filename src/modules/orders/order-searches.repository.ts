@@ -3,8 +3,9 @@ import type { Db } from '../../db/database.js';
 /**
  * The SQL of the customer's order searches. The DC search reads order_confirmations through
  * order_confirmations_search_idx (company, customer, facility, created_at, id); the header query
- * reads orders through orders_updated_idx (company, facility, customer, updated_at), and each page
- * row's latest shipment confirmation through order_confirmations_number_uq (company, svcpoid, …).
+ * counts and pages orders through orders_updated_svcpoid_idx (company, facility, customer,
+ * updated_at, svcpoid), then reads each page row by the primary key and its latest shipment
+ * confirmation through order_confirmations_number_uq (company, svcpoid, …).
  */
 
 export interface DcSearchFilter {
@@ -108,11 +109,23 @@ export async function countOrderHeaders(db: Db, filter: OrderHeaderFilter): Prom
 }
 
 /**
- * Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. Each row is
- * joined to its latest shipment confirmation, found by one correlated subquery.
+ * Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. A deferred
+ * join: the page's SVCPOIDs are chosen first from orders_updated_svcpoid_idx, in its order (without
+ * a PONo or ReferenceNo filter, which the table answers, skipping the pages before reads no table
+ * row), and only those rows are then joined to their documents and to their latest shipment
+ * confirmation, found by one correlated subquery each.
  */
 export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, offset: number, limit: number): Promise<OrderHeaderRow[]> {
-  return orders(db, filter)
+  const page = orders(db, filter)
+    .select(['orders.svcpoid', 'orders.updated_at'])
+    .orderBy('orders.updated_at')
+    .orderBy('orders.svcpoid')
+    .limit(limit)
+    .offset(offset)
+    .as('page');
+  return db
+    .selectFrom(page)
+    .innerJoin('orders', (join) => join.on('orders.company_id', '=', filter.companyId).onRef('orders.svcpoid', '=', 'page.svcpoid'))
     .leftJoin('order_confirmations as latest', (join) =>
       join
         .onRef('latest.company_id', '=', 'orders.company_id')
@@ -148,9 +161,7 @@ export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, offset
       'latest.scac_code as shipped_scac_code',
       'latest.pro_no as shipped_pro_no',
     ])
-    .orderBy('orders.updated_at')
-    .orderBy('orders.svcpoid')
-    .limit(limit)
-    .offset(offset)
+    .orderBy('page.updated_at')
+    .orderBy('page.svcpoid')
     .execute();
 }

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow, offsetWindow } from '../../http/time.js';
 import * as tenants from '../tenants/tenants.service.js';
-import { presentDcRecord, presentOrderLevelRow } from './order-searches.present.js';
+import { orderDateMemo, presentDcRecord, presentOrderLevelRow } from './order-searches.present.js';
 import * as repo from './order-searches.repository.js';
 import {
   ORDER_LEVEL_HEAD,
@@ -71,8 +71,10 @@ export async function searchOrderHeaders(db: Db, request: OrderLevelSearchReques
   const page = pageRequest(request.Paging);
   const totalCount = await repo.countOrderHeaders(db, filter);
   const rows = page.offset < totalCount ? await repo.pageOrderHeaders(db, filter, page.offset, page.pageSize) : [];
+  // The page's order dates are parsed once per distinct text, not once per row.
+  const dateOf = orderDateMemo(timeZone);
   return {
-    results: { head: [...ORDER_LEVEL_HEAD], data: rows.map((row) => presentOrderLevelRow(row, timeZone)) },
+    results: { head: [...ORDER_LEVEL_HEAD], data: rows.map((row) => presentOrderLevelRow(row, timeZone, dateOf)) },
     paging: pagingOf(page, totalCount, rows.length),
   };
 }
