@@ -7,7 +7,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
-import { authenticate, createAuthorizer } from './http/auth.js';
+import { authenticate, createAuthorizer, rememberKeys } from './http/auth.js';
 import { replyRouteNotFound, replyWithError } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
@@ -21,6 +21,8 @@ import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { RATE_PREFIX, rateRoutes } from './modules/rating/rating.routes.js';
+import { createRater } from './modules/rating/rating.service.js';
 import { shippingRoutes } from './modules/orders/shipping.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
@@ -28,6 +30,8 @@ import { receivingRoutes } from './modules/receipts/receiving.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
+/** How long the rate engine may trust a key it looked up (DESIGN §3: about a second). */
+const RATE_KEY_TTL_MS = 1000;
 
 /** The EDI modules, in the order their routes register. */
 const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
@@ -106,6 +110,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     },
   );
 
+  const lookupKey = (key: string) => tenants.authenticateApiKey(db, clock, key);
   if (config.only !== 'rate') {
     const deps: RouteDeps = {
       db,
@@ -118,14 +123,18 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     await app.register(
       async (edi) => {
         edi.decorateRequest('principal');
-        edi.addHook(
-          'onRequest',
-          authenticate((key) => tenants.authenticateApiKey(db, clock, key)),
-        );
+        edi.addHook('onRequest', authenticate(lookupKey));
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
       },
       { prefix: EDI_PREFIX },
     );
+  }
+  if (config.only !== 'edi') {
+    // A quote is the hottest path there is: its key lookup is remembered for a second.
+    const rater = createRater(db, clock);
+    await app.register(async (rate) => rateRoutes(rate, { rater, lookupKey: rememberKeys(lookupKey, clock, RATE_KEY_TTL_MS) }), {
+      prefix: RATE_PREFIX,
+    });
   }
   return app;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -10,6 +10,8 @@ import { migrateToLatest } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
 import { AppError } from './http/errors.js';
 import { systemClock } from './lib/clock.js';
+import { RateCardError } from './modules/rating/rate-card.compile.js';
+import * as rating from './modules/rating/rating.service.js';
 import { ROLES } from './modules/tenants/tenants.schemas.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 import { closeOnSignals, openDatabase, startServer } from './server.js';
@@ -197,6 +199,54 @@ export function createCli(io: CliIo = processIo): Command {
       io.out(`key #${view.id} revoked at ${view.revokedAt}`);
     });
 
+  const ratecard = program.command('ratecard').description('manage rate cards of the last-mile rate engine');
+  ratecard
+    .command('load <file>')
+    .description("check a rate card (JSON or YAML) and store it as its binding's next version; in force on every server within a second")
+    .requiredOption('--company <CompanyID>', 'the company whose card it is')
+    .option('--user-id <n>', 'bind the card to this rate-engine UserID instead of making it the company default', collectInt)
+    .addOption(dbOption())
+    .action(async (file: string, options, command: Command) => {
+      const userIds: number[] = options.userId ?? [];
+      if (userIds.length > 1) command.error('error: --user-id may be given once', { exitCode: 2 });
+      const text = readFileSync(file, 'utf8');
+      const { card, changed } = await withDatabase(options, (db) =>
+        rating.loadRateCard(db, systemClock, { companyId: options.company, userId: userIds[0], text }),
+      );
+      const binding = card.userId === null ? 'the company default' : `UserID ${card.userId}`;
+      io.out(
+        changed
+          ? `rate card "${card.name}" loaded for ${card.company} (${binding}) as version ${card.version}, effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''}`
+          : `rate card "${card.name}" is already version ${card.version} for ${card.company} (${binding}); nothing changed`,
+      );
+    });
+  ratecard
+    .command('list')
+    .description('list the rate cards of a company, every version, and which is in force today')
+    .requiredOption('--company <CompanyID>', 'the company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const cards = await withDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
+      if (options.json) return io.out(JSON.stringify(cards, null, 2));
+      if (cards.length === 0) return io.out('no rate cards');
+      for (const card of cards) {
+        io.out(
+          [
+            `#${card.id}`,
+            card.userId === null ? 'default' : `UserID ${card.userId}`,
+            `v${card.version}`,
+            `"${card.name}"`,
+            `effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''} (${card.timeZone})`,
+            `loaded ${card.loadedAt}`,
+            card.inForce ? 'IN FORCE' : '',
+          ]
+            .filter(Boolean)
+            .join('  '),
+        );
+      }
+    });
+
   program
     .command('demo')
     .description('seed the DEMO tenant (idempotent), print its keys and a curl line, and serve')
@@ -220,6 +270,11 @@ export function createCli(io: CliIo = processIo): Command {
           `  curl -s ${base}/shared/bam/v1/public/edi/item-master/search-by-paging \\`,
           `    -H 'Authorization: APIKey ${keys.customer}' -H 'Content-Type: application/json' \\`,
           `    -d '{"CompanyID":"${DEMO.company}","CustomerID":"${DEMO.customer}","Status":"Active","Paging":{"PageNo":1}}'`,
+          '',
+          `A last-mile rate quote (the rater key quotes for UserID ${DEMO.raterUserId}):`,
+          `  curl -s ${base}/api/RateEngine/SVC/lastmile \\`,
+          `    -H 'Authorization: APIKey ${keys.rater}' -H 'Content-Type: application/json' \\`,
+          `    -d '{"UserID":${DEMO.raterUserId},"Data":{"OriginZip":"90001","DestZip":"10001","Length":"12","Width":"10","Hight":"8","Weight":"5.2"}}'`,
           '',
           `Interactive docs: ${base}/docs    OpenAPI: ${base}/openapi.json    Ctrl-C stops.`,
         ].join('\n'),
@@ -260,6 +315,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     if (error instanceof ConfigError) {
       io.err(`error: ${error.message}`);
       return 2;
+    }
+    if (error instanceof RateCardError) {
+      io.err('error: the rate card was not loaded; the card in force stays:');
+      for (const problem of error.problems) io.err(`  ${problem}`);
+      return 1;
     }
     if (error instanceof AppError) {
       const messages = Array.isArray(error.body) ? error.body.map((p) => p.error) : [error.body.error];

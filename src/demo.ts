@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Db } from './db/database.js';
 import { AppError } from './http/errors.js';
 import type { Role } from './http/auth.js';
@@ -7,6 +8,7 @@ import type { Clock } from './lib/clock.js';
 import { sha256Hex } from './lib/ids.js';
 import { adjustQuantities } from './modules/inventory/adjustments.service.js';
 import { importItems } from './modules/items/items.service.js';
+import { loadRateCard } from './modules/rating/rating.service.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 /** The DEMO tenant that `npm run demo` seeds: idempotent, so every run prints the same keys. */
@@ -71,6 +73,9 @@ const DEMO_STOCK = [
   { ItemNumber: 'TEE-BLK-M', UOM: 'EA' as const, Qty: '50' },
   { ItemNumber: 'LAMP-DESK', UOM: 'EA' as const, Qty: '12' },
 ];
+
+/** The example rate card the project ships, beside src/ and dist/. */
+export const EXAMPLE_RATE_CARD = fileURLToPath(new URL('../examples/rate-card.json', import.meta.url));
 
 const ROLES: Role[] = ['customer', 'operator', 'admin', 'rater'];
 
@@ -137,5 +142,7 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
     Items: DEMO_STOCK,
   };
   await adjustQuantities(db, clock, admin!, stock, identity(stock));
+  // The example card is the company's default; loading it again when it is already the latest changes nothing.
+  await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
   return keys;
 }

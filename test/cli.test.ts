@@ -12,6 +12,10 @@ import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createTestDatabase, describeEachDialect } from './helpers/dialects.js';
 import { uniqueId } from './helpers/factories.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { stringify as toYaml } from 'yaml';
+import { EXAMPLE_RATE_CARD } from '../src/demo.js';
+import { createRater, listRateCards } from '../src/modules/rating/rating.service.js';
 
 /** The `wharf` command line, run in-process against a real database of each dialect. */
 
@@ -451,5 +455,317 @@ describe('wharf CLI usage', () => {
     expect(result.code).toBe(2);
     expect(result.out).toEqual([]);
     expect(result.err.join('\n')).toContain('frobnicate');
+  });
+});
+
+describeEachDialect('wharf ratecard', (dialect) => {
+  let target: CliTarget;
+  let dir: string;
+  const wharf = (...argv: string[]) => run([...argv, '--db', target.url]);
+  const EXAMPLE_TEXT = readFileSync(EXAMPLE_RATE_CARD, 'utf8');
+  const EXAMPLE_NAME = 'Demo Parcel Rates 2026';
+
+  beforeAll(async () => {
+    target = await createCliTarget(dialect);
+    dir = mkdtempSync(join(tmpdir(), 'wharf-ratecard-'));
+  });
+  afterAll(async () => {
+    await target?.destroy();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Writes a card file in the test's directory and returns its path. */
+  const cardFile = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  /** The example card after `edit`, as a JSON file. */
+  const exampleVariant = (name: string, edit: (card: Record<string, any>) => void) => {
+    const card = JSON.parse(EXAMPLE_TEXT) as Record<string, any>;
+    edit(card);
+    return cardFile(name, JSON.stringify(card, null, 2));
+  };
+
+  async function company() {
+    const id = uniqueId('CO');
+    expect((await wharf('company', 'add', id)).code).toBe(0);
+    return id;
+  }
+  const versions = async (companyId: string) =>
+    (
+      await target.db.selectFrom('rate_cards').select(['user_id', 'version']).where('company_id', '=', companyId).orderBy('id').execute()
+    ).map((row) => ({ userId: Number(row.user_id), version: row.version }));
+
+  it('ratecard load stores the example card as the company default, once', async () => {
+    const co = await company();
+    expect(await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co)).toEqual({
+      code: 0,
+      out: [`rate card "${EXAMPLE_NAME}" loaded for ${co} (the company default) as version 1, effective 2026-01-01`],
+      err: [],
+    });
+    expect(await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co)).toEqual({
+      code: 0,
+      out: [`rate card "${EXAMPLE_NAME}" is already version 1 for ${co} (the company default); nothing changed`],
+      err: [],
+    });
+    // The same card written as YAML is the same card.
+    const yaml = cardFile('example.yaml', toYaml(JSON.parse(EXAMPLE_TEXT)));
+    expect(readFileSync(yaml, 'utf8').startsWith('name: Demo Parcel Rates 2026\n')).toBe(true);
+    expect(await wharf('ratecard', 'load', yaml, '--company', co)).toEqual({
+      code: 0,
+      out: [`rate card "${EXAMPLE_NAME}" is already version 1 for ${co} (the company default); nothing changed`],
+      err: [],
+    });
+    expect(await versions(co)).toEqual([{ userId: 0, version: 1 }]);
+  });
+
+  it('ratecard load --user-id binds the card to one UserID, a version series of its own', async () => {
+    const co = await company();
+    expect((await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co)).code).toBe(0);
+    expect(await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co, '--user-id', '1001')).toEqual({
+      code: 0,
+      out: [`rate card "${EXAMPLE_NAME}" loaded for ${co} (UserID 1001) as version 1, effective 2026-01-01`],
+      err: [],
+    });
+    const marked = exampleVariant('marked-up.json', (card) => {
+      card.name = 'Marked up';
+      card.markup = { percent: '10' };
+    });
+    expect(await wharf('ratecard', 'load', marked, '--company', co, '--user-id', '1001')).toEqual({
+      code: 0,
+      out: [`rate card "Marked up" loaded for ${co} (UserID 1001) as version 2, effective 2026-01-01`],
+      err: [],
+    });
+    expect(await versions(co)).toEqual([
+      { userId: 0, version: 1 },
+      { userId: 1001, version: 1 },
+      { userId: 1001, version: 2 },
+    ]);
+  });
+
+  it('ratecard load reads a YAML card, and the card prices', async () => {
+    const co = await company();
+    const yaml = cardFile(
+      'small.yaml',
+      [
+        '# A small card, written by hand',
+        'name: Small YAML card',
+        'currency: USD',
+        'effective:',
+        '  from: 2026-01-01',
+        '  to: 2099-12-31',
+        'timeZone: America/Chicago',
+        'zones:',
+        '  distanceBands:',
+        '    - upToMiles: 1000',
+        '      zone: 2',
+        '    - zone: 3',
+        'services:',
+        '  - name: Flat',
+        '    rates:',
+        '      zones: [2, 3]',
+        '      breaks:',
+        '        - upTo: 10',
+        '          prices: [5.00, "7.50"]',
+        '',
+      ].join('\n'),
+    );
+    expect(await wharf('ratecard', 'load', yaml, '--company', co, '--user-id', '2002')).toEqual({
+      code: 0,
+      out: [`rate card "Small YAML card" loaded for ${co} (UserID 2002) as version 1, effective 2026-01-01 to 2099-12-31`],
+      err: [],
+    });
+    const clock = new TestClock();
+    const rater = createRater(target.db, clock);
+    const principal = { keyId: 1, role: 'rater' as const, companyId: co, customerIds: [], facilityIds: [], userIds: [2002] };
+    // 90001 → 10001 is 2,449 miles: beyond the 1,000 of the first band, zone 3; 5.2 lb is within the 10 lb break.
+    expect(
+      await rater.quote(principal, {
+        UserID: 2002,
+        Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
+      }),
+    ).toEqual({ Result: [{ name: 'Flat', Price: '7.5000' }], Page: null, ErrorMsg: '', ErrorSeverity: 0, ErrorSource: '', Status: true });
+  });
+
+  it('ratecard load refuses a broken card with exit 1, naming each problem by its path, and keeps the card in force', async () => {
+    const co = await company();
+    expect((await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co)).code).toBe(0);
+
+    const broken = exampleVariant('broken.json', (card) => {
+      card.services[0].rates.breaks[2].prices.pop();
+      card.fuel.appliesTo.push('Sunday');
+    });
+    expect(await wharf('ratecard', 'load', broken, '--company', co)).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        'error: the rate card was not loaded; the card in force stays:',
+        '  services[0].rates.breaks[2].prices has 7 prices; services[0].rates.zones names 8 zones',
+        '  fuel.appliesTo[8] names Sunday, which is neither Base nor a surcharge of the card',
+      ],
+    });
+
+    const badShape = exampleVariant('bad-shape.json', (card) => {
+      delete card.name;
+      card.currency = 'usd';
+      card.effective.from = '2026-02-30';
+    });
+    expect(await wharf('ratecard', 'load', badShape, '--company', co)).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        'error: the rate card was not loaded; the card in force stays:',
+        '  name is required',
+        '  currency must be an ISO 4217 code such as USD',
+      ],
+    });
+
+    const badDate = exampleVariant('bad-date.json', (card) => {
+      card.effective = { from: '2026-02-30', to: '2025-12-31' };
+    });
+    expect(await wharf('ratecard', 'load', badDate, '--company', co)).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        'error: the rate card was not loaded; the card in force stays:',
+        '  effective.from 2026-02-30 is not a date of the calendar',
+        '  effective.to 2025-12-31 is before effective.from 2026-02-30',
+      ],
+    });
+
+    const duplicateKeys = cardFile('duplicate.yaml', 'name: One\nname: Two\n');
+    const duplicate = await wharf('ratecard', 'load', duplicateKeys, '--company', co);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.out).toEqual([]);
+    expect(duplicate.err[0]).toBe('error: the rate card was not loaded; the card in force stays:');
+    expect(duplicate.err.slice(1)).toEqual([
+      expect.stringMatching(/^ {2}the file is not valid JSON or YAML \(line 2, column 1\): Map keys must be unique/),
+    ]);
+
+    expect(await versions(co)).toEqual([{ userId: 0, version: 1 }]);
+  });
+
+  it('ratecard load refuses a missing file, an unknown company and a UserID that is not positive with exit 1', async () => {
+    const co = await company();
+    const missing = join(dir, 'no-such-card.json');
+    expect(await wharf('ratecard', 'load', missing, '--company', co)).toEqual({
+      code: 1,
+      out: [],
+      err: [`error: ENOENT: no such file or directory, open '${missing}'`],
+    });
+    expect(await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', 'NOSUCHCO')).toEqual({
+      code: 1,
+      out: [],
+      err: ['error: Company NOSUCHCO not found'],
+    });
+    expect(await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co, '--user-id', '0')).toEqual({
+      code: 1,
+      out: [],
+      err: ['error: --user-id must be a positive integer'],
+    });
+    const notANumber = await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co, '--user-id', 'x');
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.err.join('\n')).toContain('--user-id');
+    const noCompany = await wharf('ratecard', 'load', EXAMPLE_RATE_CARD);
+    expect(noCompany.code).toBe(2);
+    expect(noCompany.err.join('\n')).toContain('--company');
+    expect(await versions(co)).toEqual([]);
+    expect(await wharf('ratecard', 'list', '--company', 'NOSUCHCO')).toEqual({
+      code: 1,
+      out: [],
+      err: ['error: Company NOSUCHCO not found'],
+    });
+  });
+
+  it('ratecard load refuses --user-id given twice: exit 2, saying why, nothing stored', async () => {
+    const co = await company();
+    const twice = await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co, '--user-id', '1', '--user-id', '2');
+    expect(twice.code).toBe(2);
+    expect(twice.out).toEqual([]);
+    expect(await versions(co)).toEqual([]);
+    // As every usage error: the reason, then the command's help.
+    expect(twice.err[0]).toBe('error: --user-id may be given once');
+    expect(twice.err.join('\n')).toContain('Usage: wharf ratecard load [options] <file>');
+  });
+
+  it('ratecard list prints every version, marking the one in force of each binding', async () => {
+    const co = await company();
+    const ISO_Z = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z';
+    expect(await wharf('ratecard', 'list', '--company', co)).toEqual({ code: 0, out: ['no rate cards'], err: [] });
+    expect(await wharf('ratecard', 'list', '--company', co, '--json')).toEqual({ code: 0, out: ['[]'], err: [] });
+
+    expect((await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co)).code).toBe(0);
+    const later = exampleVariant('later.json', (card) => {
+      card.name = 'From 2099';
+      card.effective = { from: '2099-01-01' };
+    });
+    expect((await wharf('ratecard', 'load', later, '--company', co)).code).toBe(0);
+    expect((await wharf('ratecard', 'load', EXAMPLE_RATE_CARD, '--company', co, '--user-id', '1001')).code).toBe(0);
+
+    const json = await wharf('ratecard', 'list', '--company', co, '--json');
+    expect(json.code).toBe(0);
+    expect(json.err).toEqual([]);
+    const cards = JSON.parse(json.out.join('\n')) as { id: number; loadedAt: string }[];
+    const ids = (await target.db.selectFrom('rate_cards').select('id').where('company_id', '=', co).orderBy('id').execute()).map((row) =>
+      Number(row.id),
+    );
+    expect(cards).toEqual([
+      {
+        id: ids[1],
+        company: co,
+        userId: null,
+        version: 2,
+        name: 'From 2099',
+        effectiveFrom: '2099-01-01',
+        effectiveTo: null,
+        timeZone: 'America/New_York',
+        loadedAt: expect.stringMatching(new RegExp(`^${ISO_Z}$`)),
+        inForce: false,
+      },
+      {
+        id: ids[0],
+        company: co,
+        userId: null,
+        version: 1,
+        name: EXAMPLE_NAME,
+        effectiveFrom: '2026-01-01',
+        effectiveTo: null,
+        timeZone: 'America/New_York',
+        loadedAt: expect.stringMatching(new RegExp(`^${ISO_Z}$`)),
+        inForce: true,
+      },
+      {
+        id: ids[2],
+        company: co,
+        userId: 1001,
+        version: 1,
+        name: EXAMPLE_NAME,
+        effectiveFrom: '2026-01-01',
+        effectiveTo: null,
+        timeZone: 'America/New_York',
+        loadedAt: expect.stringMatching(new RegExp(`^${ISO_Z}$`)),
+        inForce: true,
+      },
+    ]);
+    expect(cards).toEqual(JSON.parse(JSON.stringify(await listRateCards(target.db, { now: () => Date.now() }, co))));
+
+    const text = await wharf('ratecard', 'list', '--company', co);
+    expect(text.code).toBe(0);
+    expect(text.err).toEqual([]);
+    expect(text.out).toHaveLength(3);
+    const [later2, first, bound] = text.out;
+    expect(later2).toMatch(
+      new RegExp(`^#${ids[1]}  default  v2  "From 2099"  effective 2099-01-01 \\(America/New_York\\)  loaded ${ISO_Z}$`),
+    );
+    expect(first).toMatch(
+      new RegExp(`^#${ids[0]}  default  v1  "${EXAMPLE_NAME}"  effective 2026-01-01 \\(America/New_York\\)  loaded ${ISO_Z}  IN FORCE$`),
+    );
+    expect(bound).toMatch(
+      new RegExp(
+        `^#${ids[2]}  UserID 1001  v1  "${EXAMPLE_NAME}"  effective 2026-01-01 \\(America/New_York\\)  loaded ${ISO_Z}  IN FORCE$`,
+      ),
+    );
+    expect(first).toContain(`loaded ${cards[1]!.loadedAt}`);
   });
 });

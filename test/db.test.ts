@@ -34,6 +34,7 @@ const TABLES = [
   'order_events',
   'order_lines',
   'orders',
+  'rate_cards',
   'receipt_confirmations',
   'receipt_events',
   'receipt_lines',

@@ -6,6 +6,9 @@ import { DEMO, seedDemo } from '../src/demo.js';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { listRateCards } from '../src/modules/rating/rating.service.js';
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
 const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
@@ -126,5 +129,55 @@ describeEachDialect('demo seed', (dialect) => {
     // and the run after that keeps the replacement
     expect(await seedDemo(database.db, clock, keyFile)).toEqual(third);
     expect((await counts()).keys).toBe(5);
+  });
+
+  it('seeds the example rate card once: one version, in force, and the rater key quotes with it', async () => {
+    // Four runs so far, and one more.
+    await seedDemo(database.db, clock, keyFile);
+    const cards = await listRateCards(database.db, clock, DEMO.company);
+    expect(cards).toEqual([
+      {
+        id: expect.any(Number),
+        company: DEMO.company,
+        userId: null,
+        version: 1,
+        name: 'Demo Parcel Rates 2026',
+        effectiveFrom: '2026-01-01',
+        effectiveTo: null,
+        timeZone: 'America/New_York',
+        // loaded on the first run, before the clock moved on
+        loadedAt: '2026-03-05T14:07:09.123Z',
+        inForce: true,
+      },
+    ]);
+
+    const app = await buildApp({ config: loadConfig({ databaseUrl: database.url }, {}), db: database.db, clock, logger: false });
+    try {
+      // The body the demo prints in its curl line.
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/RateEngine/SVC/lastmile',
+        headers: { 'content-type': 'application/json', authorization: `APIKey ${savedKeys().rater}` },
+        payload: JSON.stringify({
+          UserID: DEMO.raterUserId,
+          Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
+        }),
+      });
+      expect(res.statusCode).toBe(200);
+      // The example card's quote (worked out in test/api/rating.test.ts): zone 8, off-peak.
+      expect(res.json()).toEqual({
+        Result: [
+          { name: 'Economy', Price: '27.4200' },
+          { name: 'Ground', Price: '38.1400' },
+        ],
+        Page: null,
+        ErrorMsg: '',
+        ErrorSeverity: 0,
+        ErrorSource: '',
+        Status: true,
+      });
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.j
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
 import type { ItemTables } from '../modules/items/items.tables.js';
 import type { OrderTables } from '../modules/orders/orders.tables.js';
+import type { RatingTables } from '../modules/rating/rating.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
 
@@ -17,7 +18,8 @@ export interface Database
     IdempotencyTables,
     AckTables,
     ReceiptTables,
-    OrderTables {}
+    OrderTables,
+    RatingTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

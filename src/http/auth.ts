@@ -1,4 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../lib/clock.js';
 import { forbidden, notFoundFacility, unauthorized } from './errors.js';
 
 /** Who is calling: the API key's id, role and scope (from the tenants module's key lookup). */
@@ -29,6 +31,21 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
   }
+}
+
+/**
+ * Remembers what `lookup` answered for a key for `ttlMs` (DESIGN §3 allows about a second): a
+ * revocation takes effect on every process within that time. Unknown keys are not remembered.
+ */
+export function rememberKeys(lookup: KeyLookup, clock: Clock, ttlMs: number): KeyLookup {
+  const known = new LRUCache<string, Principal>({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now: () => clock.now() } });
+  return async (presentedKey) => {
+    const remembered = known.get(presentedKey);
+    if (remembered) return remembered;
+    const principal = await lookup(presentedKey);
+    if (principal) known.set(presentedKey, principal);
+    return principal;
+  };
 }
 
 const SCHEME = /^APIKey +(\S+)$/i;

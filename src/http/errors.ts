@@ -55,33 +55,44 @@ const fastifyErrors: Record<string, { status: number; message: (error: FastifyEr
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: () => 'Malformed JSON body' },
 };
 
-export async function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof AppError) return reply.status(error.statusCode).send(error.body);
-
+/**
+ * The error a caller sees for `error`: an AppError as it is, Fastify's request errors (validation,
+ * media type, size, JSON) mapped to theirs; undefined for anything else, which is a bug.
+ */
+export function knownError(error: FastifyError | AppError | Error): AppError | undefined {
+  if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const messages = formatValidationErrors(fastifyError.validation as ValidationIssue[], fastifyError.validationContext);
-    const refusal = new AppError(400, messages.map(problem));
-    const answer =
-      fastifyError.validationContext === 'body' ? await recordRejectedBody(request, refusal) : { statusCode: 400, body: refusal.body };
-    return reply.status(answer.statusCode).send(answer.body);
+    return new AppError(400, messages.map(problem));
   }
   const known = fastifyError.code ? fastifyErrors[fastifyError.code] : undefined;
-  if (known) return reply.status(known.status).send([problem(known.message(fastifyError))]);
+  if (known) return new AppError(known.status, [problem(known.message(fastifyError))]);
   // The JSON parser's SyntaxError carries statusCode 400 and no code.
-  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
-    return reply.status(400).send([problem('Malformed JSON body')]);
-  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError(400, [problem('Malformed JSON body')]);
   const status = fastifyError.statusCode;
-  if (status && status >= 400 && status < 500) {
-    return reply.status(status).send([problem(fastifyError.message)]);
-  }
+  if (status && status >= 400 && status < 500) return new AppError(status, [problem(fastifyError.message)]);
+  return undefined;
+}
 
-  // Log what helps to find the bug, never the stack or a database message (it may quote SQL). The
-  // key is not `err`, whose serializer would replace the type and add a stack.
+/**
+ * Logs what helps to find a bug, never the stack or a database message (it may quote SQL), and
+ * answers the message a caller may see. The key is not `err`, whose serializer would add a stack.
+ */
+export function logInternalError(error: Error, request: FastifyRequest): string {
   const message = isDatabaseError(error) ? undefined : error.message;
-  request.log.error({ error: { type: error.name, code: fastifyError.code, message } }, 'request failed');
-  return reply.status(500).send([problem(`Internal error (request id ${request.id})`)]);
+  request.log.error({ error: { type: error.name, code: (error as FastifyError).code, message } }, 'request failed');
+  return `Internal error (request id ${request.id})`;
+}
+
+export async function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const known = knownError(error);
+  if (!known) return reply.status(500).send([problem(logInternalError(error, request))]);
+  const answer =
+    (error as FastifyError).validation && (error as FastifyError).validationContext === 'body'
+      ? await recordRejectedBody(request, known)
+      : { statusCode: known.statusCode, body: known.body };
+  return reply.status(answer.statusCode).send(answer.body);
 }
 
 /** Lets the route record a rejected body (its failure ACK); the caller still gets the 400. */

@@ -41,8 +41,12 @@ async function insertOnce(insert: () => Promise<void>, duplicateMessage: string)
   }
 }
 
+export async function companyExists(db: Db, companyId: string): Promise<boolean> {
+  return (await repo.findCompany(db, companyId)) !== undefined;
+}
+
 async function requireCompany(db: Db, companyId: string): Promise<void> {
-  if (!(await repo.findCompany(db, companyId))) throw new AppError(404, { error: `Company ${companyId} not found` });
+  if (!(await companyExists(db, companyId))) throw new AppError(404, { error: `Company ${companyId} not found` });
 }
 
 export async function addCompany(db: Db, clock: Clock, input: NewCompany): Promise<void> {

@@ -1,0 +1,103 @@
+import type Big from 'big.js';
+import type { CompiledCard } from './rate-card.compile.js';
+import type { Quotation, ServiceQuote } from './engine.js';
+import type { RateEntry, RateResponse } from './rating.schemas.js';
+
+/** A quotation → the spec's envelope (2.2), and the breakdown that /explain adds. */
+
+/** The severities and sources of DESIGN §9's outcome table. */
+export const Outcome = {
+  quoted: { severity: 0, source: '' },
+  warned: { severity: 1, source: 'RateEngine.Zone' },
+  badInput: { severity: 2, source: 'RateEngine.Validation' },
+  notServiceable: { severity: 3, source: 'RateEngine.Service' },
+  notAuthorized: { severity: 4, source: 'RateEngine.Auth' },
+  internal: { severity: 5, source: 'RateEngine.Internal' },
+} as const;
+
+export type OutcomeName = keyof typeof Outcome;
+
+const PRICE_DECIMALS = 4;
+const price = (amount: Big) => amount.toFixed(PRICE_DECIMALS);
+
+/** The envelope of an answer that quotes nothing. */
+export function failureEnvelope(outcome: OutcomeName, message: string): RateResponse {
+  return {
+    Result: [],
+    Page: null,
+    ErrorMsg: message,
+    ErrorSeverity: Outcome[outcome].severity,
+    ErrorSource: Outcome[outcome].source,
+    Status: false,
+  };
+}
+
+function entriesOf(card: CompiledCard, quote: ServiceQuote): RateEntry[] {
+  const details = card.details ? { Zone: quote.zone, BillableWeight: quote.weights.billable.toString() } : {};
+  if (card.result === 'perService') return [{ name: quote.service, Price: price(quote.total), ...details }];
+  return quote.charges.map((charge) => ({ name: `${quote.service} - ${charge.name}`, Price: price(charge.amount), ...details }));
+}
+
+export function presentQuotation(card: CompiledCard, quotation: Quotation): RateResponse {
+  if (quotation.notServiceable !== undefined) return failureEnvelope('notServiceable', quotation.notServiceable);
+  const outcome = quotation.warning ? Outcome.warned : Outcome.quoted;
+  return {
+    Result: quotation.quotes.flatMap((quote) => entriesOf(card, quote)),
+    Page: null,
+    ErrorMsg: quotation.warning ?? '',
+    ErrorSeverity: outcome.severity,
+    ErrorSource: outcome.source,
+    Status: true,
+  };
+}
+
+/** Which card priced the quote, for the breakdown. */
+export interface CardInForce {
+  version: number;
+  userId: number;
+  date: string;
+  markupPercent: Big;
+}
+
+/** What an operator needs to answer "why does this cost 14.20?". */
+export function presentExplanation(card: CompiledCard, inForce: CardInForce, quotation: Quotation) {
+  const text = (value: Big | undefined) => (value === undefined ? null : value.toString());
+  return {
+    Card: {
+      Name: card.name,
+      Version: inForce.version,
+      BoundToUserID: inForce.userId === 0 ? null : inForce.userId,
+      Date: inForce.date,
+      Currency: card.currency,
+      Units: card.units,
+      AssumeResidential: card.assumeResidential,
+      MarkupPercent: inForce.markupPercent.toString(),
+    },
+    Zone: quotation.zone
+      ? { Zone: quotation.zone.zone, Source: quotation.zone.source, Rule: quotation.zone.rule, Miles: quotation.zone.miles ?? null }
+      : null,
+    Services: [
+      ...quotation.quotes.map((quote) => ({
+        Service: quote.service,
+        Quoted: true,
+        Zone: quote.zone,
+        Weights: {
+          Sides: quote.weights.sides.map((side) => side.toString()),
+          Actual: quote.weights.actual.toString(),
+          Rated: quote.weights.rated.toString(),
+          Dimensional: text(quote.weights.dimensional),
+          Billable: quote.weights.billable.toString(),
+          MinimumFrom: quote.weights.minimumFrom ?? null,
+        },
+        Charges: quote.charges.map((charge) => ({
+          Name: charge.name,
+          Cost: charge.cost.toString(),
+          Amount: price(charge.amount),
+          Rule: charge.rule,
+        })),
+        Total: price(quote.total),
+      })),
+      ...quotation.refusals.map((refusal) => ({ Service: refusal.service, Quoted: false, Reason: refusal.reason })),
+    ],
+  };
+}

@@ -1,0 +1,74 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyLookup } from '../../http/auth.js';
+import { authenticate } from '../../http/auth.js';
+import { knownError, logInternalError, type AppError } from '../../http/errors.js';
+import type { App } from '../../http/module.js';
+import { apiKeySecurity } from '../../http/module.js';
+import { failureEnvelope, type OutcomeName } from './rating.present.js';
+import { RateExplanationResponseSchema, RateRequestSchema, RateResponseSchema } from './rating.schemas.js';
+import type { Rater } from './rating.service.js';
+
+/** Where the spec places the rate engine, apart from the EDI base. */
+export const RATE_PREFIX = '/api/RateEngine/SVC';
+
+const tags = ['Rate engine'];
+
+const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403: 'notAuthorized' };
+
+/** Every rate answer is the rate envelope, errors included (DESIGN §9). */
+async function replyWithRateError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const known = knownError(error);
+  if (!known) return reply.status(500).send(failureEnvelope('internal', logInternalError(error, request)));
+  const messages = Array.isArray(known.body) ? known.body.map((p) => p.error) : [known.body.error];
+  return reply.status(known.statusCode).send(failureEnvelope(outcomeByStatus[known.statusCode] ?? 'badInput', messages.join('; ')));
+}
+
+const envelopeErrors = (description: string) => ({ ...RateResponseSchema, description });
+const errorResponses = {
+  400: envelopeErrors('Bad input: Status false, ErrorSeverity 2, ErrorSource RateEngine.Validation, ErrorMsg naming the field.'),
+  401: envelopeErrors('No, malformed, unknown or revoked key: ErrorSeverity 4, RateEngine.Auth.'),
+  403: envelopeErrors('A role or UserID the key may not use: ErrorSeverity 4, RateEngine.Auth.'),
+  413: envelopeErrors('The body is larger than the limit: ErrorSeverity 2.'),
+  415: envelopeErrors('The body is not application/json: ErrorSeverity 2.'),
+  500: envelopeErrors('An internal error: ErrorSeverity 5, RateEngine.Internal, the request id in ErrorMsg.'),
+};
+
+/** The rate engine's routes, in a scope of their own: their own key check and error envelope. */
+export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; lookupKey: KeyLookup }): void {
+  app.decorateRequest('principal');
+  app.setErrorHandler(replyWithRateError);
+  app.addHook('onRequest', authenticate(lookupKey));
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(failureEnvelope('badInput', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+  );
+
+  app.post(
+    '/lastmile',
+    {
+      schema: {
+        tags,
+        summary: 'Rate last mile: what it costs to deliver a parcel, per service of the rate card in force',
+        description:
+          'Always answers the envelope. Not serviceable (over the limits, outside the service area, no zone, no card) is 200 with Status false and ErrorSeverity 3.',
+        security: apiKeySecurity,
+        body: RateRequestSchema,
+        response: { 200: RateResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => rater.quote(request.principal, request.body),
+  );
+
+  app.post(
+    '/lastmile/explain',
+    {
+      schema: {
+        tags,
+        summary: 'The same quote with its breakdown: the zone and how it was found, the weights, each charge and its rule',
+        security: apiKeySecurity,
+        body: RateRequestSchema,
+        response: { 200: RateExplanationResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => rater.explain(request.principal, request.body),
+  );
+}
