@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { EDI_PREFIX } from '../../src/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { SHIP_TO } from '../helpers/orders.js';
 import { useTestApp } from '../helpers/app.js';
 import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
 
@@ -21,15 +22,6 @@ const ACKS = '/edi/outbound/order/ack/search-by-paging';
 const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 const INVENTORY = '/edi/inventory/search-by-paging';
 const SKU = 'SKU-ISO';
-
-const ADDRESS = {
-  ShipToName: 'Jane Doe',
-  ShipToAddress1: '1 Market St',
-  ShipToCity: 'San Francisco',
-  ShipToState: 'CA',
-  ShipToZipCode: '94105',
-  ShipToCountry: 'US',
-};
 
 type KeyName = 'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'raterA' | 'customerB' | 'operatorB' | 'adminB';
 
@@ -100,7 +92,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
   ) {
     return {
       ...idsOf(tenant, customer, facility),
-      POContent: { ReferenceNo: referenceNo, Address: ADDRESS, Items: [{ ItemID: SKU, OrderedQty: qty, UOM: 'EA' }], ...content },
+      POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [{ ItemID: SKU, OrderedQty: qty, UOM: 'EA' }], ...content },
     };
   }
   const put = (payload: unknown, key: string, headers: Record<string, string> = {}) =>

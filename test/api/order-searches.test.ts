@@ -6,6 +6,7 @@ import { DcSearchResultSchema, OrderLevelSearchResultSchema } from '../../src/mo
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { SHIP_TO } from '../helpers/orders.js';
 import { createKey, createWorld, problems, uniqueId, type World } from '../helpers/factories.js';
 
 /**
@@ -63,15 +64,6 @@ const HEAD = [
   'Update Time',
 ];
 
-const ADDRESS = {
-  ShipToName: 'Jane Doe',
-  ShipToAddress1: '1 Market St',
-  ShipToCity: 'San Francisco',
-  ShipToState: 'CA',
-  ShipToZipCode: '94105',
-  ShipToCountry: 'US',
-};
-
 type Json = Record<string, unknown>;
 
 /** The documenting response schemas must describe what the routes send. */
@@ -99,7 +91,7 @@ function actions(ctx: ReturnType<typeof useTestApp>) {
         ...root,
         POContent: {
           ReferenceNo: uniqueId('SO'),
-          Address: ADDRESS,
+          Address: SHIP_TO,
           Items: [{ ItemID: uniqueId('SKU'), OrderedQty: '1', UOM: 'EA' }],
           ...content,
         },
@@ -195,7 +187,7 @@ describeEachDialect('DN header level query', (dialect) => {
       AppointmentTime: '2024-03-09T18:00:00Z', // an explicit offset is kept: 10:00 in Los Angeles
       DeliveryRequestDate: '2024-03-12T08:15:30.250',
       Address: {
-        ...ADDRESS,
+        ...SHIP_TO,
         ShipToAddress2: 'Suite 5',
         SoldToName: 'Acme Retail',
         SoldToAddress1: '9 Elm St',

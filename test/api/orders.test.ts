@@ -3,6 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { EDI_PREFIX } from '../../src/app.js';
 import { formatFacilityLocal } from '../../src/http/time.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { SHIP_TO } from '../helpers/orders.js';
 import { useTestApp } from '../helpers/app.js';
 import { createWorld, uniqueId, problems, type World } from '../helpers/factories.js';
 
@@ -22,15 +23,6 @@ const ACKS = '/edi/outbound/order/ack/search-by-paging';
 const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 const INVENTORY = '/edi/inventory/search-by-paging';
 const THREEPL = '/edi/3pl/outbound/order';
-
-const ADDRESS = {
-  ShipToName: 'Jane Doe',
-  ShipToAddress1: '1 Market St',
-  ShipToCity: 'San Francisco',
-  ShipToState: 'CA',
-  ShipToZipCode: '94105',
-  ShipToCountry: 'US',
-};
 
 /** The failure form of an ACK for these messages. */
 const failureAck = (...messages: string[]) => ({ code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') });
@@ -88,7 +80,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
   const body = (referenceNo: unknown, content: Json = {}, root: Json = {}) => ({
     ...ids(),
     ...root,
-    POContent: { ReferenceNo: referenceNo, Address: ADDRESS, Items: [line('NOTHING', '1')], ...content },
+    POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [line('NOTHING', '1')], ...content },
   });
   const importOrder = (
     referenceNo: unknown,
@@ -859,7 +851,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
           AppointmentTime: '3/5/2026 2:07:09 PM',
           DeliveryRequestDate: '2026-03-05T14:07:09',
           ShipNoLater: 'next tuesday',
-          Address: { ...ADDRESS, ShipToName: '', ShipToCity: undefined, ShipToState: 'S'.repeat(51) },
+          Address: { ...SHIP_TO, ShipToName: '', ShipToCity: undefined, ShipToState: 'S'.repeat(51) },
           ShippingInfo: { FreightTerm: 'TP', ShipMethod: 'X' },
           Items: [
             line(sku, '0', { UOM: 'PK' }),
@@ -962,7 +954,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
       ],
       [
         'a ShipToZipCode of 21 characters',
-        { Address: { ...ADDRESS, ShipToZipCode: '9'.repeat(21) } },
+        { Address: { ...SHIP_TO, ShipToZipCode: '9'.repeat(21) } },
         ['POContent.Address.ShipToZipCode must be at most 20 characters'],
       ],
       [

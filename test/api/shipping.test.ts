@@ -5,6 +5,7 @@ import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { SHIP_TO } from '../helpers/orders.js';
 import { createKey, createTenant, createWorld, problems, uniqueId, type Tenant, type World } from '../helpers/factories.js';
 
 /**
@@ -25,15 +26,6 @@ const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 const INVENTORY = '/edi/inventory/search-by-paging';
 const LEDGER = '/edi/3pl/inventory/ledger/search-by-paging';
 const THREEPL = '/edi/3pl/outbound/order';
-
-const ADDRESS = {
-  ShipToName: 'Jane Doe',
-  ShipToAddress1: '1 Market St',
-  ShipToCity: 'San Francisco',
-  ShipToState: 'CA',
-  ShipToZipCode: '94105',
-  ShipToCountry: 'US',
-};
 
 type Json = Record<string, unknown>;
 type Status = 'Imported' | 'Open' | 'Partial Shipped' | 'Shipped' | 'Short Shipped' | 'Cancelled';
@@ -96,7 +88,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const referenceNo = uniqueId('SO');
     const response = await ctx().post(
       IMPORT,
-      { ...ids(facilityIndex), POContent: { ReferenceNo: referenceNo, Address: ADDRESS, Items: items, ...content } },
+      { ...ids(facilityIndex), POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: items, ...content } },
       world.customer,
     );
     expect(response.statusCode, response.body).toBe(200);
@@ -281,7 +273,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const order = await getOrder(svcpoid);
     // Every POContent key as imported (the header fields show the dates in the facility's form).
     expect(order).toEqual({
-      Address: ADDRESS,
+      Address: SHIP_TO,
       ...content,
       TitleID: null,
       ...header,
