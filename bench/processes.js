@@ -146,3 +146,18 @@ export async function runCli(cliPath, args, env) {
     throw new Error(`wharf ${args.join(' ')} failed: ${(error.stderr || error.message).trim()}`);
   }
 }
+
+/**
+ * Runs `node <args>` to its end on the servers' core (under the same `taskset` prefix as the
+ * servers, so that an in-process figure is measured on the same core as the HTTP ones) and returns
+ * its trimmed stdout; throws with its stderr on failure.
+ */
+export async function runPinned(pinning, args, env = process.env) {
+  const [command, ...prefix] = [...pinning.serverPrefix, process.execPath];
+  try {
+    const { stdout } = await execFileAsync(command, [...prefix, ...args], { env, maxBuffer: 16 * 1024 * 1024 });
+    return stdout.trim();
+  } catch (error) {
+    throw new Error(`node ${args.join(' ')} failed: ${(error.stderr || error.message).trim()}`);
+  }
+}

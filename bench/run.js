@@ -7,9 +7,16 @@
  * directory and the temporary PostgreSQL databases are removed at the end, on failure and on
  * Ctrl-C too.
  *
+ * With the rate scenarios it also times the rate engine in process (bench/quote-in-process.js, on
+ * the servers' core) and prints it next to the table, compared with B0.
+ *
  * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_POSTGRES_URL (a server and a user that may create databases; default
- * postgres://postgres@127.0.0.1:5432/postgres).
+ * postgres://postgres@127.0.0.1:5432/postgres), BENCH_ONLY (a comma-separated list of the groups of
+ * scenarios to run, of items, receipts, adjustments, orders and rate; default all of them). With
+ * BENCH_ONLY the run seeds only what those groups need and starts B1 and B1-pg only for groups that
+ * write: `BENCH_ONLY=rate npm run bench` takes about a minute, without the ten minutes of seeding
+ * the orders. B0 runs every time, the write checks and the printed lines only for what ran.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,9 +25,11 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
-import { ProcessGroup, choosePinning } from './processes.js';
+import { ProcessGroup, choosePinning, runPinned } from './processes.js';
+import { describeInProcess } from './quote-in-process.js';
+import { RATE_CARD_FILE } from './rate-parcels.js';
 import { formatTable, withRatios, writeJson } from './report.js';
-import { ADJUSTMENT_LINES, ORDER_LINES, adjustmentKey, scenarios } from './scenarios.js';
+import { ADJUSTMENT_LINES, GROUPS, ORDER_LINES, WRITE_GROUPS, adjustmentKey, scenarios } from './scenarios.js';
 import {
   ADJUSTMENTS,
   ADJUSTMENT_ITEMS,
@@ -37,6 +46,7 @@ import {
   seedAdjustmentStock,
   seedItemMaster,
   seedOrders,
+  seedRating,
   seedReceipts,
   seedTenant,
 } from './seed.js';
@@ -47,12 +57,29 @@ const WARMUP_SECONDS = 2;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const cliPath = join(root, 'dist', 'cli.js');
 const resultsPath = join(root, 'bench', 'results', 'latest.json');
+const inProcessScript = join(root, 'bench', 'quote-in-process.js');
 
 function positiveInteger(name, fallback) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
   return Number(raw);
+}
+
+/** The groups of scenarios BENCH_ONLY names (see GROUPS in bench/scenarios.js); all of them when it is unset. */
+function selectedGroups() {
+  const raw = process.env.BENCH_ONLY;
+  if (raw === undefined || raw.trim() === '') return [...GROUPS];
+  const named = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = named.filter((name) => !GROUPS.includes(name));
+  if (unknown.length > 0 || named.length === 0) {
+    throw new Error(`BENCH_ONLY must name groups of ${GROUPS.join(', ')} (got ${JSON.stringify(raw)})`);
+  }
+  // In GROUPS' order, whatever order they were named in.
+  return GROUPS.filter((group) => named.includes(group));
 }
 
 /** The environment of Wharf and its CLI: the default durability, quiet logs, no inherited settings. */
@@ -75,32 +102,47 @@ function sourceRevision() {
 const isPostgres = (database) => database.dbUrl.startsWith('postgres');
 
 /**
- * Creates the tenant on each database with the CLI, then seeds it over HTTP; adds each API key to
- * its database. A PostgreSQL database then gets one VACUUM ANALYZE, as during the order seeding, so
- * that it is measured with the statistics autovacuum would have given it.
+ * Creates the tenant on each database with the CLI, then seeds over HTTP what the `groups` of
+ * scenarios read and write (only that: the orders alone take minutes); adds each API key to its
+ * database, and with the rate group the rate card and the rater key (CLI). A PostgreSQL database
+ * then gets one VACUUM ANALYZE, as during the order seeding, so that it is measured with the
+ * statistics autovacuum would have given it.
  */
-async function seed(databases, env) {
+async function seed(databases, env, groups) {
+  const has = (group) => groups.includes(group);
   const seeded = {};
   for (const database of databases) {
     log(`${database.label}: seeding the tenant with the CLI…`);
     database.apiKey = await seedTenant(cliPath, database.dbUrl, env);
     seeded[database.id] = {};
-    if (database.items) {
+    if (has('rate')) {
+      log(`${database.label}: loading ${RATE_CARD_FILE} as ${TENANT.company}'s rate card and creating a rater key with the CLI…`);
+      const { key, seconds } = await seedRating(cliPath, database.dbUrl, env, join(root, RATE_CARD_FILE));
+      database.rateKey = key;
+      seeded[database.id].rating = { card: RATE_CARD_FILE, seconds };
+    }
+    if (has('items') && database.items) {
       log(`${database.label}: seeding ${ITEMS_A} items for ${TENANT.customerA} and ${ITEMS_B} for ${TENANT.customerB} over HTTP…`);
       seeded[database.id].items = await seedItemMaster(database.wharf, database.apiKey);
     }
-    log(`${database.label}: seeding ${RECEIPTS_SEEDED} receipts with one confirmation each for ${RECEIPTS.customer} over HTTP…`);
-    seeded[database.id].receipts = await seedReceipts(database.wharf, database.apiKey);
-    log(`${database.label}: seeding ${ADJUSTMENT_ITEMS} items with opening stock for ${ADJUSTMENTS.customer} over HTTP…`);
-    seeded[database.id].adjustments = await seedAdjustmentStock(database.wharf, database.apiKey);
-    log(
-      `${database.label}: seeding ${ORDER_ITEMS} items with opening stock and ${ORDERS_SEEDED} orders of ${SEEDED_ORDER_LINES} ` +
-        `line${SEEDED_ORDER_LINES === 1 ? '' : 's'} (DN import, ${SEED_CONCURRENCY} at a time) for ${ORDERS.customer} over HTTP…`,
-    );
-    seeded[database.id].orders = await seedOrders(database.wharf, database.apiKey, {
-      progress: (text) => log(`${database.label}: ${text}`),
-      upkeep: isPostgres(database) ? () => vacuumAnalyze(database.dbUrl) : undefined,
-    });
+    if (has('receipts')) {
+      log(`${database.label}: seeding ${RECEIPTS_SEEDED} receipts with one confirmation each for ${RECEIPTS.customer} over HTTP…`);
+      seeded[database.id].receipts = await seedReceipts(database.wharf, database.apiKey);
+    }
+    if (has('adjustments')) {
+      log(`${database.label}: seeding ${ADJUSTMENT_ITEMS} items with opening stock for ${ADJUSTMENTS.customer} over HTTP…`);
+      seeded[database.id].adjustments = await seedAdjustmentStock(database.wharf, database.apiKey);
+    }
+    if (has('orders')) {
+      log(
+        `${database.label}: seeding ${ORDER_ITEMS} items with opening stock and ${ORDERS_SEEDED} orders of ${SEEDED_ORDER_LINES} ` +
+          `line${SEEDED_ORDER_LINES === 1 ? '' : 's'} (DN import, ${SEED_CONCURRENCY} at a time) for ${ORDERS.customer} over HTTP…`,
+      );
+      seeded[database.id].orders = await seedOrders(database.wharf, database.apiKey, {
+        progress: (text) => log(`${database.label}: ${text}`),
+        upkeep: isPostgres(database) ? () => vacuumAnalyze(database.dbUrl) : undefined,
+      });
+    }
     if (isPostgres(database)) {
       log(`${database.label}: VACUUM ANALYZE…`);
       seeded[database.id].vacuumAnalyze = { seconds: await vacuumAnalyze(database.dbUrl) };
@@ -111,27 +153,68 @@ async function seed(databases, env) {
   return seeded;
 }
 
+/**
+ * Times the rate engine in process on the servers' core: bench/quote-in-process.js in a process of
+ * its own, under the servers' taskset prefix, so that it runs where the HTTP quotes run.
+ */
+async function measureEngineInProcess(pinning, { seconds, warmupSeconds }) {
+  const figures = JSON.parse(
+    await runPinned(pinning, [inProcessScript, '--seconds', String(seconds), '--warmup', String(warmupSeconds), '--json']),
+  );
+  return { ...figures, pinned: pinning.pinned ? `core ${pinning.serverCore}` : 'no' };
+}
+
+/**
+ * The in-process figures compared with B0. B0's req/s bounds what one bare Fastify request costs
+ * the server's core (1 ÷ req/s, or less when the load generator is the limit), so B0 req/s ÷
+ * quotes/s is about how much of that budget one quote takes, and 1 ÷ (1 + that) the most an HTTP
+ * quote could reach of B0 if the engine were all that Wharf added to bare Fastify.
+ */
+function compareWithB0(figures, b0) {
+  const engineShareOfB0 = b0.requestsPerSecond / figures.quotesPerSecond;
+  return {
+    ...figures,
+    vsB0: {
+      quotesPerSecondOverB0RequestsPerSecond: figures.quotesPerSecond / b0.requestsPerSecond,
+      engineShareOfB0Request: engineShareOfB0,
+      httpCeilingOverB0: 1 / (1 + engineShareOfB0),
+    },
+  };
+}
+
 async function main(state) {
   const duration = positiveInteger('BENCH_DURATION', 10);
   const connections = positiveInteger('BENCH_CONNECTIONS', 10);
   const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
+  const groups = selectedGroups();
+  const has = (group) => groups.includes(group);
+  const writeBaselines = groups.some((group) => WRITE_GROUPS.includes(group));
   if (!existsSync(cliPath)) throw new Error('dist/cli.js is missing; run `npm run build` first (npm run bench does)');
 
   const pinning = choosePinning();
   const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
   log(`pinning: ${pinning.description}; load average at start ${loadAtStart.join(' ')}`);
+  log(`scenario groups: ${groups.join(', ')}${groups.length < GROUPS.length ? ' (BENCH_ONLY)' : ''}`);
   state.tmp = mkdtempSync(join(tmpdir(), 'wharf-bench-'));
   state.group = new ProcessGroup(state.tmp, pinning);
   state.postgres = new TemporaryDatabases(postgresAdminUrl);
   const postgresServer = await state.postgres.describeServer();
   log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary databases ${state.postgres.prefix}_*`);
-  const postgres = { wharf: await state.postgres.create('wharf'), b1: await state.postgres.create('b1') };
+  const postgres = { wharf: await state.postgres.create('wharf') };
+  if (writeBaselines) postgres.b1 = await state.postgres.create('b1');
 
   const env = wharfEnv();
-  const { b0, databases } = await startServers(state.group, { root, cliPath, tmp: state.tmp, wharfEnv: env, postgres });
-  const seeded = await seed(databases, env);
+  const { b0, databases } = await startServers(state.group, { root, cliPath, tmp: state.tmp, wharfEnv: env, postgres, writeBaselines });
+  const seeded = await seed(databases, env, groups);
 
-  const { list, tallies } = scenarios({ b0, databases });
+  const { list, tallies } = scenarios({ b0, databases, groups });
+  // Just before B0, on the same core, while the seeded servers are idle: the closer in time to B0's
+  // and the HTTP quotes' figures, the less the machine's other work can come between them.
+  let engineFigures = null;
+  if (has('rate')) {
+    log(`Rate engine in process: ${WARMUP_SECONDS} s warm-up + ${duration} s on the servers' core…`);
+    engineFigures = await measureEngineInProcess(pinning, { seconds: duration, warmupSeconds: WARMUP_SECONDS });
+  }
   const results = [];
   for (const scenario of list) {
     const answerBytes = await scenario.check();
@@ -139,6 +222,7 @@ async function main(state) {
     log(`${scenario.title}${on}: ${WARMUP_SECONDS} s warm-up + ${duration} s, ${connections} connections…`);
     const figures = await measure({ title: scenario.title, target: scenario.target, connections, duration, warmupSeconds: WARMUP_SECONDS });
     state.group.assertAlive();
+    scenario.after?.();
     results.push({
       key: scenario.key,
       kind: scenario.kind,
@@ -153,13 +237,19 @@ async function main(state) {
   const itemDatabase = databases.find((database) => database.items);
 
   const withBase = withRatios(results);
-  const page1Large = withBase.find((r) => r.key === 'search-A-p1');
-  const page1Small = withBase.find((r) => r.key === 'search-B-p1');
-  const page1Ratio = page1Large.latencyMs.p50 / page1Small.latencyMs.p50;
+  const b0Result = withBase.find((r) => r.key === 'B0');
+  const inProcess = engineFigures && compareWithB0(engineFigures, b0Result);
+  let page1Ratio = null;
+  if (has('items')) {
+    const page1Large = withBase.find((r) => r.key === 'search-A-p1');
+    const page1Small = withBase.find((r) => r.key === 'search-B-p1');
+    page1Ratio = page1Large.latencyMs.p50 / page1Small.latencyMs.p50;
+  }
 
   const report = {
     date: new Date().toISOString(),
-    command: 'npm run bench',
+    command: groups.length < GROUPS.length ? `BENCH_ONLY=${groups.join(',')} npm run bench` : 'npm run bench',
+    groups,
     source: sourceRevision(),
     machine: {
       cpu: cpus()[0]?.model ?? 'unknown',
@@ -184,18 +274,23 @@ async function main(state) {
     adjustmentPostings,
     ordersAfterRun: ordersAfter,
     scenarios: withBase,
-    page1LatencyRatio: {
-      database: itemDatabase.label,
-      p50Of10000ItemsOverP50Of100Items: page1Ratio,
-      limit: 2,
-      withinLimit: page1Ratio <= 2,
-    },
+    rateEngineInProcess: inProcess,
+    page1LatencyRatio:
+      page1Ratio === null
+        ? null
+        : {
+            database: itemDatabase.label,
+            p50Of10000ItemsOverP50Of100Items: page1Ratio,
+            limit: 2,
+            withinLimit: page1Ratio <= 2,
+          },
   };
   writeJson(resultsPath, report);
 
   const out = (text = '') => process.stdout.write(`${text}\n`);
   out();
   out(`Wharf benchmark — ${duration} s per scenario after a ${WARMUP_SECONDS} s warm-up, ${connections} connections`);
+  if (groups.length < GROUPS.length) out(`Only the scenario groups ${groups.join(', ')} (BENCH_ONLY)`);
   out(
     `SQLite synchronous=FULL; PostgreSQL ${postgresServer.version} fsync=${postgresServer.fsync} ` +
       `synchronous_commit=${postgresServer.synchronousCommit} autovacuum=${postgresServer.autovacuum} ` +
@@ -211,45 +306,76 @@ async function main(state) {
   out(
     'Reads are compared with B0, writes with the B1 of their database. "Req/s ÷ baseline" is the share of the baseline\'s rate; "p50 ÷ baseline" its latency multiple.',
   );
-  const itemTally = tallies['import-1'];
-  out(
-    `Item import answers (warm-up and measured run): ${itemTally.Created} Created, ${itemTally.Updated} Updated, ${itemTally.Unchanged} Unchanged.`,
-  );
-  for (const database of databases) {
-    const rn = tallies[`rn-import-${database.id}`];
+  if (inProcess) {
+    const { vsB0 } = inProcess;
+    out();
     out(
-      `RN import answers on ${database.label} (check, warm-up and measured run): ${rn.Success} Success, ` +
-        `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
-    );
-    const answers = ADJUSTMENT_LINES.map(
-      (lines) => `${tallies[adjustmentKey(lines, database.id)].Success} Success of ${lines} line${lines === 1 ? '' : 's'}`,
-    );
-    out(
-      `Adjustment answers on ${database.label} (checks, warm-ups and measured runs): ${answers.join(', ')}; ` +
-        `${adjustmentPostings[database.id].postings} adjustment postings in ${ADJUSTMENTS.customer}'s ledger ` +
-        `(at least ${adjustmentPostings[database.id].expectedAtLeast} expected, the opening stock's included).`,
-    );
-    const dn = tallies[`dn-import-${database.id}`];
-    const orders = ordersAfter[database.id];
-    out(
-      `DN import answers on ${database.label} (check, warm-up and measured run): ${dn.Success} Success of ${ORDER_LINES} lines, ` +
-        `${dn.newOrders} distinct new SVCPOIDs, ${dn.Warning} Warning; ${ORDERS.customer} then held ${orders.orders} orders ` +
-        `(at least ${orders.expectedAtLeast} expected, the ${ORDERS_SEEDED} seeded included) and ${orders.allocated} EA allocated, ` +
-        `what they ordered.`,
-    );
-    const seededOrders = seeded[database.id].orders;
-    out(
-      `Seeding on ${database.label}: ${seededOrders.orders} orders of ${seededOrders.linesEach} line${seededOrders.linesEach === 1 ? '' : 's'} ` +
-        `in ${seededOrders.ordersSeconds.toFixed(0)} s (${(seededOrders.orders / seededOrders.ordersSeconds).toFixed(0)}/s, ` +
-        `${seededOrders.concurrency} at a time` +
-        (isPostgres(database) ? `; VACUUM ANALYZE ${seededOrders.upkeepSeconds.toFixed(1)} s during it` : '') +
-        ').',
+      `Rate engine in process (bench/quote-in-process.js, pinned: ${inProcess.pinned}): ${describeInProcess(inProcess)}. ` +
+        `Quotes/s ÷ B0 req/s: ${vsB0.quotesPerSecondOverB0RequestsPerSecond.toFixed(2)}, so one quote takes about ` +
+        `${vsB0.engineShareOfB0Request.toFixed(2)} of the server time of a whole B0 request: with nothing else added to bare ` +
+        `Fastify, an HTTP quote could reach at most ${vsB0.httpCeilingOverB0.toFixed(2)} of B0.`,
     );
   }
-  out(
-    `Page 1 of ${ITEMS_A} items vs page 1 of ${ITEMS_B} items (${itemDatabase.label}), p50: ${page1Ratio.toFixed(2)}× ` +
-      `(DESIGN asks ≤ 2×: ${page1Ratio <= 2 ? 'within' : 'NOT within'})`,
-  );
+  for (const database of databases) {
+    const rate = tallies[`rate-${database.id}`];
+    if (rate) {
+      out(
+        `Rate answers on ${database.label} (warm-up and measured run): ${rate.quoted} quotes of both services with ` +
+          `4-decimal prices, ${rate.other} other.`,
+      );
+    }
+  }
+  const itemTally = tallies['import-1'];
+  if (itemTally) {
+    out(
+      `Item import answers (warm-up and measured run): ${itemTally.Created} Created, ${itemTally.Updated} Updated, ${itemTally.Unchanged} Unchanged.`,
+    );
+  }
+  for (const database of databases) {
+    const rn = tallies[`rn-import-${database.id}`];
+    if (rn) {
+      out(
+        `RN import answers on ${database.label} (check, warm-up and measured run): ${rn.Success} Success, ` +
+          `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
+      );
+    }
+    if (adjustmentPostings[database.id]) {
+      const answers = ADJUSTMENT_LINES.map(
+        (lines) => `${tallies[adjustmentKey(lines, database.id)].Success} Success of ${lines} line${lines === 1 ? '' : 's'}`,
+      );
+      out(
+        `Adjustment answers on ${database.label} (checks, warm-ups and measured runs): ${answers.join(', ')}; ` +
+          `${adjustmentPostings[database.id].postings} adjustment postings in ${ADJUSTMENTS.customer}'s ledger ` +
+          `(at least ${adjustmentPostings[database.id].expectedAtLeast} expected, the opening stock's included).`,
+      );
+    }
+    const dn = tallies[`dn-import-${database.id}`];
+    if (dn) {
+      const orders = ordersAfter[database.id];
+      out(
+        `DN import answers on ${database.label} (check, warm-up and measured run): ${dn.Success} Success of ${ORDER_LINES} lines, ` +
+          `${dn.newOrders} distinct new SVCPOIDs, ${dn.Warning} Warning; ${ORDERS.customer} then held ${orders.orders} orders ` +
+          `(at least ${orders.expectedAtLeast} expected, the ${ORDERS_SEEDED} seeded included) and ${orders.allocated} EA allocated, ` +
+          `what they ordered.`,
+      );
+    }
+    const seededOrders = seeded[database.id].orders;
+    if (seededOrders) {
+      out(
+        `Seeding on ${database.label}: ${seededOrders.orders} orders of ${seededOrders.linesEach} line${seededOrders.linesEach === 1 ? '' : 's'} ` +
+          `in ${seededOrders.ordersSeconds.toFixed(0)} s (${(seededOrders.orders / seededOrders.ordersSeconds).toFixed(0)}/s, ` +
+          `${seededOrders.concurrency} at a time` +
+          (isPostgres(database) ? `; VACUUM ANALYZE ${seededOrders.upkeepSeconds.toFixed(1)} s during it` : '') +
+          ').',
+      );
+    }
+  }
+  if (page1Ratio !== null) {
+    out(
+      `Page 1 of ${ITEMS_A} items vs page 1 of ${ITEMS_B} items (${itemDatabase.label}), p50: ${page1Ratio.toFixed(2)}× ` +
+        `(DESIGN asks ≤ 2×: ${page1Ratio <= 2 ? 'within' : 'NOT within'})`,
+    );
+  }
   out(`Results written to ${relative(process.cwd(), resultsPath) || resultsPath}`);
 }
 

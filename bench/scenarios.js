@@ -1,7 +1,8 @@
 /**
  * The scenarios: what each one sends, on which database, which baseline it is compared with, and a
  * check of one answer before the load starts (so that a scenario never measures an error path or an
- * empty page).
+ * empty page). A scenario may also have an `after()`, run once its load is over, that fails the run
+ * when an answer under load was not what the check saw (the rate quotes).
  */
 import {
   RECEIPT_LINES,
@@ -36,6 +37,17 @@ import {
   orderItemIds,
   post,
 } from './seed.js';
+import { DEST_ZIPS, RATE_PATH, rateAnswerProblem, rateBody } from './rate-parcels.js';
+
+/**
+ * The groups of scenarios that BENCH_ONLY may name, each with the seeding it needs (bench/run.js):
+ * items (item search and import; the item master, SQLite only), receipts (RC search, RN import),
+ * adjustments, orders (DN header query and DN import; the 100,000 orders), rate (the rate quote; a
+ * card and a rater key, no HTTP seeding). B0 runs with every group; B1 and B1-pg with the groups
+ * that write.
+ */
+export const GROUPS = ['items', 'receipts', 'adjustments', 'orders', 'rate'];
+export const WRITE_GROUPS = ['items', 'receipts', 'adjustments', 'orders'];
 
 const PAGE_SIZE = 100;
 const DEEP_PAGE = 90;
@@ -92,7 +104,9 @@ function baselineScenarios(b0, databases) {
       return Buffer.byteLength(await response.text());
     },
   };
-  const b1Scenarios = databases.map(({ label, b1 }) => {
+  // B1 and B1-pg run only when a group that writes does (bench/servers.js starts them then).
+  const withB1 = databases.filter((database) => database.b1);
+  const b1Scenarios = withB1.map(({ label, b1 }) => {
     const body = importBodies(b1.key, TENANT.customerA);
     return {
       key: b1.key,
@@ -417,39 +431,119 @@ function adjustmentScenario(database, tally) {
 }
 
 /**
- * Every scenario, in the order they run: the baselines, the reads, then the writes (the item import
- * adds items to customer A and the DN import orders to customer O, which the searches count): on
- * each database the RN import, the adjustments of ADJUSTMENT_LINES lines, then the DN import.
- *
- * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, b1: { key, url }, items }
- * where `items` says whether the item master of customers A and B was seeded there (the item
- * scenarios run only on those). The tallies count the write answers' statuses per scenario key, so
- * that the run can show each request was a write.
+ * The last-mile rate quote on `database`, with its rater key: each request quotes the next parcel of
+ * bench/rate-parcels.js (the destination goes round DEST_ZIPS), so the zone and the distance vary
+ * as they would for a shipping client. A quote reads no database row in the common case (the key
+ * and the card's choice are remembered for a second), so it is compared with B0. Every answer, the
+ * warm-up's included, must be a quote of both services with four-decimal prices: `tally` counts
+ * those (`quoted`) and the rest (`other`, with the first problem), and after() fails the run on any
+ * of the rest (a non-2xx answer already fails it in bench/load.js).
  */
-export function scenarios({ b0, databases }) {
-  expect(databases.filter((database) => database.items).length === 1, 'the item scenarios run on exactly one database');
+function rateScenario(database, tally) {
+  const { wharf, rateKey } = database;
+  let n = 0;
+  const title = `Wharf rate quote (HTTP), ${DEST_ZIPS.length} destinations in turn`;
+  const count = (answer) => {
+    const problem = rateAnswerProblem(answer);
+    if (problem === undefined) tally.quoted += 1;
+    else {
+      tally.other += 1;
+      tally.firstProblem ??= `${problem}: ${JSON.stringify(answer).slice(0, 300)}`;
+    }
+  };
+  return {
+    key: `rate-${database.id}`,
+    title,
+    database: database.label,
+    baseline: 'B0',
+    kind: 'read',
+    target: {
+      url: `${wharf}${RATE_PATH}`,
+      headers: withKey(rateKey),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: rateBody(n++) }),
+          onResponse: (status, answer) => {
+            if (status >= 200 && status < 300) count(JSON.parse(answer));
+          },
+        },
+      ],
+    },
+    // Every destination once, so that a ZIP the geography or the card does not price fails here
+    // rather than under load; the answer of the first is the one whose size the table shows.
+    async check() {
+      let firstBytes;
+      for (let i = 0; i < DEST_ZIPS.length; i++) {
+        const { json, bytes } = await post(wharf, RATE_PATH, rateKey, rateBody(i));
+        const problem = rateAnswerProblem(json);
+        expect(problem === undefined, `${title}: to ${DEST_ZIPS[i]}: ${problem}: ${JSON.stringify(json).slice(0, 300)}`);
+        firstBytes ??= bytes;
+      }
+      return firstBytes;
+    },
+    after() {
+      if (tally.other > 0) {
+        throw new Error(
+          `${title} on ${database.label}: ${tally.other} answers were not quotes of both services (first: ${tally.firstProblem})`,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Every scenario of `groups` (see GROUPS), in the order they run: the baselines, the rate quotes,
+ * the reads, then the writes (the item import adds items to customer A and the DN import orders to
+ * customer O, which the searches count): on each database the RN import, the adjustments of
+ * ADJUSTMENT_LINES lines, then the DN import.
+ *
+ * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, rateKey, b1: { key, url },
+ * items } where `items` says whether the item master of customers A and B was seeded there (the
+ * item scenarios run only on those) and `b1` is absent when no group that writes runs. The tallies
+ * count the write and rate answers per scenario key, so that the run can show each request was
+ * what it should be.
+ */
+export function scenarios({ b0, databases, groups = GROUPS }) {
+  const has = (group) => groups.includes(group);
+  if (has('items')) expect(databases.filter((database) => database.items).length === 1, 'the item scenarios run on exactly one database');
   const tallies = {};
+  const rates = [];
   const reads = [];
   const writes = [];
   for (const database of databases) {
-    if (database.items) reads.push(...itemSearchScenarios(database));
-    reads.push(rcSearchScenario(database));
-    reads.push(orderHeaderScenario(database, { key: 'dn-header-p1', pageNo: 1 }));
-    reads.push(orderHeaderScenario(database, { key: 'dn-header-deep', pageNo: ORDER_DEEP_PAGE }));
+    if (has('rate')) {
+      const tally = (tallies[`rate-${database.id}`] = { quoted: 0, other: 0, firstProblem: null });
+      rates.push(rateScenario(database, tally));
+    }
   }
   for (const database of databases) {
-    if (database.items) {
+    if (has('items') && database.items) reads.push(...itemSearchScenarios(database));
+    if (has('receipts')) reads.push(rcSearchScenario(database));
+    if (has('orders')) {
+      reads.push(orderHeaderScenario(database, { key: 'dn-header-p1', pageNo: 1 }));
+      reads.push(orderHeaderScenario(database, { key: 'dn-header-deep', pageNo: ORDER_DEEP_PAGE }));
+    }
+  }
+  for (const database of databases) {
+    if (has('items') && database.items) {
       tallies['import-1'] = { Created: 0, Updated: 0, Unchanged: 0, other: 0 };
       writes.push(itemImportScenario(database, tallies['import-1']));
     }
-    const rn = (tallies[`rn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
-    writes.push(rnImportScenario(database, rn));
-    for (const lines of ADJUSTMENT_LINES) {
-      const tally = (tallies[adjustmentKey(lines, database.id)] = { lines, Success: 0, Warning: 0, other: 0, mismatched: 0 });
-      writes.push(adjustmentScenario(database, tally));
+    if (has('receipts')) {
+      const rn = (tallies[`rn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
+      writes.push(rnImportScenario(database, rn));
     }
-    const dn = (tallies[`dn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newOrders: 0 });
-    writes.push(orderImportScenario(database, dn));
+    if (has('adjustments')) {
+      for (const lines of ADJUSTMENT_LINES) {
+        const tally = (tallies[adjustmentKey(lines, database.id)] = { lines, Success: 0, Warning: 0, other: 0, mismatched: 0 });
+        writes.push(adjustmentScenario(database, tally));
+      }
+    }
+    if (has('orders')) {
+      const dn = (tallies[`dn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newOrders: 0 });
+      writes.push(orderImportScenario(database, dn));
+    }
   }
-  return { tallies, list: [...baselineScenarios(b0, databases), ...reads, ...writes] };
+  return { tallies, list: [...baselineScenarios(b0, databases), ...rates, ...reads, ...writes] };
 }

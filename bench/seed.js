@@ -2,7 +2,8 @@
  * Seeds the benchmark tenant: company, customers, facility and an admin key through the `wharf` CLI,
  * then over HTTP the item master of each customer (the item import, 1000 items a call), the
  * receipts with their receiving confirmations (RCs), the opening stock that the adjustments change,
- * and the outbound orders that the DN header query pages through.
+ * and the outbound orders that the DN header query pages through; and, with the CLI again, the rate
+ * card and the rater key of the rate scenarios.
  */
 import {
   adjustmentBody,
@@ -15,6 +16,7 @@ import {
   receiptImportBody,
 } from './payload.js';
 import { runCli } from './processes.js';
+import { RATE_USER_ID } from './rate-parcels.js';
 
 /**
  * Customers A and B hold the item scenarios' item masters; customer R the receipts; customer I the
@@ -100,6 +102,24 @@ export async function seedTenant(cliPath, dbUrl, env) {
   const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', company, '--label', 'bench', ...db], env);
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
   return key;
+}
+
+/**
+ * Loads `cardFile` as the bench company's default rate card and creates a rater key for
+ * RATE_USER_ID, with the CLI as an operator would; returns the key. A rater key rather than the
+ * admin key, since that is what a shipping client holds.
+ */
+export async function seedRating(cliPath, dbUrl, env, cardFile) {
+  const started = performance.now();
+  const db = ['--db', dbUrl];
+  await runCli(cliPath, ['ratecard', 'load', cardFile, '--company', TENANT.company, ...db], env);
+  const key = await runCli(
+    cliPath,
+    ['key', 'create', '--role', 'rater', '--company', TENANT.company, '--user-id', String(RATE_USER_ID), '--label', 'bench-rater', ...db],
+    env,
+  );
+  if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
+  return { key, seconds: (performance.now() - started) / 1000 };
 }
 
 /** POSTs a JSON body to Wharf and returns the parsed answer, its size and headers; throws on a non-2xx status. */

@@ -1,7 +1,7 @@
 /**
  * The servers of a run, each started once it answers: Wharf on SQLite and on PostgreSQL (each
- * migrating its fresh database), the read baseline B0, and the write baseline on each database
- * (B1 on SQLite, B1-pg on PostgreSQL).
+ * migrating its fresh database), the read baseline B0, and, when a scenario that writes runs, the
+ * write baseline on each database (B1 on SQLite, B1-pg on PostgreSQL).
  */
 import { join } from 'node:path';
 import { freePort } from './processes.js';
@@ -21,10 +21,11 @@ const answersPost = (path) => async (url) =>
 
 /**
  * Starts every server. `wharfEnv` is Wharf's environment; `postgres` holds the URLs of the two
- * temporary PostgreSQL databases ({ wharf, b1 }). Returns B0's URL and one entry per database, in
- * the shape bench/scenarios.js takes (without the API key, which seeding adds).
+ * temporary PostgreSQL databases ({ wharf, b1 }; no `b1` without `writeBaselines`). Returns B0's
+ * URL and one entry per database, in the shape bench/scenarios.js takes (without the API keys,
+ * which seeding adds; without `b1` unless `writeBaselines`).
  */
-export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgres }) {
+export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgres, writeBaselines = true }) {
   const bench = (file) => join(root, 'bench', file);
   const plan = [
     {
@@ -51,13 +52,17 @@ export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgr
       env: wharfEnv,
       probe: wharfReady,
     });
-    const b1Url = await startServer(group, {
-      name: b1.key,
-      argv: (port) => [b1.script, port, b1.store],
-      env: process.env,
-      probe: answersPost('/b1'),
-    });
-    databases.push({ id, label, dbUrl, wharf, b1: { key: b1.key, url: b1Url }, items });
+    const entry = { id, label, dbUrl, wharf, items };
+    if (writeBaselines) {
+      const b1Url = await startServer(group, {
+        name: b1.key,
+        argv: (port) => [b1.script, port, b1.store],
+        env: process.env,
+        probe: answersPost('/b1'),
+      });
+      entry.b1 = { key: b1.key, url: b1Url };
+    }
+    databases.push(entry);
   }
   const b0 = await startServer(group, {
     name: 'B0',
