@@ -99,6 +99,16 @@ export interface DecimalRule {
   sign: 'positive' | 'nonnegative' | 'any';
 }
 
+const shapes = new Map<string, RegExp>();
+
+/** The pattern of a decimal with these digits, built once: validation runs it on every request. */
+function decimalShape(integerDigits: number, fractionDigits: number): RegExp {
+  const key = `${integerDigits},${fractionDigits}`;
+  let shape = shapes.get(key);
+  if (!shape) shapes.set(key, (shape = new RegExp(`^(-?)(\\d{1,${integerDigits}})(?:\\.(\\d{1,${fractionDigits}}))?$`)));
+  return shape;
+}
+
 /**
  * Whether `value` (decimal text, or a JSON number by its shortest round-trip form, never an
  * exponent) has at most the rule's digits and the sign it allows.
@@ -108,7 +118,7 @@ export function fitsDecimalRule(value: unknown, rule: DecimalRule): boolean {
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
   else return false;
-  const shape = new RegExp(`^(-?)(\\d{1,${rule.integerDigits}})(?:\\.(\\d{1,${rule.fractionDigits}}))?$`).exec(text);
+  const shape = decimalShape(rule.integerDigits, rule.fractionDigits).exec(text);
   if (!shape) return false;
   const negative = shape[1] === '-';
   const zero = /^0+$/.test(shape[2]!) && /^0*$/.test(shape[3] ?? '');

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { withRulesWritten } from '../helpers/quotations.js';
 import { quoteParcel, type Parcel } from '../../src/modules/rating/engine.js';
 import { compileRateCard, RateCardError } from '../../src/modules/rating/rate-card.compile.js';
 import { presentQuotation } from '../../src/modules/rating/rating.present.js';
@@ -133,7 +134,7 @@ describe('cards that load', () => {
       ['07001', '1', '11.0000'],
     ] as const) {
       const yamlQuote = quoteParcel(fromYaml, parcel(destZip, weight), date);
-      expect(yamlQuote).toEqual(quoteParcel(fromJson, parcel(destZip, weight), date));
+      expect(withRulesWritten(yamlQuote)).toEqual(withRulesWritten(quoteParcel(fromJson, parcel(destZip, weight), date)));
       expect(presentQuotation(fromYaml, yamlQuote).Result).toEqual([{ name: 'Ground', Price: total }]);
     }
   });
@@ -352,6 +353,15 @@ describe('each kind of mistake is refused with its path', () => {
   });
 
   // A reversed range would match nothing: the surcharge of that list would never be charged.
+  it('refuses a dimensional divisor without weight rounding: the quotient must be rounded to be exact', () => {
+    expect(
+      problemsOfSmall((c) => {
+        c.services[0].dimWeight = { divisor: '139' };
+        delete c.services[0].rounding;
+      }),
+    ).toEqual(['services[0].rounding.weight is required with dimWeight: a dimensional weight is a quotient that must be rounded']);
+  });
+
   it('refuses a ZIP range whose start is after its end inside zipLists, once, where the list defines it', () => {
     expect(problemsOfSmall((c) => (c.zipLists.das = ['04499-04401']))).toEqual([
       'zipLists.das[0] 04499-04401 is a range whose start is after its end',

@@ -756,7 +756,7 @@ describe('beyond the last weight break', () => {
     const q = quote(card, p, OFF);
     expect(presentQuotation(card, q)).toEqual(quoted(['Ground', '288.6900']));
     expect(lines(q, 'Ground')).toEqual(['Base 125.23', 'Residential 5.85', 'Large Package 110.00', 'Fuel 47.61']);
-    expect(q.quotes[0]!.charges[0]!.rule).toBe('services[0].rates.breaks[149] + 45 × 0.5 (beyondLastBreak) × zone 2');
+    expect(q.quotes[0]!.charges[0]!.rule()).toBe('services[0].rates.breaks[149] + 45 × 0.5 (beyondLastBreak) × zone 2');
   });
 });
 

@@ -1,6 +1,14 @@
 import Big from 'big.js';
 import { findZip3Place, greatCircleMiles } from './geography.js';
-import { BASE_CHARGE, FUEL_CHARGE, type CompiledCard, type CompiledService, type ParcelFacts, type Rounding } from './rate-card.compile.js';
+import {
+  BASE_CHARGE,
+  FUEL_CHARGE,
+  type CompiledCard,
+  type CompiledService,
+  type CompiledSurcharge,
+  type ParcelFacts,
+  type Rounding,
+} from './rate-card.compile.js';
 
 /**
  * The last-mile rate engine (DESIGN §9): a pure, deterministic function of a parcel, a compiled
@@ -44,8 +52,8 @@ export interface ChargeLine {
   amount: Big;
   /** Before markup and rounding. */
   cost: Big;
-  /** What produced it: a card path and the values it used. */
-  rule: string;
+  /** What produced it: a card path and the values it used (written only when someone asks). */
+  rule: () => string;
 }
 
 export interface Weights {
@@ -87,14 +95,27 @@ const ROUND_HALF_UP = 1;
 const ROUND_UP = 3;
 const CENTS = 2;
 const ZERO = new Big(0);
-const HUNDRED = new Big(100);
+const ONE = new Big(1);
+
+/** Integer division: a Big whose operations keep no fractional digits and round down. */
+const Whole = Big();
+Whole.DP = 0;
+Whole.RM = 0;
+
+/** `value / divisor` rounded to a multiple of the increment, exactly: no quotient is ever cut short. */
+function divideRounded(value: Big, divisor: Big, rounding: Rounding): Big {
+  const unit = rounding.whole ? divisor : divisor.times(rounding.increment);
+  const quotient = new Whole(value).div(unit);
+  const remainder = value.minus(quotient.times(unit));
+  const roundsUp = rounding.mode === 'up' ? remainder.gt(0) : remainder.times(2).gte(unit);
+  const rounded = roundsUp ? quotient.plus(1) : quotient;
+  return rounding.whole ? rounded : rounded.times(rounding.increment);
+}
 
 function roundTo(value: Big, rounding: Rounding | undefined): Big {
   if (!rounding) return value;
-  return value
-    .div(rounding.increment)
-    .round(0, rounding.mode === 'up' ? ROUND_UP : ROUND_HALF_UP)
-    .times(rounding.increment);
+  if (rounding.whole) return value.round(0, rounding.mode === 'up' ? ROUND_UP : ROUND_HALF_UP);
+  return divideRounded(value, ONE, rounding);
 }
 
 const max = (a: Big, b: Big) => (a.gte(b) ? a : b);
@@ -146,8 +167,12 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
 
   const quotes: ServiceQuote[] = [];
   const refusals: ServiceRefusal[] = [];
+  const measured: Measured = {
+    sides: [new Big(parcel.length), new Big(parcel.width), new Big(parcel.height)],
+    weight: new Big(parcel.weight),
+  };
   for (const service of card.services) {
-    const priced = priceService(card, service, parcel, zone.zone, context);
+    const priced = priceService(card, service, parcel.destZip, measured, zone.zone, context);
     if ('reason' in priced) refusals.push(priced);
     else quotes.push(priced);
   }
@@ -161,17 +186,21 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
   return quotation;
 }
 
-function factsOf(card: CompiledCard, service: CompiledService, parcel: Parcel, zone: number): ParcelFacts {
-  const sides = [parcel.length, parcel.width, parcel.height]
-    .map((side) => roundTo(new Big(side), service.sideRounding))
-    .sort((a, b) => b.cmp(a)) as [Big, Big, Big];
+/** The parcel's sides and weight, read once per quote. */
+interface Measured {
+  sides: Big[];
+  weight: Big;
+}
+
+function factsOf(card: CompiledCard, service: CompiledService, destZip: string, measured: Measured, zone: number): ParcelFacts {
+  const sides = measured.sides.map((side) => roundTo(side, service.sideRounding)).sort((a, b) => b.cmp(a)) as [Big, Big, Big];
   return {
-    actualWeight: new Big(parcel.weight),
+    actualWeight: measured.weight,
     sides,
     lengthPlusGirth: sides[0].plus(sides[1].plus(sides[2]).times(2)),
     cubicSize: sides[0].times(sides[1]).times(sides[2]),
     zone,
-    destZip: parcel.destZip,
+    destZip,
     residential: card.assumeResidential,
   };
 }
@@ -193,28 +222,33 @@ function refusalOf(service: CompiledService, facts: ParcelFacts, unit: { length:
 
 /** The surcharges that apply, after suppression and keeping the highest of each group. */
 function applicableSurcharges(card: CompiledCard, service: CompiledService, facts: ParcelFacts, date: string) {
-  const candidates = card.surcharges
-    .filter((s) => (!s.services || s.services.has(service.name)) && inWindow(date, s.window) && s.applies(facts))
-    .flatMap((surcharge) => {
-      const priced = surcharge.amountIn(facts.zone);
-      return priced ? [{ surcharge, ...priced }] : [];
-    });
-  const suppressed = new Set(candidates.flatMap((c) => [...c.surcharge.suppresses]));
-  const kept = candidates.filter((c) => !suppressed.has(c.surcharge.name));
+  const candidates: { surcharge: CompiledSurcharge; amount: Big; rule: string }[] = [];
+  let suppressed: Set<string> | undefined;
+  for (const surcharge of card.surcharges) {
+    if ((surcharge.services && !surcharge.services.has(service.name)) || !inWindow(date, surcharge.window) || !surcharge.applies(facts)) {
+      continue;
+    }
+    const priced = surcharge.amountIn(facts.zone);
+    if (!priced) continue;
+    candidates.push({ surcharge, amount: priced.amount, rule: priced.rule });
+    for (const name of surcharge.suppresses) (suppressed ??= new Set()).add(name);
+  }
+  const kept = suppressed ? candidates.filter((c) => !suppressed.has(c.surcharge.name)) : candidates;
   // Of a group, the highest is charged; of equal highest, the first in the card.
   const highest = new Map<string, (typeof kept)[number]>();
   for (const c of kept) {
     const group = c.surcharge.group;
     if (group && !(highest.get(group)?.amount.gte(c.amount) ?? false)) highest.set(group, c);
   }
-  return kept.filter((c) => !c.surcharge.group || highest.get(c.surcharge.group) === c);
+  return highest.size === 0 ? kept : kept.filter((c) => !c.surcharge.group || highest.get(c.surcharge.group) === c);
 }
 
 function weighParcel(service: CompiledService, facts: ParcelFacts): Weights {
   const rated = roundTo(facts.actualWeight, service.weightRounding);
   const dimensionalCounts =
     service.dimDivisor !== undefined && (service.dimMinCubicSize === undefined || facts.cubicSize.gt(service.dimMinCubicSize));
-  const dimensional = dimensionalCounts ? roundTo(facts.cubicSize.div(service.dimDivisor!), service.weightRounding) : undefined;
+  // A card with a dimensional divisor rounds weights (the compiler sees to it), so the quotient is exact.
+  const dimensional = dimensionalCounts ? divideRounded(facts.cubicSize, service.dimDivisor!, service.weightRounding!) : undefined;
   return {
     sides: facts.sides,
     actual: facts.actualWeight,
@@ -224,34 +258,47 @@ function weighParcel(service: CompiledService, facts: ParcelFacts): Weights {
   };
 }
 
+/** The first weight break whose upTo is at least `billable` (a binary search), or -1 beyond the last. */
+function breakIndex(service: CompiledService, billable: Big): number {
+  let low = 0;
+  let high = service.breaks.length - 1;
+  if (billable.gt(service.breaks[high]!.upTo)) return -1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (billable.lte(service.breaks[middle]!.upTo)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
 /** The base rate of a billable weight in a zone column; undefined beyond the table without a per-unit rate. */
-function baseRate(service: CompiledService, column: number, billable: Big): { amount: Big; rule: string } | undefined {
-  const index = service.breaks.findIndex((row) => billable.lte(row.upTo));
+function baseRate(service: CompiledService, column: number, billable: Big): { amount: Big; rule: () => string } | undefined {
+  const zone = service.zones[column];
+  const index = breakIndex(service, billable);
   if (index >= 0) {
     const row = service.breaks[index]!;
-    return {
-      amount: row.prices[column]!,
-      rule: `${service.rule}.rates.breaks[${index}] (up to ${text(row.upTo)}) × zone ${service.zones[column]}`,
-    };
+    return { amount: row.prices[column]!, rule: () => `${service.rule}.rates.breaks[${index}] (up to ${text(row.upTo)}) × zone ${zone}` };
   }
   if (!service.beyondPerUnit) return undefined;
-  const last = service.breaks[service.breaks.length - 1]!;
+  const lastIndex = service.breaks.length - 1;
+  const last = service.breaks[lastIndex]!;
   const perUnit = service.beyondPerUnit[column]!;
   const extra = billable.minus(last.upTo);
   return {
     amount: last.prices[column]!.plus(extra.times(perUnit)),
-    rule: `${service.rule}.rates.breaks[${service.breaks.length - 1}] + ${text(extra)} × ${text(perUnit)} (beyondLastBreak) × zone ${service.zones[column]}`,
+    rule: () => `${service.rule}.rates.breaks[${lastIndex}] + ${text(extra)} × ${text(perUnit)} (beyondLastBreak) × zone ${zone}`,
   };
 }
 
 function priceService(
   card: CompiledCard,
   service: CompiledService,
-  parcel: Parcel,
+  destZip: string,
+  measured: Measured,
   zone: number,
   context: QuoteContext,
 ): ServiceQuote | ServiceRefusal {
-  const facts = factsOf(card, service, parcel, zone);
+  const facts = factsOf(card, service, destZip, measured, zone);
   const refusal = refusalOf(service, facts, card.units);
   if (refusal) return { service: service.name, reason: refusal };
 
@@ -277,26 +324,31 @@ function priceService(
     costs.push({
       name: BASE_CHARGE,
       cost: service.minimumCharge,
-      rule: `${service.rule}.minimumCharge (the rate ${text(base.amount)} of ${base.rule} is less)`,
+      rule: () => `${service.rule}.minimumCharge (the rate ${text(base.amount)} of ${base.rule()} is less)`,
     });
   } else {
     costs.push({ name: BASE_CHARGE, cost: base.amount, rule: base.rule });
   }
-  for (const { surcharge, amount, rule } of surcharges) costs.push({ name: surcharge.name, cost: amount, rule });
-  if (card.fuel && card.fuel.percent.gt(ZERO)) {
-    const bases = costs.filter((c) => card.fuel!.appliesTo.has(c.name));
+  for (const { surcharge, amount, rule } of surcharges) costs.push({ name: surcharge.name, cost: amount, rule: () => rule });
+  const fuel = card.fuel;
+  if (fuel && fuel.percent.gt(ZERO)) {
+    const bases = costs.filter((c) => fuel.appliesTo.has(c.name));
     const sum = bases.reduce((total, c) => total.plus(c.cost), ZERO);
     if (sum.gt(ZERO)) {
       costs.push({
         name: FUEL_CHARGE,
-        cost: sum.times(card.fuel.percent).div(HUNDRED),
-        rule: `fuel: ${text(card.fuel.percent)} % of ${bases.map((c) => c.name).join(' + ')} (${text(sum)})`,
+        cost: sum.times(fuel.factor),
+        rule: () => `fuel: ${text(fuel.percent)} % of ${bases.map((c) => c.name).join(' + ')} (${text(sum)})`,
       });
     }
   }
-  const markup = card.markupByUserId.get(context.userId) ?? card.markupPercent;
-  const factor = HUNDRED.plus(markup).div(HUNDRED);
-  const charges = costs.map((c) => ({ ...c, amount: c.cost.times(factor).round(CENTS, ROUND_HALF_UP) }));
+  const factor = card.markupFactorByUserId.get(context.userId) ?? card.markupFactor;
+  const charges: ChargeLine[] = costs.map((c) => ({
+    name: c.name,
+    cost: c.cost,
+    amount: c.cost.times(factor).round(CENTS, ROUND_HALF_UP),
+    rule: c.rule,
+  }));
   return {
     service: service.name,
     zone,

@@ -20,6 +20,8 @@ export class RateCardError extends Error {
 export interface Rounding {
   increment: Big;
   mode: 'up' | 'halfUp';
+  /** The increment is 1: rounding needs no division. */
+  whole: boolean;
 }
 
 export type CompiledCondition = (facts: ParcelFacts) => boolean;
@@ -86,12 +88,15 @@ export interface CompiledCard {
   details: boolean;
   markupPercent: Big;
   markupByUserId: Map<number, Big>;
+  /** 1 + markupPercent / 100, and the same per UserID: what every line is multiplied by. */
+  markupFactor: Big;
+  markupFactorByUserId: Map<number, Big>;
   zoneRules: { exceptions: CompiledZoneRule[]; overrides: CompiledZoneRule[] };
   chart: { rule: string; origins: ZipMatcher; destinations: { rule: string; zips: ZipMatcher; zone: number }[] }[];
   distanceBands: { rule: string; upToMiles?: number; zone: number }[];
   services: CompiledService[];
   surcharges: CompiledSurcharge[];
-  fuel?: { percent: Big; appliesTo: Set<string> };
+  fuel?: { percent: Big; factor: Big; appliesTo: Set<string> };
 }
 
 /** The charge names the engine writes itself; a surcharge may not take them. */
@@ -100,6 +105,19 @@ export const FUEL_CHARGE = 'Fuel';
 
 const dec = (value: string | number) => new Big(typeof value === 'number' ? String(value) : value);
 const optionalDec = (value: string | number | undefined) => (value === undefined ? undefined : dec(value));
+
+const factorOf = (percent: Big) => percent.plus(100).div(100);
+
+function markups(markup: RateCard['markup']) {
+  const markupPercent = dec(markup?.percent ?? '0');
+  const markupByUserId = new Map(Object.entries(markup?.byUserId ?? {}).map(([userId, percent]) => [Number(userId), dec(percent)]));
+  return {
+    markupPercent,
+    markupByUserId,
+    markupFactor: factorOf(markupPercent),
+    markupFactorByUserId: new Map([...markupByUserId].map(([userId, percent]) => [userId, factorOf(percent)])),
+  };
+}
 
 /** Checks and compiles a card; throws RateCardError naming every problem's path. */
 export function compileRateCard(content: unknown): CompiledCard {
@@ -150,8 +168,7 @@ class CardCompiler {
       flagEstimatedZones: card.flagEstimatedZones ?? false,
       result: card.result ?? 'perService',
       details: card.details ?? false,
-      markupPercent: dec(card.markup?.percent ?? '0'),
-      markupByUserId: new Map(Object.entries(card.markup?.byUserId ?? {}).map(([userId, percent]) => [Number(userId), dec(percent)])),
+      ...markups(card.markup),
       zoneRules: {
         exceptions: (zones.exceptions ?? []).map((rule, i) => this.zoneRule(rule, `zones.exceptions[${i}]`)),
         overrides: (zones.overrides ?? []).map((rule, i) => this.zoneRule(rule, `zones.overrides[${i}]`)),
@@ -277,7 +294,9 @@ class CardCompiler {
   }
 
   private rounding(rounding: { increment: string | number; mode: 'up' | 'halfUp' } | undefined): Rounding | undefined {
-    return rounding && { increment: dec(rounding.increment), mode: rounding.mode };
+    if (!rounding) return undefined;
+    const increment = dec(rounding.increment);
+    return { increment, mode: rounding.mode, whole: increment.eq(1) };
   }
 
   private service(service: RateCard['services'][number], path: string): CompiledService {
@@ -297,6 +316,9 @@ class CardCompiler {
       }
       return { upTo, prices: row.prices.map(dec) };
     });
+    if (service.dimWeight && !service.rounding?.weight) {
+      this.problem(`${path}.rounding.weight`, 'is required with dimWeight: a dimensional weight is a quotient that must be rounded');
+    }
     const beyond = rates.beyondLastBreak?.perUnit;
     if (beyond && beyond.length !== columns) {
       this.problem(`${path}.rates.beyondLastBreak.perUnit`, `has ${beyond.length} prices; ${path}.rates.zones names ${columns} zones`);
@@ -356,6 +378,7 @@ class CardCompiler {
         this.problem(`fuel.appliesTo[${i}]`, `names ${name}, which is neither ${BASE_CHARGE} nor a surcharge of the card`);
       }
     });
-    return { percent: dec(fuel.percent), appliesTo: new Set(fuel.appliesTo) };
+    const percent = dec(fuel.percent);
+    return { percent, factor: percent.div(100), appliesTo: new Set(fuel.appliesTo) };
   }
 }

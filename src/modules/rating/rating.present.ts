@@ -93,7 +93,7 @@ export function presentExplanation(card: CompiledCard, inForce: CardInForce, quo
           Name: charge.name,
           Cost: charge.cost.toString(),
           Amount: price(charge.amount),
-          Rule: charge.rule,
+          Rule: charge.rule(),
         })),
         Total: price(quote.total),
       })),

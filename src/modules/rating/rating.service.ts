@@ -161,7 +161,8 @@ export function assertMayQuote(principal: Principal, userId: unknown): void {
 
 interface Choice {
   card: CompiledCard;
-  inForce: Omit<CardInForce, 'date'>;
+  /** Today in the card's zone when the choice was made: remembered with it, for at most a second. */
+  inForce: CardInForce;
 }
 
 export interface Rater {
@@ -199,21 +200,19 @@ export function createRater(db: Db, clock: Clock): Rater {
     if (version) {
       const card = await compiledCard(companyId, Number(version.id));
       const markupPercent = card.markupByUserId.get(userId) ?? card.markupPercent;
-      choice = { card, inForce: { version: version.version, userId: Number(version.user_id), markupPercent } };
+      const date = dayIn(card.timeZone, now);
+      choice = { card, inForce: { version: version.version, userId: Number(version.user_id), date, markupPercent } };
     }
     choices.set(key, { choice });
     return choice;
   }
 
-  async function price(
-    principal: Principal,
-    request: RateRequest,
-  ): Promise<{ choice: Choice; date: string; quotation: Quotation } | RateResponse> {
+  async function price(principal: Principal, request: RateRequest): Promise<{ choice: Choice; quotation: Quotation } | RateResponse> {
     assertMayQuote(principal, request.UserID);
     const choice = await choose(principal.companyId, request.UserID);
     if (!choice) return failureEnvelope('notServiceable', `no rate card is in force for UserID ${request.UserID}`);
     const { Data } = request;
-    const date = dayIn(choice.card.timeZone, clock.now());
+    const { date } = choice.inForce;
     const quotation = quoteParcel(
       choice.card,
       {
@@ -226,7 +225,7 @@ export function createRater(db: Db, clock: Clock): Rater {
       },
       { date, userId: request.UserID },
     );
-    return { choice, date, quotation };
+    return { choice, quotation };
   }
 
   return {
@@ -240,7 +239,7 @@ export function createRater(db: Db, clock: Clock): Rater {
       const { card, inForce } = priced.choice;
       return {
         ...presentQuotation(card, priced.quotation),
-        Explanation: presentExplanation(card, { ...inForce, date: priced.date }, priced.quotation),
+        Explanation: presentExplanation(card, inForce, priced.quotation),
       };
     },
   };
