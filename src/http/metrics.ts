@@ -22,11 +22,20 @@ export function registerMetrics(app: FastifyInstance): void {
     registers: [registry],
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // The labelled series, found once: every request then counts without hashing its labels again.
+  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  app.addHook('onResponse', (request, reply, done) => {
     // Unmatched paths share one label, so that probing random URLs cannot grow the series.
-    const labels = { method: request.method, route: request.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const key = `${request.method} ${route} ${reply.statusCode}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      series.set(key, (found = { count: requests.labels(labels), time: duration.labels(labels) }));
+    }
+    found.count.inc();
+    found.time.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
