@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { formatDecimal } from '../../src/lib/decimal.js';
 import { withRulesWritten } from '../helpers/quotations.js';
 import { quoteParcel, type Parcel } from '../../src/modules/rating/engine.js';
 import { compileRateCard, RateCardError } from '../../src/modules/rating/rate-card.compile.js';
@@ -119,7 +120,7 @@ describe('cards that load', () => {
       [1800, 7],
       [undefined, 8],
     ]);
-    expect(card.fuel?.percent.toString()).toBe('19.75');
+    expect(formatDecimal(card.fuel!.percent)).toBe('19.75');
   });
 
   it('reads the same card from YAML and from JSON, and both price alike', () => {
@@ -143,7 +144,8 @@ describe('cards that load', () => {
     const card = smallCard();
     card.services[0].rates.breaks[0].prices = [10, 11.5];
     const compiled = compileRateCard(card);
-    expect(compiled.services[0]!.breaks[0]!.prices.map(String)).toEqual(['10', '11.5']);
+    // Money is kept exactly, in ten-thousandths.
+    expect(compiled.services[0]!.breaks[0]!.prices).toEqual([100_000n, 115_000n]);
   });
 });
 

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { formatDecimal } from '../../src/lib/decimal.js';
+import { formatPrice } from '../../src/modules/rating/exact.js';
 import { findZone, quoteParcel, type Parcel, type Quotation } from '../../src/modules/rating/engine.js';
 import { compileRateCard, type CompiledCard } from '../../src/modules/rating/rate-card.compile.js';
 import type { RateCard } from '../../src/modules/rating/rate-card.schemas.js';
@@ -58,16 +60,16 @@ function notServiceable(message: string) {
 function lines(quotation: Quotation, service: string): string[] {
   const found = quotation.quotes.find((q) => q.service === service);
   if (!found) throw new Error(`${service} was not quoted: ${JSON.stringify(quotation.refusals)}`);
-  return found.charges.map((c) => `${c.name} ${c.amount.toFixed(2)}`);
+  return found.charges.map((c) => `${c.name} ${formatPrice(c.amount).slice(0, -2)}`);
 }
 
 function weightsOf(quotation: Quotation, service: string) {
   const found = quotation.quotes.find((q) => q.service === service)!;
   return {
-    sides: found.weights.sides.map(String),
-    rated: found.weights.rated.toString(),
-    dimensional: found.weights.dimensional?.toString(),
-    billable: found.weights.billable.toString(),
+    sides: found.weights.sides.map(formatDecimal),
+    rated: formatDecimal(found.weights.rated),
+    dimensional: found.weights.dimensional === undefined ? undefined : formatDecimal(found.weights.dimensional),
+    billable: formatDecimal(found.weights.billable),
     minimumFrom: found.weights.minimumFrom,
   };
 }

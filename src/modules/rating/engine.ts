@@ -1,4 +1,5 @@
-import Big from 'big.js';
+import { asScaled, isWithinDecimalRange, parseDecimal, type Scaled } from '../../lib/decimal.js';
+import { divideRounded, divideRoundedBig, formatAmount, formatMeasure, SCALE_BIG, toCents } from './exact.js';
 import { findZip3Place, greatCircleMiles } from './geography.js';
 import {
   BASE_CHARGE,
@@ -12,8 +13,9 @@ import {
 
 /**
  * The last-mile rate engine (DESIGN §9): a pure, deterministic function of a parcel, a compiled
- * rate card and a date. No I/O. Every amount is an exact decimal (big.js); each charge line is
- * rounded half-up to cents once, at the end, so the lines of a service sum exactly to its total.
+ * rate card and a date. No I/O. Every amount is exact (./exact.ts: scaled integers, money in
+ * bigints); each charge line is rounded half-up to cents once, at the end, so the lines of a
+ * service sum exactly to its total.
  *
  * Per service: limits → billable weight (actual vs dimensional) → surcharges that apply (their
  * minimum billable weights) → base rate (zone × weight break) → minimum charge → surcharge amounts
@@ -46,23 +48,30 @@ export interface ZoneFinding {
   miles?: number;
 }
 
+/** The digits of a charge's cost before markup: prices (10⁴) × weights (10⁴) × fuel % (10⁴) ÷ 100. */
+export const COST_DIGITS = 14;
+const COST_SCALE = 10n ** BigInt(COST_DIGITS);
+/** A price or surcharge (10⁴) as a cost (10¹⁴). */
+const MONEY_TO_COST = COST_SCALE / SCALE_BIG;
+
 export interface ChargeLine {
   name: string;
-  /** Rounded to cents, markup included. */
-  amount: Big;
-  /** Before markup and rounding. */
-  cost: Big;
+  /** In cents, markup included, rounded half-up. */
+  amount: bigint;
+  /** Before markup and rounding, at 10^COST_DIGITS. */
+  cost: bigint;
   /** What produced it: a card path and the values it used (written only when someone asks). */
   rule: () => string;
 }
 
+/** Sizes and weights, scaled (lib/decimal). */
 export interface Weights {
-  sides: [Big, Big, Big];
-  actual: Big;
+  sides: [Scaled, Scaled, Scaled];
+  actual: Scaled;
   /** Rounded actual weight. */
-  rated: Big;
-  dimensional?: Big;
-  billable: Big;
+  rated: Scaled;
+  dimensional?: Scaled;
+  billable: Scaled;
   /** A surcharge raised the billable weight to its minimum. */
   minimumFrom?: string;
 }
@@ -72,7 +81,8 @@ export interface ServiceQuote {
   zone: number;
   weights: Weights;
   charges: ChargeLine[];
-  total: Big;
+  /** In cents. */
+  total: bigint;
 }
 
 export interface ServiceRefusal {
@@ -91,35 +101,15 @@ export interface Quotation {
   warning?: string;
 }
 
-const ROUND_HALF_UP = 1;
-const ROUND_UP = 3;
-const CENTS = 2;
-const ZERO = new Big(0);
-const ONE = new Big(1);
+/** 100 % at 10⁴, as markups and fuel percentages are scaled. */
+const HUNDRED_PERCENT = 100n * SCALE_BIG;
 
-/** Integer division: a Big whose operations keep no fractional digits and round down. */
-const Whole = Big();
-Whole.DP = 0;
-Whole.RM = 0;
-
-/** `value / divisor` rounded to a multiple of the increment, exactly: no quotient is ever cut short. */
-function divideRounded(value: Big, divisor: Big, rounding: Rounding): Big {
-  const unit = rounding.whole ? divisor : divisor.times(rounding.increment);
-  const quotient = new Whole(value).div(unit);
-  const remainder = value.minus(quotient.times(unit));
-  const roundsUp = rounding.mode === 'up' ? remainder.gt(0) : remainder.times(2).gte(unit);
-  const rounded = roundsUp ? quotient.plus(1) : quotient;
-  return rounding.whole ? rounded : rounded.times(rounding.increment);
-}
-
-function roundTo(value: Big, rounding: Rounding | undefined): Big {
+function roundTo(value: Scaled, rounding: Rounding | undefined): Scaled {
   if (!rounding) return value;
-  if (rounding.whole) return value.round(0, rounding.mode === 'up' ? ROUND_UP : ROUND_HALF_UP);
-  return divideRounded(value, ONE, rounding);
+  return asScaled(divideRounded(value, rounding.increment, rounding.mode) * rounding.increment);
 }
 
-const max = (a: Big, b: Big) => (a.gte(b) ? a : b);
-const text = (value: Big) => value.toString();
+const text = formatMeasure;
 
 /** Finds the zone: 5-digit exceptions, then overrides, then the chart, then distance bands. */
 export function findZone(card: CompiledCard, originZip: string, destZip: string): ZoneFinding | undefined {
@@ -168,8 +158,8 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
   const quotes: ServiceQuote[] = [];
   const refusals: ServiceRefusal[] = [];
   const measured: Measured = {
-    sides: [new Big(parcel.length), new Big(parcel.width), new Big(parcel.height)],
-    weight: new Big(parcel.weight),
+    sides: [parseDecimal(parcel.length), parseDecimal(parcel.width), parseDecimal(parcel.height)],
+    weight: parseDecimal(parcel.weight),
   };
   for (const service of card.services) {
     const priced = priceService(card, service, parcel.destZip, measured, zone.zone, context);
@@ -177,7 +167,7 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
     else quotes.push(priced);
   }
   // A stable sort keeps the card's order among equal totals.
-  quotes.sort((a, b) => a.total.cmp(b.total));
+  quotes.sort((a, b) => (a.total < b.total ? -1 : a.total > b.total ? 1 : 0));
   const quotation: Quotation = { zone, quotes, refusals };
   if (quotes.length === 0) quotation.notServiceable = refusals.map((r) => `${r.service}: ${r.reason}`).join('; ');
   if (card.flagEstimatedZones && zone.source === 'distance') {
@@ -188,17 +178,17 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
 
 /** The parcel's sides and weight, read once per quote. */
 interface Measured {
-  sides: Big[];
-  weight: Big;
+  sides: Scaled[];
+  weight: Scaled;
 }
 
 function factsOf(card: CompiledCard, service: CompiledService, destZip: string, measured: Measured, zone: number): ParcelFacts {
-  const sides = measured.sides.map((side) => roundTo(side, service.sideRounding)).sort((a, b) => b.cmp(a)) as [Big, Big, Big];
+  const sides = measured.sides.map((side) => roundTo(side, service.sideRounding)).sort((a, b) => b - a) as [Scaled, Scaled, Scaled];
   return {
     actualWeight: measured.weight,
     sides,
-    lengthPlusGirth: sides[0].plus(sides[1].plus(sides[2]).times(2)),
-    cubicSize: sides[0].times(sides[1]).times(sides[2]),
+    lengthPlusGirth: asScaled(sides[0] + 2 * (sides[1] + sides[2])),
+    cubicSize: BigInt(sides[0]) * BigInt(sides[1]) * BigInt(sides[2]),
     zone,
     destZip,
     residential: card.assumeResidential,
@@ -206,13 +196,13 @@ function factsOf(card: CompiledCard, service: CompiledService, destZip: string, 
 }
 
 function refusalOf(service: CompiledService, facts: ParcelFacts, unit: { length: string; weight: string }): string | undefined {
-  if (service.maxWeight && facts.actualWeight.gt(service.maxWeight)) {
+  if (service.maxWeight !== undefined && facts.actualWeight > service.maxWeight) {
     return `the weight ${text(facts.actualWeight)} ${unit.weight} is over the limit of ${text(service.maxWeight)} ${unit.weight}`;
   }
-  if (service.maxLength && facts.sides[0].gt(service.maxLength)) {
+  if (service.maxLength !== undefined && facts.sides[0] > service.maxLength) {
     return `the longest side ${text(facts.sides[0])} ${unit.length} is over the limit of ${text(service.maxLength)} ${unit.length}`;
   }
-  if (service.maxLengthPlusGirth && facts.lengthPlusGirth.gt(service.maxLengthPlusGirth)) {
+  if (service.maxLengthPlusGirth !== undefined && facts.lengthPlusGirth > service.maxLengthPlusGirth) {
     return `length + girth ${text(facts.lengthPlusGirth)} ${unit.length} is over the limit of ${text(service.maxLengthPlusGirth)} ${unit.length}`;
   }
   if (service.serviceArea && !service.serviceArea(facts)) return `${facts.destZip} in zone ${facts.zone} is outside its service area`;
@@ -222,7 +212,7 @@ function refusalOf(service: CompiledService, facts: ParcelFacts, unit: { length:
 
 /** The surcharges that apply, after suppression and keeping the highest of each group. */
 function applicableSurcharges(card: CompiledCard, service: CompiledService, facts: ParcelFacts, date: string) {
-  const candidates: { surcharge: CompiledSurcharge; amount: Big; rule: string }[] = [];
+  const candidates: { surcharge: CompiledSurcharge; amount: bigint; rule: string }[] = [];
   let suppressed: Set<string> | undefined;
   for (const surcharge of card.surcharges) {
     if ((surcharge.services && !surcharge.services.has(service.name)) || !inWindow(date, surcharge.window) || !surcharge.applies(facts)) {
@@ -238,57 +228,80 @@ function applicableSurcharges(card: CompiledCard, service: CompiledService, fact
   const highest = new Map<string, (typeof kept)[number]>();
   for (const c of kept) {
     const group = c.surcharge.group;
-    if (group && !(highest.get(group)?.amount.gte(c.amount) ?? false)) highest.set(group, c);
+    const best = group && highest.get(group);
+    if (group && !(best && best.amount >= c.amount)) highest.set(group, c);
   }
   return highest.size === 0 ? kept : kept.filter((c) => !c.surcharge.group || highest.get(c.surcharge.group) === c);
 }
 
-function weighParcel(service: CompiledService, facts: ParcelFacts): Weights {
+/** The dimensional weight, when it counts: L × W × H ÷ divisor, rounded as the card rounds weights. */
+function dimensionalWeight(service: CompiledService, facts: ParcelFacts): bigint | undefined {
+  const divisor = service.dimDivisor;
+  if (divisor === undefined || (service.dimMinCubicSize !== undefined && !(facts.cubicSize > service.dimMinCubicSize))) {
+    return undefined;
+  }
+  // The cubic size is at 10¹², the divisor and the increment at 10⁴: their product × 10⁴ divides it
+  // into a count of increments. A card with a divisor rounds weights (the compiler sees to it).
+  const rounding = service.weightRounding!;
+  const increment = BigInt(rounding.increment);
+  return divideRoundedBig(facts.cubicSize, BigInt(divisor) * increment * SCALE_BIG, rounding.mode) * increment;
+}
+
+function weighParcel(service: CompiledService, facts: ParcelFacts): Weights | undefined {
   const rated = roundTo(facts.actualWeight, service.weightRounding);
-  const dimensionalCounts =
-    service.dimDivisor !== undefined && (service.dimMinCubicSize === undefined || facts.cubicSize.gt(service.dimMinCubicSize));
-  // A card with a dimensional divisor rounds weights (the compiler sees to it), so the quotient is exact.
-  const dimensional = dimensionalCounts ? divideRounded(facts.cubicSize, service.dimDivisor!, service.weightRounding!) : undefined;
+  const dimensional = dimensionalWeight(service, facts);
+  // A weight past the range of a quantity has no price: only a card without size limits meets one.
+  if (dimensional !== undefined && !isWithinDecimalRange(Number(dimensional))) return undefined;
+  const dim = dimensional === undefined ? undefined : asScaled(Number(dimensional));
   return {
     sides: facts.sides,
     actual: facts.actualWeight,
     rated,
-    dimensional,
-    billable: dimensional ? max(rated, dimensional) : rated,
+    dimensional: dim,
+    billable: dim !== undefined && dim > rated ? dim : rated,
   };
 }
 
 /** The first weight break whose upTo is at least `billable` (a binary search), or -1 beyond the last. */
-function breakIndex(service: CompiledService, billable: Big): number {
+function breakIndex(service: CompiledService, billable: Scaled): number {
   let low = 0;
   let high = service.breaks.length - 1;
-  if (billable.gt(service.breaks[high]!.upTo)) return -1;
+  if (billable > service.breaks[high]!.upTo) return -1;
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (billable.lte(service.breaks[middle]!.upTo)) high = middle;
+    if (billable <= service.breaks[middle]!.upTo) high = middle;
     else low = middle + 1;
   }
   return low;
 }
 
-/** The base rate of a billable weight in a zone column; undefined beyond the table without a per-unit rate. */
-function baseRate(service: CompiledService, column: number, billable: Big): { amount: Big; rule: () => string } | undefined {
+/** The base rate (a cost) of a billable weight in a zone column; undefined beyond the table without a per-unit rate. */
+function baseRate(service: CompiledService, column: number, billable: Scaled): { cost: bigint; rule: () => string } | undefined {
   const zone = service.zones[column];
   const index = breakIndex(service, billable);
   if (index >= 0) {
     const row = service.breaks[index]!;
-    return { amount: row.prices[column]!, rule: () => `${service.rule}.rates.breaks[${index}] (up to ${text(row.upTo)}) × zone ${zone}` };
+    return {
+      cost: row.prices[column]! * MONEY_TO_COST,
+      rule: () => `${service.rule}.rates.breaks[${index}] (up to ${text(row.upTo)}) × zone ${zone}`,
+    };
   }
   if (!service.beyondPerUnit) return undefined;
   const lastIndex = service.breaks.length - 1;
   const last = service.breaks[lastIndex]!;
   const perUnit = service.beyondPerUnit[column]!;
-  const extra = billable.minus(last.upTo);
+  const extra = billable - last.upTo;
+  // price (10⁴) + extra weight (10⁴) × price a unit (10⁴) = a cost at 10⁸, raised to 10¹⁴.
+  const cost = (last.prices[column]! * SCALE_BIG + BigInt(extra) * perUnit) * (COST_SCALE / SCALE_BIG ** 2n);
   return {
-    amount: last.prices[column]!.plus(extra.times(perUnit)),
-    rule: () => `${service.rule}.rates.breaks[${lastIndex}] + ${text(extra)} × ${text(perUnit)} (beyondLastBreak) × zone ${zone}`,
+    cost,
+    rule: () => `${service.rule}.rates.breaks[${lastIndex}] + ${text(extra)} × ${formatMoney(perUnit)} (beyondLastBreak) × zone ${zone}`,
   };
 }
+
+const formatMoney = (amount: bigint) => text(Number(amount));
+/** A cost (10¹⁴) as plain decimal text: "26.553875". */
+export const formatCost = (cost: bigint) => formatAmount(cost, COST_DIGITS);
 
 function priceService(
   card: CompiledCard,
@@ -303,9 +316,10 @@ function priceService(
   if (refusal) return { service: service.name, reason: refusal };
 
   const weights = weighParcel(service, facts);
+  if (!weights) return { service: service.name, reason: `the dimensional weight is beyond any price` };
   const surcharges = applicableSurcharges(card, service, facts, context.date);
   for (const { surcharge } of surcharges) {
-    if (surcharge.minBillableWeight && surcharge.minBillableWeight.gt(weights.billable)) {
+    if (surcharge.minBillableWeight !== undefined && surcharge.minBillableWeight > weights.billable) {
       weights.billable = surcharge.minBillableWeight;
       weights.minimumFrom = surcharge.name;
     }
@@ -320,33 +334,39 @@ function priceService(
     };
   }
   const costs: Omit<ChargeLine, 'amount'>[] = [];
-  if (service.minimumCharge && service.minimumCharge.gt(base.amount)) {
+  const minimum = service.minimumCharge === undefined ? undefined : service.minimumCharge * MONEY_TO_COST;
+  if (minimum !== undefined && minimum > base.cost) {
     costs.push({
       name: BASE_CHARGE,
-      cost: service.minimumCharge,
-      rule: () => `${service.rule}.minimumCharge (the rate ${text(base.amount)} of ${base.rule()} is less)`,
+      cost: minimum,
+      rule: () => `${service.rule}.minimumCharge (the rate ${formatCost(base.cost)} of ${base.rule()} is less)`,
     });
   } else {
-    costs.push({ name: BASE_CHARGE, cost: base.amount, rule: base.rule });
+    costs.push({ name: BASE_CHARGE, cost: base.cost, rule: base.rule });
   }
-  for (const { surcharge, amount, rule } of surcharges) costs.push({ name: surcharge.name, cost: amount, rule: () => rule });
+  for (const { surcharge, amount, rule } of surcharges) {
+    costs.push({ name: surcharge.name, cost: amount * MONEY_TO_COST, rule: () => rule });
+  }
   const fuel = card.fuel;
-  if (fuel && fuel.percent.gt(ZERO)) {
+  if (fuel && fuel.percent > 0) {
     const bases = costs.filter((c) => fuel.appliesTo.has(c.name));
-    const sum = bases.reduce((total, c) => total.plus(c.cost), ZERO);
-    if (sum.gt(ZERO)) {
+    const sum = bases.reduce((total, c) => total + c.cost, 0n);
+    if (sum > 0n) {
       costs.push({
         name: FUEL_CHARGE,
-        cost: sum.times(fuel.factor),
-        rule: () => `fuel: ${text(fuel.percent)} % of ${bases.map((c) => c.name).join(' + ')} (${text(sum)})`,
+        // A cost (10¹⁴) × a percentage (10⁴) ÷ 100 % (10⁶) stays exact only because the cost keeps
+        // six more digits than a price: see COST_DIGITS.
+        cost: (sum * BigInt(fuel.percent)) / HUNDRED_PERCENT,
+        rule: () => `fuel: ${text(fuel.percent)} % of ${bases.map((c) => c.name).join(' + ')} (${formatCost(sum)})`,
       });
     }
   }
-  const factor = card.markupFactorByUserId.get(context.userId) ?? card.markupFactor;
+  const markup = BigInt(card.markupByUserId.get(context.userId) ?? card.markupPercent);
   const charges: ChargeLine[] = costs.map((c) => ({
     name: c.name,
     cost: c.cost,
-    amount: c.cost.times(factor).round(CENTS, ROUND_HALF_UP),
+    // cost × (100 % + markup) ÷ 100 %: at 10¹⁴ × 10⁴ ÷ 10⁶ = 10¹², then half-up to cents.
+    amount: toCents(c.cost * (HUNDRED_PERCENT + markup), COST_DIGITS + 6),
     rule: c.rule,
   }));
   return {
@@ -354,6 +374,6 @@ function priceService(
     zone,
     weights,
     charges,
-    total: charges.reduce((total, c) => total.plus(c.amount), ZERO),
+    total: charges.reduce((total, c) => total + c.amount, 0n),
   };
 }

@@ -1,6 +1,7 @@
-import Big from 'big.js';
 import { DateTime, IANAZone } from 'luxon';
+import { parseDecimal, SCALE, type Scaled } from '../../lib/decimal.js';
 import { inputProblems } from '../../lib/validate.js';
+import type { RoundingMode } from './exact.js';
 import { RateCardSchema, type Condition, type RateCard } from './rate-card.schemas.js';
 import { compileZipPatterns, rangeProblem, type ZipMatcher } from './zip-patterns.js';
 
@@ -17,22 +18,25 @@ export class RateCardError extends Error {
   }
 }
 
+/**
+ * The card's numbers, compiled: sizes and weights are scaled numbers (lib/decimal: × 10⁴), money a
+ * bigint at 10⁴, percentages scaled numbers; the cubic size a bigint at 10¹² (three sides multiplied).
+ */
 export interface Rounding {
-  increment: Big;
-  mode: 'up' | 'halfUp';
-  /** The increment is 1: rounding needs no division. */
-  whole: boolean;
+  increment: Scaled;
+  mode: RoundingMode;
 }
 
 export type CompiledCondition = (facts: ParcelFacts) => boolean;
 
 /** What conditions are evaluated on: the parcel after rounding its sides, and its route. */
 export interface ParcelFacts {
-  actualWeight: Big;
+  actualWeight: Scaled;
   /** Longest first. */
-  sides: [Big, Big, Big];
-  lengthPlusGirth: Big;
-  cubicSize: Big;
+  sides: [Scaled, Scaled, Scaled];
+  lengthPlusGirth: Scaled;
+  /** L × W × H at 10¹². */
+  cubicSize: bigint;
   zone: number;
   destZip: string;
   residential: boolean;
@@ -43,28 +47,29 @@ export interface CompiledSurcharge {
   rule: string;
   applies: CompiledCondition;
   /** The amount in a zone and the card path it comes from; undefined where it charges nothing. */
-  amountIn(zone: number): { amount: Big; rule: string } | undefined;
+  amountIn(zone: number): { amount: bigint; rule: string } | undefined;
   services?: Set<string>;
   group?: string;
   suppresses: Set<string>;
-  minBillableWeight?: Big;
+  minBillableWeight?: Scaled;
   window?: { from: string; to?: string };
 }
 
 export interface CompiledService {
   name: string;
   rule: string;
-  maxWeight?: Big;
-  maxLength?: Big;
-  maxLengthPlusGirth?: Big;
-  dimDivisor?: Big;
-  dimMinCubicSize?: Big;
+  maxWeight?: Scaled;
+  maxLength?: Scaled;
+  maxLengthPlusGirth?: Scaled;
+  dimDivisor?: Scaled;
+  /** At 10¹², as the cubic size. */
+  dimMinCubicSize?: bigint;
   sideRounding?: Rounding;
   weightRounding?: Rounding;
   zones: number[];
-  breaks: { upTo: Big; prices: Big[] }[];
-  beyondPerUnit?: Big[];
-  minimumCharge?: Big;
+  breaks: { upTo: Scaled; prices: bigint[] }[];
+  beyondPerUnit?: bigint[];
+  minimumCharge?: bigint;
   serviceArea?: CompiledCondition;
 }
 
@@ -86,38 +91,27 @@ export interface CompiledCard {
   flagEstimatedZones: boolean;
   result: 'perService' | 'perCharge';
   details: boolean;
-  markupPercent: Big;
-  markupByUserId: Map<number, Big>;
-  /** 1 + markupPercent / 100, and the same per UserID: what every line is multiplied by. */
-  markupFactor: Big;
-  markupFactorByUserId: Map<number, Big>;
+  markupPercent: Scaled;
+  markupByUserId: Map<number, Scaled>;
   zoneRules: { exceptions: CompiledZoneRule[]; overrides: CompiledZoneRule[] };
   chart: { rule: string; origins: ZipMatcher; destinations: { rule: string; zips: ZipMatcher; zone: number }[] }[];
   distanceBands: { rule: string; upToMiles?: number; zone: number }[];
   services: CompiledService[];
   surcharges: CompiledSurcharge[];
-  fuel?: { percent: Big; factor: Big; appliesTo: Set<string> };
+  fuel?: { percent: Scaled; appliesTo: Set<string> };
 }
 
 /** The charge names the engine writes itself; a surcharge may not take them. */
 export const BASE_CHARGE = 'Base';
 export const FUEL_CHARGE = 'Fuel';
 
-const dec = (value: string | number) => new Big(typeof value === 'number' ? String(value) : value);
-const optionalDec = (value: string | number | undefined) => (value === undefined ? undefined : dec(value));
-
-const factorOf = (percent: Big) => percent.plus(100).div(100);
-
-function markups(markup: RateCard['markup']) {
-  const markupPercent = dec(markup?.percent ?? '0');
-  const markupByUserId = new Map(Object.entries(markup?.byUserId ?? {}).map(([userId, percent]) => [Number(userId), dec(percent)]));
-  return {
-    markupPercent,
-    markupByUserId,
-    markupFactor: factorOf(markupPercent),
-    markupFactorByUserId: new Map([...markupByUserId].map(([userId, percent]) => [userId, factorOf(percent)])),
-  };
-}
+/** The schema has checked every decimal's digits, so each reads into a scaled integer. */
+const scaled = (value: string | number) => parseDecimal(value);
+const optionalScaled = (value: string | number | undefined) => (value === undefined ? undefined : scaled(value));
+const money = (value: string | number) => BigInt(parseDecimal(value));
+const optionalMoney = (value: string | number | undefined) => (value === undefined ? undefined : money(value));
+/** A scaled size at 10⁴ as a cubic size at 10¹². */
+const CUBIC_SCALE_UP = BigInt(SCALE) ** 2n;
 
 /** Checks and compiles a card; throws RateCardError naming every problem's path. */
 export function compileRateCard(content: unknown): CompiledCard {
@@ -168,7 +162,8 @@ class CardCompiler {
       flagEstimatedZones: card.flagEstimatedZones ?? false,
       result: card.result ?? 'perService',
       details: card.details ?? false,
-      ...markups(card.markup),
+      markupPercent: scaled(card.markup?.percent ?? '0'),
+      markupByUserId: new Map(Object.entries(card.markup?.byUserId ?? {}).map(([userId, percent]) => [Number(userId), scaled(percent)])),
       zoneRules: {
         exceptions: (zones.exceptions ?? []).map((rule, i) => this.zoneRule(rule, `zones.exceptions[${i}]`)),
         overrides: (zones.overrides ?? []).map((rule, i) => this.zoneRule(rule, `zones.overrides[${i}]`)),
@@ -256,16 +251,19 @@ class CardCompiler {
 
   private condition(condition: Condition, path: string): CompiledCondition {
     const tests: CompiledCondition[] = [];
-    const greater = (value: string | number | undefined, read: (facts: ParcelFacts) => Big) => {
+    const greater = (value: string | number | undefined, read: (facts: ParcelFacts) => number) => {
       if (value === undefined) return;
-      const limit = dec(value);
-      tests.push((facts) => read(facts).gt(limit));
+      const limit = scaled(value);
+      tests.push((facts) => read(facts) > limit);
     };
     greater(condition.actualWeightGt, (f) => f.actualWeight);
     greater(condition.longestGt, (f) => f.sides[0]);
     greater(condition.secondGt, (f) => f.sides[1]);
     greater(condition.lengthGirthGt, (f) => f.lengthPlusGirth);
-    greater(condition.cubicInGt, (f) => f.cubicSize);
+    if (condition.cubicInGt !== undefined) {
+      const limit = BigInt(scaled(condition.cubicInGt)) * CUBIC_SCALE_UP;
+      tests.push((f) => f.cubicSize > limit);
+    }
     if (condition.zoneIn) {
       const zones = new Set(condition.zoneIn);
       tests.push((f) => zones.has(f.zone));
@@ -293,10 +291,8 @@ class CardCompiler {
     return (facts) => tests.every((test) => test(facts));
   }
 
-  private rounding(rounding: { increment: string | number; mode: 'up' | 'halfUp' } | undefined): Rounding | undefined {
-    if (!rounding) return undefined;
-    const increment = dec(rounding.increment);
-    return { increment, mode: rounding.mode, whole: increment.eq(1) };
+  private rounding(rounding: { increment: string | number; mode: RoundingMode } | undefined): Rounding | undefined {
+    return rounding && { increment: scaled(rounding.increment), mode: rounding.mode };
   }
 
   private service(service: RateCard['services'][number], path: string): CompiledService {
@@ -306,15 +302,15 @@ class CardCompiler {
       if (rates.zones.indexOf(zone) !== i) this.problem(`${path}.rates.zones[${i}]`, `zone ${zone} is listed twice`);
     });
     const breaks = rates.breaks.map((row, i) => {
-      const upTo = dec(row.upTo);
+      const upTo = scaled(row.upTo);
       const previous = rates.breaks[i - 1];
-      if (previous && !upTo.gt(dec(previous.upTo))) {
+      if (previous && !(upTo > scaled(previous.upTo))) {
         this.problem(`${path}.rates.breaks[${i}].upTo`, `must be greater than the break before it (${previous.upTo})`);
       }
       if (row.prices.length !== columns) {
         this.problem(`${path}.rates.breaks[${i}].prices`, `has ${row.prices.length} prices; ${path}.rates.zones names ${columns} zones`);
       }
-      return { upTo, prices: row.prices.map(dec) };
+      return { upTo, prices: row.prices.map(money) };
     });
     if (service.dimWeight && !service.rounding?.weight) {
       this.problem(`${path}.rounding.weight`, 'is required with dimWeight: a dimensional weight is a quotient that must be rounded');
@@ -326,17 +322,18 @@ class CardCompiler {
     return {
       name: service.name,
       rule: path,
-      maxWeight: optionalDec(service.limits?.maxWeight),
-      maxLength: optionalDec(service.limits?.maxLength),
-      maxLengthPlusGirth: optionalDec(service.limits?.maxLengthPlusGirth),
-      dimDivisor: optionalDec(service.dimWeight?.divisor),
-      dimMinCubicSize: optionalDec(service.dimWeight?.minCubicSize),
+      maxWeight: optionalScaled(service.limits?.maxWeight),
+      maxLength: optionalScaled(service.limits?.maxLength),
+      maxLengthPlusGirth: optionalScaled(service.limits?.maxLengthPlusGirth),
+      dimDivisor: optionalScaled(service.dimWeight?.divisor),
+      dimMinCubicSize:
+        service.dimWeight?.minCubicSize === undefined ? undefined : BigInt(scaled(service.dimWeight.minCubicSize)) * CUBIC_SCALE_UP,
       sideRounding: this.rounding(service.rounding?.sides),
       weightRounding: this.rounding(service.rounding?.weight),
       zones: rates.zones,
       breaks,
-      beyondPerUnit: beyond?.map(dec),
-      minimumCharge: optionalDec(service.minimumCharge),
+      beyondPerUnit: beyond?.map(money),
+      minimumCharge: optionalMoney(service.minimumCharge),
       serviceArea: service.serviceArea && this.condition(service.serviceArea, `${path}.serviceArea`),
     };
   }
@@ -353,21 +350,21 @@ class CardCompiler {
         this.problem(`${path}.suppresses[${i}]`, `names the surcharge ${name}, which the card does not have`);
     });
     if (surcharge.window) this.checkWindow(surcharge.window, `${path}.window`);
-    const flat = optionalDec(surcharge.amount);
-    const byZone = new Map(Object.entries(surcharge.amountByZone ?? {}).map(([zone, amount]) => [Number(zone), dec(amount)]));
+    const flat = optionalMoney(surcharge.amount);
+    const byZone = new Map(Object.entries(surcharge.amountByZone ?? {}).map(([zone, amount]) => [Number(zone), money(amount)]));
     return {
       name: surcharge.name,
       rule: path,
       applies: surcharge.when ? this.condition(surcharge.when, `${path}.when`) : () => true,
       amountIn: (zone) => {
-        if (flat) return { amount: flat, rule: `${path}.amount` };
+        if (flat !== undefined) return { amount: flat, rule: `${path}.amount` };
         const amount = byZone.get(zone);
-        return amount && { amount, rule: `${path}.amountByZone.${zone}` };
+        return amount === undefined ? undefined : { amount, rule: `${path}.amountByZone.${zone}` };
       },
       services: surcharge.services && new Set(surcharge.services),
       group: surcharge.group,
       suppresses: new Set(surcharge.suppresses ?? []),
-      minBillableWeight: optionalDec(surcharge.minBillableWeight),
+      minBillableWeight: optionalScaled(surcharge.minBillableWeight),
       window: surcharge.window,
     };
   }
@@ -378,7 +375,6 @@ class CardCompiler {
         this.problem(`fuel.appliesTo[${i}]`, `names ${name}, which is neither ${BASE_CHARGE} nor a surcharge of the card`);
       }
     });
-    const percent = dec(fuel.percent);
-    return { percent, factor: percent.div(100), appliesTo: new Set(fuel.appliesTo) };
+    return { percent: scaled(fuel.percent), appliesTo: new Set(fuel.appliesTo) };
   }
 }

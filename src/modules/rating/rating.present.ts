@@ -1,6 +1,7 @@
-import type Big from 'big.js';
+import type { Scaled } from '../../lib/decimal.js';
 import type { CompiledCard } from './rate-card.compile.js';
-import type { Quotation, ServiceQuote } from './engine.js';
+import { formatCost, type Quotation, type ServiceQuote } from './engine.js';
+import { formatMeasure, formatPrice } from './exact.js';
 import type { RateEntry, RateResponse } from './rating.schemas.js';
 
 /** A quotation → the spec's envelope (2.2), and the breakdown that /explain adds. */
@@ -17,9 +18,6 @@ export const Outcome = {
 
 export type OutcomeName = keyof typeof Outcome;
 
-const PRICE_DECIMALS = 4;
-const price = (amount: Big) => amount.toFixed(PRICE_DECIMALS);
-
 /** The envelope of an answer that quotes nothing. */
 export function failureEnvelope(outcome: OutcomeName, message: string): RateResponse {
   return {
@@ -33,9 +31,9 @@ export function failureEnvelope(outcome: OutcomeName, message: string): RateResp
 }
 
 function entriesOf(card: CompiledCard, quote: ServiceQuote): RateEntry[] {
-  const details = card.details ? { Zone: quote.zone, BillableWeight: quote.weights.billable.toString() } : {};
-  if (card.result === 'perService') return [{ name: quote.service, Price: price(quote.total), ...details }];
-  return quote.charges.map((charge) => ({ name: `${quote.service} - ${charge.name}`, Price: price(charge.amount), ...details }));
+  const details = card.details ? { Zone: quote.zone, BillableWeight: formatMeasure(quote.weights.billable) } : {};
+  if (card.result === 'perService') return [{ name: quote.service, Price: formatPrice(quote.total), ...details }];
+  return quote.charges.map((charge) => ({ name: `${quote.service} - ${charge.name}`, Price: formatPrice(charge.amount), ...details }));
 }
 
 export function presentQuotation(card: CompiledCard, quotation: Quotation): RateResponse {
@@ -56,12 +54,11 @@ export interface CardInForce {
   version: number;
   userId: number;
   date: string;
-  markupPercent: Big;
+  markupPercent: Scaled;
 }
 
 /** What an operator needs to answer "why does this cost 14.20?". */
 export function presentExplanation(card: CompiledCard, inForce: CardInForce, quotation: Quotation) {
-  const text = (value: Big | undefined) => (value === undefined ? null : value.toString());
   return {
     Card: {
       Name: card.name,
@@ -71,7 +68,7 @@ export function presentExplanation(card: CompiledCard, inForce: CardInForce, quo
       Currency: card.currency,
       Units: card.units,
       AssumeResidential: card.assumeResidential,
-      MarkupPercent: inForce.markupPercent.toString(),
+      MarkupPercent: formatMeasure(inForce.markupPercent),
     },
     Zone: quotation.zone
       ? { Zone: quotation.zone.zone, Source: quotation.zone.source, Rule: quotation.zone.rule, Miles: quotation.zone.miles ?? null }
@@ -82,20 +79,20 @@ export function presentExplanation(card: CompiledCard, inForce: CardInForce, quo
         Quoted: true,
         Zone: quote.zone,
         Weights: {
-          Sides: quote.weights.sides.map((side) => side.toString()),
-          Actual: quote.weights.actual.toString(),
-          Rated: quote.weights.rated.toString(),
-          Dimensional: text(quote.weights.dimensional),
-          Billable: quote.weights.billable.toString(),
+          Sides: quote.weights.sides.map(formatMeasure),
+          Actual: formatMeasure(quote.weights.actual),
+          Rated: formatMeasure(quote.weights.rated),
+          Dimensional: quote.weights.dimensional === undefined ? null : formatMeasure(quote.weights.dimensional),
+          Billable: formatMeasure(quote.weights.billable),
           MinimumFrom: quote.weights.minimumFrom ?? null,
         },
         Charges: quote.charges.map((charge) => ({
           Name: charge.name,
-          Cost: charge.cost.toString(),
-          Amount: price(charge.amount),
+          Cost: formatCost(charge.cost),
+          Amount: formatPrice(charge.amount),
           Rule: charge.rule(),
         })),
-        Total: price(quote.total),
+        Total: formatPrice(quote.total),
       })),
       ...quotation.refusals.map((refusal) => ({ Service: refusal.service, Quoted: false, Reason: refusal.reason })),
     ],
