@@ -37,7 +37,7 @@ export const Zone = Type.Integer({ minimum: 1, maximum: 999, description: 'A zon
  * ZIP patterns: `"995"` (a ZIP3), `"995-999"` (a ZIP3 range), `"96799"` (a ZIP), `"96701-96898"`
  * (a ZIP range), or `"@das"`: every pattern of the card's ZIP list `das`.
  */
-export const ZIP_PATTERN = /^(\d{3}(-\d{3})?|\d{5}(-\d{5})?|@[A-Za-z0-9_-]{1,50})$/;
+const ZIP_PATTERN = /^(\d{3}(-\d{3})?|\d{5}(-\d{5})?|@[A-Za-z0-9_-]{1,50})$/;
 const ZipPatterns = (description: string) =>
   Type.Array(
     Type.String({
@@ -123,7 +123,6 @@ const SurchargeSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type SurchargeRule = Static<typeof SurchargeSchema>;
 
 const ServiceSchema = Type.Object(
   {
@@ -188,7 +187,6 @@ const ServiceSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ServiceRule = Static<typeof ServiceSchema>;
 
 const ZoneRuleSchema = Type.Object(
   {

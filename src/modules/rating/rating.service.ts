@@ -20,9 +20,6 @@ import type { RateRequest, RateResponse } from './rating.schemas.js';
  * the newest whose effective days include today is in force.
  */
 
-/** The roles that may ask for quotes: rater keys for their UserIDs, admin keys for any. */
-export const RATE_ROLES = ['rater', 'admin'] as const;
-
 /** user_id of a company's default card. */
 const DEFAULT_CARD = 0;
 /** How long a process may price with the card it last chose (DESIGN §3: about a second). */

@@ -7,11 +7,6 @@ export interface ZipMatcher {
   matches(zip5: string): boolean;
 }
 
-export interface ZipPatternProblem {
-  index: number;
-  message: string;
-}
-
 /** Checks a pattern's range bounds; undefined when it is good. */
 export function rangeProblem(pattern: string): string | undefined {
   const [low, high] = pattern.split('-');
