@@ -1,12 +1,16 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DateTime } from 'luxon';
 import { EDI_PREFIX } from '../src/app.js';
+import { quoteParcel, type Parcel } from '../src/modules/rating/engine.js';
+import { compileRateCard } from '../src/modules/rating/rate-card.compile.js';
+import { presentQuotation } from '../src/modules/rating/rating.present.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/dialects.js';
 import { uniqueId } from './helpers/factories.js';
 
@@ -15,7 +19,8 @@ import { uniqueId } from './helpers/factories.js';
  * from src/ for this run — share one PostgreSQL database. 200 parallel −1 adjustments against 150
  * units, alternating between them: exactly 150 succeed, 50 get 409, the balance is 0 and the ledger
  * sums to it; one AdjustmentNo sent ten times at once to both posts once; 150 one-unit orders against
- * 100 units allocate exactly 100. Both stop cleanly on SIGTERM.
+ * 100 units allocate exactly 100; a rate card loaded with the CLI prices the next quotes of both
+ * processes within the second they may remember the card they chose. Both stop cleanly on SIGTERM.
  */
 
 const execFileAsync = promisify(execFile);
@@ -24,6 +29,7 @@ const QTY = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 const INVENTORY = '/edi/inventory/search-by-paging';
 /** Quantities are stored as value × 10⁴ (src/lib/decimal.ts). */
 const SCALE = 10_000;
+const PARCEL: Parcel = { originZip: '90001', destZip: '10001', length: '12', width: '10', height: '8', weight: '5.2' };
 const postgresEnabled = DIALECTS.find((d) => d.name === 'postgres')!.enabled;
 
 interface Wharf {
@@ -302,6 +308,52 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       .execute();
     expect(adjustments.map((row) => row.adjustment_no).sort()).toEqual([add, take].sort());
   }, 15_000);
+
+  it('a rate card loaded with the CLI is in force on both processes within a second; a refused one changes nothing', async () => {
+    const [a, b] = wharfs as [Wharf, Wharf];
+    const example = readFileSync(join(ROOT, 'examples/rate-card.json'), 'utf8');
+    const cardFile = (name: string, text: string) => {
+      const file = join(buildDir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const quote = async (wharf: Wharf) => {
+      const response = await fetch(`${wharf.base}/api/RateEngine/SVC/lastmile`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `APIKey ${adminKey}` },
+        body: JSON.stringify({
+          UserID: 7,
+          Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
+        }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { Result: { name: string; Price: string }[]; ErrorSeverity: number };
+    };
+
+    expect(await cli('ratecard', 'load', cardFile('v1.json', example), '--company', companyId)).toMatch(
+      /as version 1, effective 2026-01-01$/,
+    );
+    const before = await Promise.all([quote(a), quote(b)]);
+    expect(before[0]).toEqual(before[1]);
+    expect(before[0]!.Result.map((entry) => entry.name)).toEqual(['Economy', 'Ground']);
+
+    // Version 2 marks every line up by 100 %: both processes quote what the engine makes of it.
+    const marked = JSON.parse(example);
+    marked.markup = { percent: '100' };
+    expect(await cli('ratecard', 'load', cardFile('v2.json', JSON.stringify(marked)), '--company', companyId)).toMatch(/as version 2,/);
+    await sleep(1100);
+    const after = await Promise.all([quote(a), quote(b)]);
+    expect(after[0]).toEqual(after[1]);
+    const today = DateTime.now().setZone(marked.timeZone).toISODate()!;
+    const expected = presentQuotation(compileRateCard(marked), quoteParcel(compileRateCard(marked), PARCEL, { date: today, userId: 7 }));
+    expect(after[0]).toEqual(expected);
+    expect(after[0]).not.toEqual(before[0]);
+
+    // A card with a mistake is refused whole; both processes keep quoting version 2.
+    await expect(cli('ratecard', 'load', cardFile('bad.json', '{"name":"broken"}'), '--company', companyId)).rejects.toThrow();
+    await sleep(1100);
+    expect(await Promise.all([quote(a), quote(b)])).toEqual(after);
+  }, 20_000);
 
   it('150 orders of 1 against 100 units, imported at once through both processes: 100 allocated, 50 Warnings, Available 0', async () => {
     const [a, b] = wharfs as [Wharf, Wharf];
