@@ -20,7 +20,8 @@ import { uniqueId } from './helpers/factories.js';
  * units, alternating between them: exactly 150 succeed, 50 get 409, the balance is 0 and the ledger
  * sums to it; one AdjustmentNo sent ten times at once to both posts once; 150 one-unit orders against
  * 100 units allocate exactly 100; a rate card loaded with the CLI prices the next quotes of both
- * processes within the second they may remember the card they chose. Both stop cleanly on SIGTERM.
+ * processes within the second they may remember the card they chose, and a third started with
+ * `--only rate` serves the rate engine alone. All stop cleanly on SIGTERM.
  */
 
 const execFileAsync = promisify(execFile);
@@ -87,12 +88,16 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     return stdout.trim();
   };
 
-  function serve(name: string, port: number): Wharf {
-    const child = spawn(process.execPath, [cliPath, 'serve', '--db', database!.url, '--port', String(port), '--host', '127.0.0.1'], {
-      cwd: buildDir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  function serve(name: string, port: number, ...flags: string[]): Wharf {
+    const child = spawn(
+      process.execPath,
+      [cliPath, 'serve', '--db', database!.url, '--port', String(port), '--host', '127.0.0.1', ...flags],
+      {
+        cwd: buildDir,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const wharf: Wharf = {
       name,
       child,
@@ -309,6 +314,20 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     expect(adjustments.map((row) => row.adjustment_no).sort()).toEqual([add, take].sort());
   }, 15_000);
 
+  /** A quote for UserID 7 by the admin key: the PARCEL, through the rate engine of one process. */
+  const quote = async (wharf: Wharf) => {
+    const response = await fetch(`${wharf.base}/api/RateEngine/SVC/lastmile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `APIKey ${adminKey}` },
+      body: JSON.stringify({
+        UserID: 7,
+        Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
+      }),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { Result: { name: string; Price: string }[]; ErrorSeverity: number };
+  };
+
   it('a rate card loaded with the CLI is in force on both processes within a second; a refused one changes nothing', async () => {
     const [a, b] = wharfs as [Wharf, Wharf];
     const example = readFileSync(join(ROOT, 'examples/rate-card.json'), 'utf8');
@@ -316,18 +335,6 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       const file = join(buildDir, name);
       writeFileSync(file, text);
       return file;
-    };
-    const quote = async (wharf: Wharf) => {
-      const response = await fetch(`${wharf.base}/api/RateEngine/SVC/lastmile`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `APIKey ${adminKey}` },
-        body: JSON.stringify({
-          UserID: 7,
-          Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
-        }),
-      });
-      expect(response.status).toBe(200);
-      return (await response.json()) as { Result: { name: string; Price: string }[]; ErrorSeverity: number };
     };
 
     expect(await cli('ratecard', 'load', cardFile('v1.json', example), '--company', companyId)).toMatch(
@@ -354,6 +361,21 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     await sleep(1100);
     expect(await Promise.all([quote(a), quote(b)])).toEqual(after);
   }, 20_000);
+
+  it('wharf serve --only rate serves the rate engine alone, with the card in force, and stops cleanly', async () => {
+    const [port] = await freePorts(1);
+    const rateOnly = serve('wharf rate-only', port!, '--only', 'rate');
+    try {
+      await waitReady(rateOnly, 15_000);
+      // The card the previous test left in force prices this process's quotes as it does A's.
+      expect(await quote(rateOnly)).toEqual(await quote(wharfs[0]!));
+      const edi = await post(rateOnly, INVENTORY, { CompanyID: companyId, FacilityID: facilityId, CustomerID: customerId });
+      expect(edi.status).toBe(404);
+    } finally {
+      rateOnly.child.kill('SIGTERM');
+      expect(await rateOnly.exit, rateOnly.output.join('')).toEqual({ code: 0, signal: null });
+    }
+  }, 30_000);
 
   it('150 orders of 1 against 100 units, imported at once through both processes: 100 allocated, 50 Warnings, Available 0', async () => {
     const [a, b] = wharfs as [Wharf, Wharf];

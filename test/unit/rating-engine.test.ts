@@ -762,6 +762,20 @@ describe('beyond the last weight break', () => {
   });
 });
 
+describe('a dimensional weight past any quantity', () => {
+  it('refuses the service rather than price it, on a card without size limits (variant)', () => {
+    const card = variant((c) => {
+      delete c.services[0]!.limits;
+      c.services[0]!.rates.beyondLastBreak = { perUnit: ['0.50', '0.60', '0.70', '0.80', '0.90', '1.00', '1.10', '2.50'] };
+    });
+    // 999999³ in³ ÷ 139 ≈ 7.2 × 10¹⁵ lb: more than a quantity holds (11 integer digits).
+    const huge = parcel(NYC, '07001', ['999999', '999999', '999999'], '1');
+    expect(envelope(card, huge, OFF)).toEqual(
+      notServiceable('Ground: the dimensional weight is beyond any price; Economy: the longest side 999999 in is over the limit of 108 in'),
+    );
+  });
+});
+
 describe('chart, 5-digit exceptions and overrides win over distance (variant)', () => {
   const card = variant((c) => {
     c.zones.exceptions = [
