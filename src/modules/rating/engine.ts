@@ -178,12 +178,21 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
 
 /** The parcel's sides and weight, read once per quote. */
 interface Measured {
-  sides: Scaled[];
+  sides: [Scaled, Scaled, Scaled];
   weight: Scaled;
 }
 
+/** Three sides, longest first (without sorting an array on every quote). */
+function longestFirst(a: Scaled, b: Scaled, c: Scaled): [Scaled, Scaled, Scaled] {
+  if (a < b) [a, b] = [b, a];
+  if (b < c) [b, c] = [c, b];
+  if (a < b) [a, b] = [b, a];
+  return [a, b, c];
+}
+
 function factsOf(card: CompiledCard, service: CompiledService, destZip: string, measured: Measured, zone: number): ParcelFacts {
-  const sides = measured.sides.map((side) => roundTo(side, service.sideRounding)).sort((a, b) => b - a) as [Scaled, Scaled, Scaled];
+  const rounding = service.sideRounding;
+  const sides = longestFirst(roundTo(measured.sides[0], rounding), roundTo(measured.sides[1], rounding), roundTo(measured.sides[2], rounding));
   return {
     actualWeight: measured.weight,
     sides,
@@ -361,12 +370,12 @@ function priceService(
       });
     }
   }
-  const markup = BigInt(card.markupByUserId.get(context.userId) ?? card.markupPercent);
+  const withMarkup = HUNDRED_PERCENT + BigInt(card.markupByUserId.get(context.userId) ?? card.markupPercent);
   const charges: ChargeLine[] = costs.map((c) => ({
     name: c.name,
     cost: c.cost,
     // cost × (100 % + markup) ÷ 100 %: at 10¹⁴ × 10⁴ ÷ 10⁶ = 10¹², then half-up to cents.
-    amount: toCents(c.cost * (HUNDRED_PERCENT + markup), COST_DIGITS + 6),
+    amount: toCents(c.cost * withMarkup, COST_DIGITS + 6),
     rule: c.rule,
   }));
   return {

@@ -21,17 +21,23 @@ export function divideRounded(a: number, b: number, mode: RoundingMode): number 
   return up ? quotient + 1 : quotient;
 }
 
-/** The same for bigints. */
+/** The same for bigints (a ≥ 0, b > 0); floor division only, since every bigint operation allocates. */
 export function divideRoundedBig(a: bigint, b: bigint, mode: RoundingMode): bigint {
-  const quotient = a / b;
-  const remainder = a - quotient * b;
-  const up = mode === 'up' ? remainder > 0n : remainder * 2n >= b;
-  return up ? quotient + 1n : quotient;
+  // ⌊(a + b − 1) ÷ b⌋ rounds up; ⌊(a + ⌊b ÷ 2⌋) ÷ b⌋ rounds half up, for odd b too.
+  return mode === 'up' ? (a + b - 1n) / b : (a + b / 2n) / b;
 }
 
-/** Money in cents from an amount at 10^digits (half-up). */
+/** 10^(digits − 2) and half of it, by digits: a power per charge line would cost as much as the rest of the line. */
+const centDivisors: { divisor: bigint; half: bigint }[] = [];
+
+/** Money in cents from an amount ≥ 0 at 10^digits (half-up). */
 export function toCents(amount: bigint, digits: number): bigint {
-  return divideRoundedBig(amount, 10n ** BigInt(digits - 2), 'halfUp');
+  let cents = centDivisors[digits];
+  if (!cents) {
+    const divisor = 10n ** BigInt(digits - 2);
+    centDivisors[digits] = cents = { divisor, half: divisor / 2n };
+  }
+  return (amount + cents.half) / cents.divisor;
 }
 
 /** "12.3400": cents with the four decimals the spec's Price has. */
