@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import { forbidden, notFoundFacility, unauthorized } from './errors.js';
 
 /** Who is calling: the API key's id, role and scope (from the tenants module's key lookup). */
@@ -19,7 +20,7 @@ export interface Principal {
 }
 
 /** Resolves a presented key to its principal; undefined when unknown or revoked. */
-export type KeyLookup = (presentedKey: string) => Promise<Principal | undefined>;
+export type KeyLookup = (presentedKey: string) => MaybePromise<Principal | undefined>;
 
 /** The tenant facts that scope checks need, answered by the tenants module. */
 export interface TenantDirectory {
@@ -39,27 +40,35 @@ declare module 'fastify' {
  */
 export function rememberKeys(lookup: KeyLookup, clock: Clock, ttlMs: number): KeyLookup {
   const known = new LRUCache<string, Principal>({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now: () => clock.now() } });
-  return async (presentedKey) => {
-    const remembered = known.get(presentedKey);
-    if (remembered) return remembered;
+  const lookUpAndRemember = async (presentedKey: string) => {
     const principal = await lookup(presentedKey);
     if (principal) known.set(presentedKey, principal);
     return principal;
   };
+  return (presentedKey) => known.get(presentedKey) ?? lookUpAndRemember(presentedKey);
 }
 
 const SCHEME = /^APIKey +(\S+)$/i;
 
-/** `onRequest` hook: every route it guards needs `Authorization: APIKey <key>` (401 otherwise). */
+/**
+ * `onRequest` hook: every route it guards needs `Authorization: APIKey <key>` (401 otherwise). It
+ * takes a callback rather than returning a promise, so that a key the lookup remembers admits the
+ * request without waiting for the microtask queue.
+ */
 export function authenticate(lookup: KeyLookup): onRequestHookHandler {
-  return async (request) => {
+  return (request, _reply, done) => {
     const header = request.headers.authorization;
-    if (!header) throw unauthorized('Missing Authorization header; send Authorization: APIKey <key>');
+    if (!header) return done(unauthorized('Missing Authorization header; send Authorization: APIKey <key>'));
     const match = SCHEME.exec(header.trim());
-    if (!match) throw unauthorized('Authorization header must be APIKey <key>');
-    const principal = await lookup(match[1]!);
-    if (!principal) throw unauthorized('Unknown or revoked API key');
-    request.principal = principal;
+    if (!match) return done(unauthorized('Authorization header must be APIKey <key>'));
+    const admit = (principal: Principal | undefined) => {
+      if (!principal) return done(unauthorized('Unknown or revoked API key'));
+      request.principal = principal;
+      done();
+    };
+    const principal = lookup(match[1]!);
+    if (principal instanceof Promise) principal.then(admit, done);
+    else admit(principal);
   };
 }
 

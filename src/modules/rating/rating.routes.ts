@@ -55,7 +55,7 @@ export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; looku
         response: { 200: RateResponseSchema, ...errorResponses },
       },
     },
-    async (request) => rater.quote(request.principal, request.body),
+    (request) => rater.quote(request.principal, request.body),
   );
 
   app.post(
@@ -69,6 +69,6 @@ export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; looku
         response: { 200: RateExplanationResponseSchema, ...errorResponses },
       },
     },
-    async (request) => rater.explain(request.principal, request.body),
+    (request) => rater.explain(request.principal, request.body),
   );
 }

@@ -7,6 +7,7 @@ import type { Principal } from '../../http/auth.js';
 import { AppError, badRequest, forbidden } from '../../http/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/ids.js';
+import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { quoteParcel, type Quotation } from './engine.js';
 import { compileRateCard, RateCardError, type CompiledCard } from './rate-card.compile.js';
@@ -162,9 +163,10 @@ interface Choice {
   inForce: CardInForce;
 }
 
+/** Quotes answer at once when the card's choice is remembered, and after reading it otherwise. */
 export interface Rater {
-  quote(principal: Principal, request: RateRequest): Promise<RateResponse>;
-  explain(principal: Principal, request: RateRequest): Promise<RateResponse & { Explanation: unknown }>;
+  quote(principal: Principal, request: RateRequest): MaybePromise<RateResponse>;
+  explain(principal: Principal, request: RateRequest): MaybePromise<RateResponse & { Explanation: unknown }>;
 }
 
 /**
@@ -187,10 +189,7 @@ export function createRater(db: Db, clock: Clock): Rater {
     return card;
   }
 
-  async function choose(companyId: string, userId: number): Promise<Choice | null> {
-    const key = `${companyId}\u0000${userId}`;
-    const remembered = choices.get(key);
-    if (remembered) return remembered.choice;
+  async function chooseAndRemember(key: string, companyId: string, userId: number): Promise<Choice | null> {
     const now = clock.now();
     const version = chooseInForce(await repo.findVersions(db, companyId, [DEFAULT_CARD, userId]), userId, now);
     let choice: Choice | null = null;
@@ -204,40 +203,44 @@ export function createRater(db: Db, clock: Clock): Rater {
     return choice;
   }
 
-  async function price(principal: Principal, request: RateRequest): Promise<{ choice: Choice; quotation: Quotation } | RateResponse> {
+  function choose(companyId: string, userId: number): MaybePromise<Choice | null> {
+    const key = `${companyId}\u0000${userId}`;
+    const remembered = choices.get(key);
+    return remembered ? remembered.choice : chooseAndRemember(key, companyId, userId);
+  }
+
+  function price(principal: Principal, request: RateRequest): MaybePromise<{ choice: Choice; quotation: Quotation } | RateResponse> {
     assertMayQuote(principal, request.UserID);
-    const choice = await choose(principal.companyId, request.UserID);
-    if (!choice) return failureEnvelope('notServiceable', `no rate card is in force for UserID ${request.UserID}`);
-    const { Data } = request;
-    const { date } = choice.inForce;
-    const quotation = quoteParcel(
-      choice.card,
-      {
-        originZip: Data.OriginZip.slice(0, 5),
-        destZip: Data.DestZip.slice(0, 5),
-        length: String(Data.Length),
-        width: String(Data.Width),
-        height: String(Data.Hight),
-        weight: String(Data.Weight),
-      },
-      { date, userId: request.UserID },
-    );
-    return { choice, quotation };
+    return andThen(choose(principal.companyId, request.UserID), (choice) => {
+      if (!choice) return failureEnvelope('notServiceable', `no rate card is in force for UserID ${request.UserID}`);
+      const { Data } = request;
+      const quotation = quoteParcel(
+        choice.card,
+        {
+          originZip: Data.OriginZip.slice(0, 5),
+          destZip: Data.DestZip.slice(0, 5),
+          length: String(Data.Length),
+          width: String(Data.Width),
+          height: String(Data.Hight),
+          weight: String(Data.Weight),
+        },
+        { date: choice.inForce.date, userId: request.UserID },
+      );
+      return { choice, quotation };
+    });
   }
 
   return {
-    async quote(principal, request) {
-      const priced = await price(principal, request);
-      return 'quotation' in priced ? presentQuotation(priced.choice.card, priced.quotation) : priced;
-    },
-    async explain(principal, request) {
-      const priced = await price(principal, request);
-      if (!('quotation' in priced)) return { ...priced, Explanation: null };
-      const { card, inForce } = priced.choice;
-      return {
-        ...presentQuotation(card, priced.quotation),
-        Explanation: presentExplanation(card, inForce, priced.quotation),
-      };
-    },
+    quote: (principal, request) =>
+      andThen(price(principal, request), (priced) => ('quotation' in priced ? presentQuotation(priced.choice.card, priced.quotation) : priced)),
+    explain: (principal, request) =>
+      andThen(price(principal, request), (priced) => {
+        if (!('quotation' in priced)) return { ...priced, Explanation: null };
+        const { card, inForce } = priced.choice;
+        return {
+          ...presentQuotation(card, priced.quotation),
+          Explanation: presentExplanation(card, inForce, priced.quotation),
+        };
+      }),
   };
 }
