@@ -41,13 +41,23 @@ export function isDecimal(value: unknown): value is string | number {
   return decimalText(value) !== undefined;
 }
 
+const MINUS = '-'.charCodeAt(0);
+/** What one unit of the last fractional digit is worth, by the number of fractional digits. */
+const FRACTION_UNIT = Array.from({ length: SCALE_DIGITS + 1 }, (_, digits) => 10 ** (SCALE_DIGITS - digits));
+
 /** The scaled integer of decimal text or a number, or undefined when it is not one (see {@link decimalText}). */
 export function tryParseDecimal(value: unknown): Scaled | undefined {
   const text = decimalText(value);
   if (text === undefined) return undefined;
-  const negative = text.startsWith('-');
-  const [whole, fraction = ''] = (negative ? text.slice(1) : text).split('.');
-  const scaled = Number(whole) * SCALE + Number(fraction.padEnd(SCALE_DIGITS, '0'));
+  // The text matched DECIMAL_PATTERN: an optional '-', digits, and a '.' with 1 to 4 digits after it.
+  // Slicing it (rather than splitting and padding) keeps this cheap: every quantity goes through here.
+  const negative = text.charCodeAt(0) === MINUS;
+  const start = negative ? 1 : 0;
+  const dot = text.indexOf('.', start);
+  const scaled =
+    dot < 0
+      ? Number(text.slice(start)) * SCALE
+      : Number(text.slice(start, dot)) * SCALE + Number(text.slice(dot + 1)) * FRACTION_UNIT[text.length - dot - 1]!;
   // `0 - 0` would be -0; keep zero unsigned so that `Object.is` and formatting agree.
   return (negative && scaled !== 0 ? -scaled : scaled) as Scaled;
 }
