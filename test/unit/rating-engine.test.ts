@@ -696,6 +696,15 @@ describe('result: perCharge and details (variants)', () => {
     );
   });
 
+  it('lists services cheapest first, and services of equal totals in the card’s order', () => {
+    // An exact twin of Economy, first in the card, then Ground, then Economy: 28.07, 38.79, 28.07.
+    const card = variant((c) => {
+      const [ground, economy] = c.services;
+      c.services = [{ ...structuredClone(economy!), name: 'Economy Twin' }, ground!, economy!];
+    });
+    expect(envelope(card, p)).toEqual(quoted(['Economy Twin', '28.0700'], ['Economy', '28.0700'], ['Ground', '38.7900']));
+  });
+
   it('perCharge with a markup: the rounded lines still sum exactly to the perService total', () => {
     const perService = variant((c) => {
       c.markup = { percent: '10' };

@@ -164,16 +164,21 @@ export function quoteParcel(card: CompiledCard, parcel: Parcel, context: QuoteCo
   for (const service of card.services) {
     const priced = priceService(card, service, parcel.destZip, measured, zone.zone, context);
     if ('reason' in priced) refusals.push(priced);
-    else quotes.push(priced);
+    else insertCheapestFirst(quotes, priced);
   }
-  // A stable sort keeps the card's order among equal totals.
-  quotes.sort((a, b) => (a.total < b.total ? -1 : a.total > b.total ? 1 : 0));
   const quotation: Quotation = { zone, quotes, refusals };
   if (quotes.length === 0) quotation.notServiceable = refusals.map((r) => `${r.service}: ${r.reason}`).join('; ');
   if (card.flagEstimatedZones && zone.source === 'distance') {
     quotation.warning = `zone ${zone.zone} was estimated from the ${zone.miles} miles between ZIP3 ${parcel.originZip.slice(0, 3)} and ${parcel.destZip.slice(0, 3)}`;
   }
   return quotation;
+}
+
+/** Inserts `quote` after every quote that costs no more: cheapest first, the card's order among equal totals. */
+function insertCheapestFirst(quotes: ServiceQuote[], quote: ServiceQuote): void {
+  let at = quotes.length;
+  while (at > 0 && quotes[at - 1]!.total > quote.total) at -= 1;
+  quotes.splice(at, 0, quote);
 }
 
 /** The parcel's sides and weight, read once per quote. */
@@ -233,6 +238,7 @@ function applicableSurcharges(card: CompiledCard, service: CompiledService, fact
     for (const name of surcharge.suppresses) (suppressed ??= new Set()).add(name);
   }
   const kept = suppressed ? candidates.filter((c) => !suppressed.has(c.surcharge.name)) : candidates;
+  if (!kept.some((c) => c.surcharge.group)) return kept;
   // Of a group, the highest is charged; of equal highest, the first in the card.
   const highest = new Map<string, (typeof kept)[number]>();
   for (const c of kept) {
@@ -240,7 +246,7 @@ function applicableSurcharges(card: CompiledCard, service: CompiledService, fact
     const best = group && highest.get(group);
     if (group && !(best && best.amount >= c.amount)) highest.set(group, c);
   }
-  return highest.size === 0 ? kept : kept.filter((c) => !c.surcharge.group || highest.get(c.surcharge.group) === c);
+  return kept.filter((c) => !c.surcharge.group || highest.get(c.surcharge.group) === c);
 }
 
 /** The dimensional weight, when it counts: L × W × H ÷ divisor, rounded as the card rounds weights. */
