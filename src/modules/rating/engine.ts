@@ -197,7 +197,11 @@ function longestFirst(a: Scaled, b: Scaled, c: Scaled): [Scaled, Scaled, Scaled]
 
 function factsOf(card: CompiledCard, service: CompiledService, destZip: string, measured: Measured, zone: number): ParcelFacts {
   const rounding = service.sideRounding;
-  const sides = longestFirst(roundTo(measured.sides[0], rounding), roundTo(measured.sides[1], rounding), roundTo(measured.sides[2], rounding));
+  const sides = longestFirst(
+    roundTo(measured.sides[0], rounding),
+    roundTo(measured.sides[1], rounding),
+    roundTo(measured.sides[2], rounding),
+  );
   return {
     actualWeight: measured.weight,
     sides,

@@ -232,7 +232,9 @@ export function createRater(db: Db, clock: Clock): Rater {
 
   return {
     quote: (principal, request) =>
-      andThen(price(principal, request), (priced) => ('quotation' in priced ? presentQuotation(priced.choice.card, priced.quotation) : priced)),
+      andThen(price(principal, request), (priced) =>
+        'quotation' in priced ? presentQuotation(priced.choice.card, priced.quotation) : priced,
+      ),
     explain: (principal, request) =>
       andThen(price(principal, request), (priced) => {
         if (!('quotation' in priced)) return { ...priced, Explanation: null };
