@@ -489,6 +489,20 @@ describeEachDialect('HTTP core', (dialect) => {
         value(after, 'wharf_http_request_duration_seconds_count', ok),
       );
       expect(value(after, 'wharf_http_request_duration_seconds_sum', ok)).toBeGreaterThan(0);
+      // Every bucket is there, and they are cumulative: each counts the answers within its bound.
+      const bounds = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '+Inf'];
+      const buckets = bounds.map(
+        (le) =>
+          after.find(
+            (s) =>
+              s.name === 'wharf_http_request_duration_seconds_bucket' &&
+              s.labels.le === le &&
+              s.labels.route === route &&
+              s.labels.status === '200',
+          )?.value,
+      );
+      expect(buckets.every((count) => count !== undefined)).toBe(true);
+      expect(buckets.every((count, i) => i === 0 || count! >= buckets[i - 1]!)).toBe(true);
 
       // Unmatched paths share one series, so probing URLs cannot grow the label set.
       const unmatched = { method: 'GET', route: '(unmatched)', status: '404' };
