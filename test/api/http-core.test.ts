@@ -18,7 +18,7 @@ const BODY_LIMIT = 2048;
 /** The spec's error array, one entry per message. */
 
 /** Log lines collected from an app built outside useTestApp. */
-function logCollector() {
+function logCollector(level = 'info') {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -26,7 +26,7 @@ function logCollector() {
       done();
     },
   });
-  return { lines, logger: { level: 'info', stream } };
+  return { lines, logger: { level, stream } };
 }
 
 /** Prometheus text → samples with their labels. */
@@ -269,8 +269,8 @@ describeEachDialect('HTTP core', (dialect) => {
   describe('500 and apps built directly', () => {
     const SQL_MESSAGE = "select * from api_keys where key_hash = 'a3f1c0ffee' and revoked_at is null";
 
-    async function buildSideApp(overrides: Partial<Config>, register: (app: App) => void = () => {}) {
-      const { lines, logger } = logCollector();
+    async function buildSideApp(overrides: Partial<Config>, register: (app: App) => void = () => {}, level = 'info') {
+      const { lines, logger } = logCollector(level);
       const config = { ...loadConfig({ databaseUrl: ctx().database.url }, {}), ...overrides };
       const app = await buildApp({ config, db: ctx().database.db, clock: ctx().clock, logger });
       register(app);
@@ -317,6 +317,29 @@ describeEachDialect('HTTP core', (dialect) => {
             expect(failure?.error).toEqual({ type: 'Error', code: '42P01' });
           }
         }
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('at level warn writes no line for an answered request, and still one for a 500', async () => {
+      const { app, lines } = await buildSideApp(
+        {},
+        (a) => {
+          a.get('/test/boom', async () => {
+            throw new Error('boom');
+          });
+        },
+        'warn',
+      );
+      try {
+        expect((await app.inject('/healthz')).statusCode).toBe(200);
+        expect((await app.inject('/no-such-route')).statusCode).toBe(404);
+        expect(lines).toEqual([]);
+        expect((await app.inject('/test/boom')).statusCode).toBe(500);
+        expect(lines.filter((l) => l.msg === 'request')).toEqual([
+          expect.objectContaining({ level: 50, method: 'GET', url: '/test/boom', statusCode: 500 }),
+        ]);
       } finally {
         await app.close();
       }
