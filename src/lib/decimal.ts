@@ -109,15 +109,19 @@ export interface DecimalRule {
   sign: 'positive' | 'nonnegative' | 'any';
 }
 
-const shapes = new Map<string, RegExp>();
+const shapes = new WeakMap<DecimalRule, RegExp>();
 
-/** The pattern of a decimal with these digits, built once: validation runs it on every request. */
-function decimalShape(integerDigits: number, fractionDigits: number): RegExp {
-  const key = `${integerDigits},${fractionDigits}`;
-  let shape = shapes.get(key);
-  if (!shape) shapes.set(key, (shape = new RegExp(`^(-?)(\\d{1,${integerDigits}})(?:\\.(\\d{1,${fractionDigits}}))?$`)));
+/** The pattern of a rule's decimals, built once per rule: validation runs it on every request. */
+function decimalShape(rule: DecimalRule): RegExp {
+  let shape = shapes.get(rule);
+  if (!shape) {
+    shape = new RegExp(`^-?\\d{1,${rule.integerDigits}}(?:\\.\\d{1,${rule.fractionDigits}})?$`);
+    shapes.set(rule, shape);
+  }
   return shape;
 }
+
+const NONZERO_DIGIT = /[1-9]/;
 
 /**
  * Whether `value` (decimal text, or a JSON number by its shortest round-trip form, never an
@@ -128,10 +132,9 @@ export function fitsDecimalRule(value: unknown, rule: DecimalRule): boolean {
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
   else return false;
-  const shape = decimalShape(rule.integerDigits, rule.fractionDigits).exec(text);
-  if (!shape) return false;
-  const negative = shape[1] === '-';
-  const zero = /^0+$/.test(shape[2]!) && /^0*$/.test(shape[3] ?? '');
+  if (!decimalShape(rule).test(text)) return false;
+  const negative = text.charCodeAt(0) === MINUS;
+  const zero = !NONZERO_DIGIT.test(text);
   if (rule.sign === 'positive') return !negative && !zero;
   if (rule.sign === 'nonnegative') return !negative || zero;
   return true;

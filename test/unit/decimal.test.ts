@@ -6,6 +6,7 @@ import {
   asScaled,
   decimalText,
   decimalToNumber,
+  fitsDecimalRule,
   formatDecimal,
   isDecimal,
   isWithinDecimalRange,
@@ -137,6 +138,25 @@ describe('formatDecimal and decimalToNumber', () => {
     expect(isWithinDecimalRange(MAX_SCALED + 1)).toBe(false);
     expect(isWithinDecimalRange(0.5)).toBe(false);
     expect(tryParseDecimal(formatDecimal(MAX_SCALED + 1))).toBeUndefined();
+  });
+});
+
+describe('fitsDecimalRule', () => {
+  const positive = { integerDigits: 3, fractionDigits: 2, sign: 'positive' } as const;
+  const nonnegative = { ...positive, sign: 'nonnegative' } as const;
+  const any = { ...positive, sign: 'any' } as const;
+
+  it.each([
+    [
+      positive,
+      ['0.01', '1', '999.99', 12.5, '007'],
+      ['0', '-0', '0.00', '-1', 0, '1000', '1.234', '1.', '.5', '1e2', 1e21, NaN, null, true],
+    ],
+    [nonnegative, ['0', '-0', '-0.00', '0.00', '5', 0], ['-0.01', '-5', -1, '']],
+    [any, ['-999.99', '-0.5', '0', '12', -3], ['-1000', '--1', '+1', '1.001', ' 1']],
+  ])('%o accepts and refuses exactly these', (rule, accepted, refused) => {
+    for (const value of accepted) expect(fitsDecimalRule(value, rule), String(value)).toBe(true);
+    for (const value of refused) expect(fitsDecimalRule(value, rule), String(value)).toBe(false);
   });
 });
 
