@@ -30,17 +30,21 @@ export function failureEnvelope(outcome: OutcomeName, message: string): RateResp
   };
 }
 
-function entriesOf(card: CompiledCard, quote: ServiceQuote): RateEntry[] {
-  const details = card.details ? { Zone: quote.zone, BillableWeight: formatMeasure(quote.weights.billable) } : {};
-  if (card.result === 'perService') return [{ name: quote.service, Price: formatPrice(quote.total), ...details }];
-  return quote.charges.map((charge) => ({ name: `${quote.service} - ${charge.name}`, Price: formatPrice(charge.amount), ...details }));
+function entryOf(card: CompiledCard, quote: ServiceQuote, name: string, cents: bigint): RateEntry {
+  const Price = formatPrice(cents);
+  return card.details ? { name, Price, Zone: quote.zone, BillableWeight: formatMeasure(quote.weights.billable) } : { name, Price };
+}
+
+function entriesOf(card: CompiledCard, quotes: ServiceQuote[]): RateEntry[] {
+  if (card.result === 'perService') return quotes.map((quote) => entryOf(card, quote, quote.service, quote.total));
+  return quotes.flatMap((quote) => quote.charges.map((charge) => entryOf(card, quote, `${quote.service} - ${charge.name}`, charge.amount)));
 }
 
 export function presentQuotation(card: CompiledCard, quotation: Quotation): RateResponse {
   if (quotation.notServiceable !== undefined) return failureEnvelope('notServiceable', quotation.notServiceable);
   const outcome = quotation.warning ? Outcome.warned : Outcome.quoted;
   return {
-    Result: quotation.quotes.flatMap((quote) => entriesOf(card, quote)),
+    Result: entriesOf(card, quotation.quotes),
     Page: null,
     ErrorMsg: quotation.warning ?? '',
     ErrorSeverity: outcome.severity,
