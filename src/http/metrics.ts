@@ -11,10 +11,9 @@ type Labels = { method: string; route: string; status: string };
 /** The answers of one method, route and status. */
 interface Series {
   labels: Labels;
-  count: number;
   /** Seconds. */
   sum: number;
-  /** Answers per bucket, not cumulative; the last is beyond the last bound. */
+  /** Answers per bucket, not cumulative; the last is beyond the last bound, so they add up to the count. */
   perBucket: number[];
 }
 
@@ -32,10 +31,9 @@ class RequestTally {
     let series = this.series.get(key);
     if (!series) {
       const labels = { method, route, status: String(status) };
-      series = { labels, count: 0, sum: 0, perBucket: new Array<number>(BUCKETS.length + 1).fill(0) };
+      series = { labels, sum: 0, perBucket: new Array<number>(BUCKETS.length + 1).fill(0) };
       this.series.set(key, series);
     }
-    series.count += 1;
     series.sum += seconds;
     let bucket = 0;
     while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket += 1;
@@ -49,16 +47,15 @@ class RequestTally {
   asMetricsJson(): object[] {
     const requests: object[] = [];
     const durations: object[] = [];
-    for (const { labels, count, sum, perBucket } of this.series.values()) {
-      requests.push({ labels, value: count });
-      let cumulative = 0;
-      BUCKETS.forEach((le, i) => {
-        cumulative += perBucket[i]!;
-        durations.push({ metricName: `${DURATIONS}_bucket`, labels: { ...labels, le }, value: cumulative });
+    for (const { labels, sum, perBucket } of this.series.values()) {
+      let count = 0;
+      perBucket.forEach((answers, i) => {
+        count += answers;
+        durations.push({ metricName: `${DURATIONS}_bucket`, labels: { ...labels, le: BUCKETS[i] ?? '+Inf' }, value: count });
       });
-      durations.push({ metricName: `${DURATIONS}_bucket`, labels: { ...labels, le: '+Inf' }, value: count });
       durations.push({ metricName: `${DURATIONS}_sum`, labels, value: sum });
       durations.push({ metricName: `${DURATIONS}_count`, labels, value: count });
+      requests.push({ labels, value: count });
     }
     return [
       { name: REQUESTS, help: 'HTTP requests answered, by method, route and status', type: 'counter', aggregator: 'sum', values: requests },
