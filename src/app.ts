@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer, rememberKeys } from './http/auth.js';
-import { replyRouteNotFound, replyWithError } from './http/errors.js';
+import { commandContexts } from './http/command-context.js';
+import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
 import { RequestLog } from './http/request-log.js';
@@ -27,6 +28,7 @@ import { shippingRoutes } from './modules/orders/shipping.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
+import { acknowledgeRejectedBody } from './modules/commands/commands.service.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
@@ -69,7 +71,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
 
   // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
   app.removeContentTypeParser('text/plain');
-  app.setErrorHandler(replyWithError);
+  // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
+  app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
   app.setNotFoundHandler(replyRouteNotFound);
   registerMetrics(app);
 
@@ -119,9 +122,27 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
         facilityExists: (companyId, facilityId) => tenants.facilityExists(db, companyId, facilityId),
         customerExists: (companyId, customerId) => tenants.customerExists(db, companyId, customerId),
       }),
+      cx: commandContexts(db, clock),
+    };
+    const onRejectedBody: RejectedBodyHandler = async (request, refusal) => {
+      if (!request.principal) return refusal;
+      try {
+        return await acknowledgeRejectedBody(
+          deps.cx(request),
+          deps.authorize,
+          request.routeOptions.config.rejectedBody,
+          request.body,
+          refusal,
+        );
+      } catch (error) {
+        // The caller still gets the 400; the failed ACK write is logged without its database message.
+        logInternalError(error as Error, request);
+        return refusal;
+      }
     };
     await app.register(
       async (edi) => {
+        edi.setErrorHandler(createErrorHandler(onRejectedBody));
         edi.decorateRequest('principal');
         edi.addHook('onRequest', authenticate(lookupKey));
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type Config, type SettingName } from './config
 import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
-import { AppError } from './http/errors.js';
+import { Refusal } from './lib/refusal.js';
 import { systemClock } from './lib/clock.js';
 import { RateCardError } from './modules/rating/rate-card.compile.js';
 import * as rating from './modules/rating/rating.service.js';
@@ -321,9 +321,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       for (const problem of error.problems) io.err(`  ${problem}`);
       return 1;
     }
-    if (error instanceof AppError) {
-      const messages = Array.isArray(error.body) ? error.body.map((p) => p.error) : [error.body.error];
-      for (const message of messages) io.err(`error: ${message}`);
+    if (error instanceof Refusal) {
+      for (const message of error.messages) io.err(`error: ${message}`);
       return 1;
     }
     io.err(`error: ${(error as Error).message}`);

@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db/database.js';
-import { AppError } from './http/errors.js';
+import { Refusal } from './lib/refusal.js';
 import type { Role } from './http/auth.js';
+import type { CommandContext } from './http/command-context.js';
 import type { Clock } from './lib/clock.js';
 import { sha256Hex } from './lib/ids.js';
 import { adjustQuantities } from './modules/inventory/adjustments.service.js';
@@ -85,7 +86,7 @@ async function ignoreDuplicate(step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (error) {
-    if (!(error instanceof AppError && error.statusCode === 409)) throw error;
+    if (!(error instanceof Refusal && error.kind === 'conflict')) throw error;
   }
 }
 
@@ -124,15 +125,16 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   mkdirSync(dirname(keyFile), { recursive: true });
   writeFileSync(keyFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
 
-  const admin = await tenants.authenticateApiKey(db, clock, keys.admin);
+  const admin = (await tenants.authenticateApiKey(db, clock, keys.admin))!;
   // What a request's hash is for: an AdjustmentNo replays only for the same request (a CHAR(64) column).
-  const identity = (request: unknown) => ({
-    companyId: DEMO.company,
-    keyId: admin!.keyId,
-    requestHash: sha256Hex(JSON.stringify(request)),
+  const cx = (request: unknown): CommandContext => ({
+    db,
+    clock,
+    principal: admin,
+    identity: { companyId: DEMO.company, keyId: admin.keyId, requestHash: sha256Hex(JSON.stringify(request)) },
   });
   const items = { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS };
-  await importItems(db, clock, admin!, items, identity(items));
+  await importItems(cx(items), items);
   // An AdjustmentNo applies once: a second run replays it and adds nothing.
   const stock = {
     CompanyID: DEMO.company,
@@ -141,7 +143,7 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
     AdjustmentNo: 'DEMO-OPENING-STOCK',
     Items: DEMO_STOCK,
   };
-  await adjustQuantities(db, clock, admin!, stock, identity(stock));
+  await adjustQuantities(cx(stock), stock);
   // The example card is the company's default; loading it again when it is already the latest changes nothing.
   await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
   return keys;

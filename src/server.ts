@@ -5,7 +5,7 @@ import type { Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/module.js';
 import { systemClock } from './lib/clock.js';
-import { forgetExpired } from './modules/idempotency/idempotency.service.js';
+import { forgetExpired } from './modules/commands/commands.service.js';
 
 /** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
 const FORGET_EVERY_MS = 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export async function startServer(config: Config, options: { migrate?: boolean }
     const app = await buildApp({ config, db });
     const address = await app.listen({ port: config.port, host: config.host });
     const forgetting = setInterval(() => {
-      forgetExpired(db, systemClock).catch((error: Error) =>
+      forgetExpired({ db, clock: systemClock }).catch((error: Error) =>
         app.log.warn({ error: { type: error.name } }, 'forgetting expired idempotency records failed'),
       );
     }, FORGET_EVERY_MS);

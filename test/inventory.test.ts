@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { AppError } from '../src/http/errors.js';
+import { Refusal } from '../src/lib/refusal.js';
 import { MAX_SCALED, asScaled, formatDecimal, parseDecimal, type Scaled } from '../src/lib/decimal.js';
 import {
   compareBalanceKeys,
@@ -109,9 +109,9 @@ describeEachDialect('inventory postings', (dialect) => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).statusCode).toBe(409);
-    return (error as AppError).message;
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).kind).toBe('conflict');
+    return (error as Refusal).message;
   };
 
   it('creates balances and adds to them exactly, at the smallest and the largest quantity', async () => {
@@ -494,9 +494,9 @@ describeEachDialect('inventory postings', (dialect) => {
     expect(fulfilled).toHaveLength(5);
     expect(rejected).toHaveLength(5);
     for (const { reason } of rejected) {
-      expect(reason).toBeInstanceOf(AppError);
-      expect((reason as AppError).statusCode).toBe(409);
-      expect((reason as AppError).message).toContain('0 available');
+      expect(reason).toBeInstanceOf(Refusal);
+      expect((reason as Refusal).kind).toBe('conflict');
+      expect((reason as Refusal).message).toContain('0 available');
     }
     expect(await onHandOf(item)).toEqual(['0']);
     const ledger = await findLedger(db, { companyId: tenant.companyId, sourceType: 'adjustment', sourceId });

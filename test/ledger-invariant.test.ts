@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { AppError } from '../src/http/errors.js';
+import { Refusal } from '../src/lib/refusal.js';
 import { formatDecimal, parseDecimal, type Scaled } from '../src/lib/decimal.js';
 import { searchInventory, searchLedger } from '../src/modules/inventory/inquiry.service.js';
 import {
@@ -150,7 +150,7 @@ describeEachDialect('ledger invariant', (dialect) => {
           ).then(
             () => 'posted',
             (error: unknown) => {
-              if (error instanceof AppError && error.statusCode === 409) return 'refused';
+              if (error instanceof Refusal && error.kind === 'conflict') return 'refused';
               throw error;
             },
           );

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AckTables } from '../modules/acks/acks.tables.js';
-import type { IdempotencyTables } from '../modules/idempotency/idempotency.tables.js';
+import type { IdempotencyTables } from '../modules/commands/idempotency.tables.js';
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
 import type { ItemTables } from '../modules/items/items.tables.js';

@@ -2,10 +2,15 @@ import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
-import { forbidden, notFoundFacility, unauthorized } from './errors.js';
+import { forbidden, unauthenticated, unknownFacility } from '../lib/refusal.js';
 
 /** Who is calling: the API key's id, role and scope (from the tenants module's key lookup). */
 export type Role = 'customer' | 'operator' | 'admin' | 'rater';
+
+/** Who acts on a document: the customer's system, or the warehouse. An admin key acts as either. */
+export type Actor = 'customer' | 'operator';
+
+export const ROLES_OF: Record<Actor, readonly Role[]> = { customer: ['customer', 'admin'], operator: ['operator', 'admin'] };
 
 export interface Principal {
   keyId: number;
@@ -58,11 +63,11 @@ const SCHEME = /^APIKey +(\S+)$/i;
 export function authenticate(lookup: KeyLookup): onRequestHookHandler {
   return (request, _reply, done) => {
     const header = request.headers.authorization;
-    if (!header) return done(unauthorized('Missing Authorization header; send Authorization: APIKey <key>'));
+    if (!header) return done(unauthenticated('Missing Authorization header; send Authorization: APIKey <key>'));
     const match = SCHEME.exec(header.trim());
-    if (!match) return done(unauthorized('Authorization header must be APIKey <key>'));
+    if (!match) return done(unauthenticated('Authorization header must be APIKey <key>'));
     const admit = (principal: Principal | undefined) => {
-      if (!principal) return done(unauthorized('Unknown or revoked API key'));
+      if (!principal) return done(unauthenticated('Unknown or revoked API key'));
       request.principal = principal;
       done();
     };
@@ -106,7 +111,7 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     }
     if (companyId !== principal.companyId) throw forbidden(`CompanyID ${String(companyId)} is outside this API key's scope`);
     if (facilityId !== undefined) {
-      if (typeof facilityId !== 'string' || !(await directory.facilityExists(companyId, facilityId))) throw notFoundFacility();
+      if (typeof facilityId !== 'string' || !(await directory.facilityExists(companyId, facilityId))) throw unknownFacility();
       if (principal.facilityIds.length > 0 && !principal.facilityIds.includes(facilityId)) {
         throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
       }

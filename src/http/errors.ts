@@ -1,6 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/dialect.js';
+import { invalid, Refusal, type RefusalKind } from '../lib/refusal.js';
 import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
+
+/**
+ * The one place that knows HTTP statuses: a refusal's kind gives its status and the shape of its
+ * body (DESIGN §2's table), Fastify's own request errors get theirs.
+ */
 
 /** One entry of the spec's error array. */
 export interface Problem {
@@ -12,66 +18,66 @@ export function problem(message: string): Problem {
   return { code: `EDI-ERROR-${message}`, error: message };
 }
 
-/** An error with the exact status and body a caller sees. */
-export class AppError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly body: Problem[] | { error: string },
-  ) {
-    super(Array.isArray(body) ? body.map((p) => p.error).join('; ') : body.error);
-  }
-}
-
-export const badRequest = (...messages: string[]) => new AppError(400, messages.map(problem));
-export const unauthorized = (message: string) => new AppError(401, [problem(message)]);
-export const forbidden = (message: string) => new AppError(403, [problem(message)]);
-export const notFound = (message: string) => new AppError(404, { error: message });
-export const conflict = (...messages: string[]) => new AppError(409, messages.map(problem));
-/** The real system's answer to a FacilityID the company does not have. */
-export const notFoundFacility = () => new AppError(400, { error: 'Not found facility' });
-
-/** A stored or fresh answer: status and body. */
-export interface Answer {
+/** What the caller reads: a status and the spec's error body. */
+export interface ErrorAnswer {
   statusCode: number;
-  body: unknown;
+  body: Problem[] | { error: string };
+  /** The messages of the body, for answers in another envelope (the rate engine's). */
+  messages: readonly string[];
 }
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * Called when the body fails validation, before the 400 is sent: an import records its failure
-     * ACK here. It may return the stored answer of an Idempotency-Key replay instead.
-     */
-    onRejectedBody?: (request: FastifyRequest, refusal: AppError) => Promise<Answer | undefined>;
-  }
+const STATUS_OF: Record<RefusalKind, number> = {
+  invalid: 400,
+  'unknown-facility': 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'idempotency-key-reused': 422,
+};
+
+/** Kinds answered with the single `{error}` object of the real system; every other kind is the array. */
+const ANSWERED_AS_OBJECT = new Set<RefusalKind>(['unknown-facility', 'not-found']);
+
+export function answerOfRefusal(refusal: Refusal): ErrorAnswer {
+  const body = ANSWERED_AS_OBJECT.has(refusal.kind) ? { error: refusal.messages[0]! } : refusal.messages.map(problem);
+  return { statusCode: STATUS_OF[refusal.kind], body, messages: refusal.messages };
+}
+
+function transportError(statusCode: number, message: string): ErrorAnswer {
+  return { statusCode, body: [problem(message)], messages: [message] };
 }
 
 /** Fastify's own request errors, mapped to what the caller reads. */
-const fastifyErrors: Record<string, { status: number; message: (error: FastifyError) => string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: () => 'Content-Type must be application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: () => 'Content-Length does not match the body' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: () => 'Request body is larger than the limit' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: () => 'Request body is empty' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: () => 'Malformed JSON body' },
+const fastifyErrors: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is larger than the limit' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Request body is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Malformed JSON body' },
 };
 
+/** A body that failed its route's schema, as a refusal with every problem at once. */
+function validationRefusal(error: FastifyError): Refusal | undefined {
+  if (!error.validation) return undefined;
+  return invalid(...formatValidationErrors(error.validation as ValidationIssue[], error.validationContext));
+}
+
 /**
- * The error a caller sees for `error`: an AppError as it is, Fastify's request errors (validation,
- * media type, size, JSON) mapped to theirs; undefined for anything else, which is a bug.
+ * The answer a caller sees for `error`: a refusal by its kind, Fastify's request errors
+ * (validation, media type, size, JSON) by theirs; undefined for anything else, which is a bug.
  */
-export function knownError(error: FastifyError | AppError | Error): AppError | undefined {
-  if (error instanceof AppError) return error;
+export function knownError(error: FastifyError | Error): ErrorAnswer | undefined {
+  if (error instanceof Refusal) return answerOfRefusal(error);
   const fastifyError = error as FastifyError;
-  if (fastifyError.validation) {
-    const messages = formatValidationErrors(fastifyError.validation as ValidationIssue[], fastifyError.validationContext);
-    return new AppError(400, messages.map(problem));
-  }
+  const rejected = validationRefusal(fastifyError);
+  if (rejected) return answerOfRefusal(rejected);
   const known = fastifyError.code ? fastifyErrors[fastifyError.code] : undefined;
-  if (known) return new AppError(known.status, [problem(known.message(fastifyError))]);
+  if (known) return transportError(known.status, known.message);
   // The JSON parser's SyntaxError carries statusCode 400 and no code.
-  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError(400, [problem('Malformed JSON body')]);
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return transportError(400, 'Malformed JSON body');
   const status = fastifyError.statusCode;
-  if (status && status >= 400 && status < 500) return new AppError(status, [problem(fastifyError.message)]);
+  if (status && status >= 400 && status < 500) return transportError(status, fastifyError.message);
   return undefined;
 }
 
@@ -85,33 +91,22 @@ export function logInternalError(error: Error, request: FastifyRequest): string 
   return `Internal error (request id ${request.id})`;
 }
 
-export async function replyWithError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const known = knownError(error);
-  if (!known) return reply.status(500).send([problem(logInternalError(error, request))]);
-  const answer =
-    (error as FastifyError).validation && (error as FastifyError).validationContext === 'body'
-      ? await recordRejectedBody(request, known)
-      : { statusCode: known.statusCode, body: known.body };
-  return reply.status(answer.statusCode).send(answer.body);
-}
+/**
+ * What happens to a body its route's schema refused, before the 400 is sent: an import or cancel
+ * records its failure ACK there (see commands/rejected-body.ts). It answers the refusal to send,
+ * which is the stored one when an Idempotency-Key replays.
+ */
+export type RejectedBodyHandler = (request: FastifyRequest, refusal: Refusal) => Promise<Refusal>;
 
-/** Lets the route record a rejected body (its failure ACK); the caller still gets the 400. */
-async function recordRejectedBody(request: FastifyRequest, refusal: AppError): Promise<Answer> {
-  const hook = request.routeOptions.config.onRejectedBody;
-  const fresh = { statusCode: refusal.statusCode, body: refusal.body };
-  if (!hook || !request.principal) return fresh;
-  try {
-    return (await hook(request, refusal)) ?? fresh;
-  } catch (error) {
-    // An Idempotency-Key reused for another request is 422 here too; a body whose identifiers are
-    // outside the key's scope gets no ACK, and still the 400.
-    if (error instanceof AppError) return error.statusCode === 422 ? { statusCode: 422, body: error.body } : fresh;
-    request.log.error(
-      { error: { type: (error as Error).name, message: isDatabaseError(error) ? undefined : (error as Error).message } },
-      'recording a rejected body failed',
-    );
-    return fresh;
-  }
+/** The EDI error handler: every error in the spec's shapes, a rejected body handed to `onRejectedBody` first. */
+export function createErrorHandler(onRejectedBody: RejectedBodyHandler) {
+  return async function replyWithError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+    const fastifyError = error as FastifyError;
+    const rejected = fastifyError.validationContext === 'body' ? validationRefusal(fastifyError) : undefined;
+    const known = rejected ? answerOfRefusal(await onRejectedBody(request, rejected)) : knownError(error);
+    if (!known) return reply.status(500).send([problem(logInternalError(error, request))]);
+    return reply.status(known.statusCode).send(known.body);
+  };
 }
 
 export function replyRouteNotFound(request: FastifyRequest, reply: FastifyReply) {

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Authorize } from './auth.js';
+import type { ContextOf } from './command-context.js';
 
 /** The Fastify instance a module registers its routes on, typed by the TypeBox provider. */
 export type App = FastifyInstance<
@@ -18,6 +19,8 @@ export interface RouteDeps {
   db: Db;
   clock: Clock;
   authorize: Authorize;
+  /** The CommandContext of a request, for the command services. */
+  cx: ContextOf;
 }
 
 /** Every EDI operation sends its key in the Authorization header. */

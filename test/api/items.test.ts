@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forgetExpired, RETENTION_MS } from '../../src/modules/idempotency/idempotency.service.js';
+import { forgetExpired, RETENTION_MS } from '../../src/modules/commands/commands.service.js';
 import { ITEM_HEAD } from '../../src/modules/items/items.fields.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
@@ -182,7 +182,7 @@ describeEachDialect('item master', (dialect) => {
     ]);
 
     ctx().clock.advance(RETENTION_MS + 1);
-    expect(await forgetExpired(ctx().database.db, ctx().clock)).toBeGreaterThanOrEqual(1);
+    expect(await forgetExpired({ db: ctx().database.db, clock: ctx().clock })).toBeGreaterThanOrEqual(1);
     const afterExpiry = await ctx().post(IMPORT, { ...ids(), Items: [{ itemID: 'IK-2' }] }, customerKey, headers);
     expect(afterExpiry.json()).toEqual({ Items: [{ itemID: 'IK-2', Status: 'Created' }] });
   });

@@ -10,6 +10,7 @@ import * as inventoryReads from './2026-11-22T2401-inventory-reads.js';
 import * as orders from './2026-11-23T0100-orders.js';
 import * as orderSearchIndex from './2026-11-23T2200-order-search-index.js';
 import * as rateCards from './2026-11-23T2300-rate-cards.js';
+import * as idempotencyRefusals from './2026-11-25T1000-idempotency-refusals.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T0100-orders': orders,
   '2026-11-23T2200-order-search-index': orderSearchIndex,
   '2026-11-23T2300-rate-cards': rateCards,
+  '2026-11-25T1000-idempotency-refusals': idempotencyRefusals,
 };

@@ -1,11 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
-import type { Authorize, Principal, Role } from '../../http/auth.js';
-import { AppError, notFound, type Answer } from '../../http/errors.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
 import { localWindow } from '../../http/time.js';
-import type { Clock } from '../../lib/clock.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import { notFound } from '../../lib/refusal.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
 import * as repo from './acks.repository.js';
@@ -19,13 +15,17 @@ import type { AckRecord, AckSearchRequest } from './acks.schemas.js';
 export type DocumentType = 'RN' | 'DN';
 
 /** The document an ACK is about, as far as the request named it. */
-export interface AckSubject {
+export interface AckedDocument {
   documentType: DocumentType;
   companyId: string;
   customerId: string;
   facilityId: string;
   poNo: string | null;
   referenceNo: string | number | null;
+}
+
+/** An ACK's document, the key that called and when. */
+export interface AckSubject extends AckedDocument {
   keyId: number;
   at: number;
 }
@@ -60,8 +60,8 @@ export async function recordSuccess(
 }
 
 /** The failure form: one `{code, error}`, the refusal's messages joined. */
-export async function recordFailure(trx: Trx, subject: AckSubject, refusal: AppError): Promise<void> {
-  const message = Array.isArray(refusal.body) ? refusal.body.map((p) => p.error).join('; ') : refusal.body.error;
+export async function recordFailure(trx: Trx, subject: AckSubject, messages: readonly string[]): Promise<void> {
+  const message = messages.join('; ');
   await repo.insertAck(trx, {
     ...subjectColumns(subject),
     svcpoid: null,
@@ -83,46 +83,25 @@ function referenceNoWithin(documentType: DocumentType, value: unknown): string |
   return textWithin(value, 50);
 }
 
-/** How a rejected import or cancel is acknowledged: which document, who may send it, where its numbers are. */
-export interface RejectedBodyRule {
-  documentType: DocumentType;
-  roles: readonly Role[];
-  /** The import's content object (ASNContent, POContent); a cancel carries its numbers at the root. */
-  contentKey: string;
-}
-
 /**
- * An import or cancel whose body failed validation still gets its failure ACK when its
- * identifiers are valid and in the key's scope (authorize.check throws otherwise, and the caller
- * answers the 400 alone); returns the stored answer of an Idempotency-Key replay.
+ * The document a body that failed validation names, as far as it can be read: its identifiers
+ * (already checked against the key's scope) and the PONo and ReferenceNo that pass their own checks.
+ * `contentKey` is the import's content object (ASNContent, POContent); a cancel carries its numbers
+ * at the root. Undefined when the body names no customer and facility, which an ACK belongs to.
  */
-export async function recordRejectedBody(
-  db: Db,
-  clock: Clock,
-  authorize: Authorize,
-  rule: RejectedBodyRule,
-  principal: Principal,
-  body: unknown,
-  identity: RequestIdentity,
-  refusal: AppError,
-): Promise<Answer | undefined> {
-  await authorize.check(principal, body, rule.roles);
+export function documentNamedBy(documentType: DocumentType, body: unknown, contentKey: string): AckedDocument | undefined {
   const ids = body as Record<string, unknown> & { CompanyID: string };
-  // The ACK belongs to a customer and a facility; a body without both cannot be acknowledged.
   if (typeof ids.CustomerID !== 'string' || typeof ids.FacilityID !== 'string') return undefined;
-  const content = ids[rule.contentKey];
+  const content = ids[contentKey];
   const numbers = (content && typeof content === 'object' ? content : ids) as { PONo?: unknown; ReferenceNo?: unknown };
-  const subject: AckSubject = {
-    documentType: rule.documentType,
+  return {
+    documentType,
     companyId: ids.CompanyID,
     customerId: ids.CustomerID,
     facilityId: ids.FacilityID,
     poNo: textWithin(numbers.PONo, 50),
-    referenceNo: referenceNoWithin(rule.documentType, numbers.ReferenceNo),
-    keyId: principal.keyId,
-    at: clock.now(),
+    referenceNo: referenceNoWithin(documentType, numbers.ReferenceNo),
   };
-  return idempotency.recordRefusal(db, clock, identity, refusal, (trx, r) => recordFailure(trx, subject, r));
 }
 
 /** An empty filter value filters nothing, as an absent one. */

@@ -1,13 +1,14 @@
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AdjustmentResultSchema, PropertyAdjustmentRequestSchema, QuantityAdjustmentRequestSchema } from './adjustments.schemas.js';
-import { ADJUSTMENT_ROLES, adjustQuantities, moveProperties } from './adjustments.service.js';
+import { adjustQuantities, moveProperties } from './adjustments.service.js';
 
 const tags = ['3PL inventory'];
 
-export function adjustmentRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/3pl/adjust/inventory-adjust-qty-incremental',
     {
@@ -19,12 +20,9 @@ export function adjustmentRoutes(app: App, { db, clock, authorize }: RouteDeps):
         body: QuantityAdjustmentRequestSchema,
         response: { 200: AdjustmentResultSchema, ...errorResponses(409) },
       },
-      preHandler: authorize(ADJUSTMENT_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request, reply) => {
-      const answer = await adjustQuantities(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => adjustQuantities(cx(request), request.body),
   );
 
   app.post(
@@ -38,11 +36,8 @@ export function adjustmentRoutes(app: App, { db, clock, authorize }: RouteDeps):
         body: PropertyAdjustmentRequestSchema,
         response: { 200: AdjustmentResultSchema, ...errorResponses(409) },
       },
-      preHandler: authorize(ADJUSTMENT_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request, reply) => {
-      const answer = await moveProperties(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => moveProperties(cx(request), request.body),
   );
 }

@@ -1,10 +1,8 @@
-import type { Db, Trx } from '../../db/database.js';
-import type { Principal } from '../../http/auth.js';
-import { badRequest, conflict, type Answer } from '../../http/errors.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
-import type { Clock } from '../../lib/clock.js';
+import type { Trx } from '../../db/database.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { asScaled, formatDecimal, parseDecimal } from '../../lib/decimal.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import { conflict, invalid } from '../../lib/refusal.js';
+import { runCommand } from '../commands/commands.service.js';
 import * as items from '../items/items.service.js';
 import * as repo from './adjustments.repository.js';
 import type {
@@ -20,8 +18,6 @@ import * as inventory from './inventory.service.js';
  * The operator's adjustments (DESIGN §4b, §5): quantity changes and property moves, each applied
  * once per AdjustmentNo of a customer in a facility, all lines or none, through postStock.
  */
-
-export const ADJUSTMENT_ROLES = ['operator', 'admin'] as const;
 
 /** What both operations share: the header and the item of each line. */
 interface AdjustmentRequest {
@@ -51,11 +47,11 @@ function numberOf(request: AdjustmentRequest): repo.AdjustmentNumber {
 }
 
 /** The same body replays the first answer; another body under the same number is 409. */
-function replay(earlier: repo.AdjustmentRow, request: AdjustmentRequest, requestHash: string): Answer {
+function replay(earlier: repo.AdjustmentRow, request: AdjustmentRequest, requestHash: string): AdjustmentResult {
   if (earlier.request_hash !== requestHash) {
     throw conflict(`AdjustmentNo ${request.AdjustmentNo} was already applied with a different body`);
   }
-  return { statusCode: 200, body: JSON.parse(earlier.answer) };
+  return JSON.parse(earlier.answer) as AdjustmentResult;
 }
 
 /** Absent key values ('' in the database) are null, as in the inventory reads. */
@@ -130,24 +126,18 @@ function answerOf(request: AdjustmentRequest, warnings: string[], posted: invent
 }
 
 /** Applies an adjustment once per AdjustmentNo, in the request's one transaction. */
-function applyOnce(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  identity: RequestIdentity,
-  request: AdjustmentRequest,
-  postings: Postings,
-): Promise<Answer> {
-  return idempotency.runCommand(db, clock, identity, {
+function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Postings): Promise<AdjustmentResult> {
+  const { identity, principal } = cx;
+  return runCommand(cx, {
     run: async (trx) => {
       const earlier = await repo.findAdjustment(trx, numberOf(request));
       if (earlier) return replay(earlier, request, identity.requestHash);
-      const at = clock.now();
+      const at = cx.clock.now();
       const id = await claimNumber(trx, request, postings.kind, identity.requestHash, principal.keyId, at);
       const warnings = await unknownItemWarnings(trx, request);
       const answer = answerOf(request, warnings, await post(trx, request, postings, principal.keyId, at));
       await repo.setAnswer(trx, { companyId: request.CompanyID, id }, JSON.stringify(answer));
-      return { statusCode: 200, body: answer };
+      return answer;
     },
   });
 }
@@ -156,13 +146,7 @@ function applyOnce(
  * inventory-adjust-qty-incremental: adds each line's signed Qty to its balance. A line that would
  * take a balance below its allocation (or below zero) refuses the whole adjustment (409).
  */
-export async function adjustQuantities(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: QuantityAdjustmentRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export function adjustQuantities(cx: CommandContext, request: QuantityAdjustmentRequest): Promise<AdjustmentResult> {
   const lines = request.Items.map((line, index) => ({
     itemId: line.ItemNumber,
     uom: line.UOM,
@@ -174,7 +158,7 @@ export async function adjustQuantities(
     quantity: parseDecimal(line.Qty),
     sourceLine: String(index + 1),
   }));
-  return applyOnce(db, clock, principal, identity, request, { kind: 'qty', sourceType: 'adjustment', lines });
+  return applyOnce(cx, request, { kind: 'qty', sourceType: 'adjustment', lines });
 }
 
 /** The balances a move leaves and enters: From's absent keys are empty, To's keep From's value. */
@@ -205,23 +189,17 @@ function moveKeys(line: PropertyMoveLine): { from: inventory.BalanceKey; to: inv
  * From, +Qty on To, in one posting). A From that holds less than Qty beyond its allocation refuses
  * the whole adjustment (409): allocated stock cannot move. A line whose To names its From is 400.
  */
-export async function moveProperties(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: PropertyAdjustmentRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export async function moveProperties(cx: CommandContext, request: PropertyAdjustmentRequest): Promise<AdjustmentResult> {
   const moves = request.Items.map((line) => ({ ...moveKeys(line), quantity: parseDecimal(line.Qty) }));
   const unchanged = moves.flatMap(({ from, to }, index) =>
     inventory.compareBalanceKeys(from, to) === 0
       ? [`Items[${index}].To must change at least one of LotNo, GoodsType, TitleID, InventoryStatus, ExpirationDate`]
       : [],
   );
-  if (unchanged.length > 0) throw badRequest(...unchanged);
+  if (unchanged.length > 0) throw invalid(...unchanged);
   const lines = moves.flatMap(({ from, to, quantity }, index) => [
     { ...from, quantity: asScaled(-quantity), sourceLine: String(index + 1) },
     { ...to, quantity, sourceLine: String(index + 1) },
   ]);
-  return applyOnce(db, clock, principal, identity, request, { kind: 'property', sourceType: 'property-move', lines });
+  return applyOnce(cx, request, { kind: 'property', sourceType: 'property-move', lines });
 }

@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../../lib/refusal.js';
 import { MAX_SCALED, asScaled, formatDecimal, isWithinDecimalRange, type Scaled } from '../../lib/decimal.js';
 import * as repo from './inventory.repository.js';
 import type { BalanceKeyColumns } from './inventory.tables.js';

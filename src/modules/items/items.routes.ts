@@ -1,11 +1,12 @@
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ItemImportRequestSchema, ItemImportResultSchema, ItemSearchRequestSchema, ItemSearchResultSchema } from './items.schemas.js';
 import { importItems, searchItems } from './items.service.js';
 
-export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/item-master/import',
     {
@@ -17,12 +18,9 @@ export function itemRoutes(app: App, { db, clock, authorize }: RouteDeps): void 
         body: ItemImportRequestSchema,
         response: { 200: ItemImportResultSchema, ...errorResponses() },
       },
-      preHandler: authorize(['customer', 'admin']),
+      preHandler: authorize(ROLES_OF.customer),
     },
-    async (request, reply) => {
-      const answer = await importItems(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => importItems(cx(request), request.body),
   );
 
   app.post(

@@ -1,10 +1,10 @@
 import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
-import { badRequest, type Answer } from '../../http/errors.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { Clock } from '../../lib/clock.js';
+import { invalid } from '../../lib/refusal.js';
+import { runCommand } from '../commands/commands.service.js';
 import { ITEM_HEAD, SERVER_OWNED_KEYS } from './items.fields.js';
 import { presentItem } from './items.present.js';
 import * as repo from './items.repository.js';
@@ -61,18 +61,10 @@ function importProblems(request: ItemImportRequest): string[] {
  * Created, Updated or Unchanged. A concurrent import that creates the same item first makes the
  * insert fail; the transaction then runs again and sees that item as existing.
  */
-export async function importItems(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: ItemImportRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export async function importItems(cx: CommandContext, request: ItemImportRequest): Promise<ItemImportResult> {
   const problems = importProblems(request);
-  if (problems.length > 0) throw badRequest(...problems);
-  return idempotency.runCommand(db, clock, identity, {
-    run: async (trx) => ({ statusCode: 200, body: await upsertItems(trx, clock, principal, request) }),
-  });
+  if (problems.length > 0) throw invalid(...problems);
+  return runCommand(cx, { run: (trx) => upsertItems(trx, cx.clock, cx.principal, request) });
 }
 
 async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request: ItemImportRequest): Promise<ItemImportResult> {

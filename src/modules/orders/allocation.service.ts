@@ -1,12 +1,13 @@
 import type { Trx } from '../../db/database.js';
-import { asScaled, formatDecimal } from '../../lib/decimal.js';
+import { asScaled, formatDecimal, type Scaled } from '../../lib/decimal.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as repo from './orders.repository.js';
 
 /**
- * An order's hold on stock (DESIGN §4): its lines allocate Available stock on import (FEFO, then
- * FIFO), give it back on cancel, update and close, and shipping consumes it (and gives back what a
- * line no longer needs).
+ * An order's hold on stock (DESIGN §4), in one home: its lines allocate Available stock on import
+ * (FEFO, then FIFO), give it back on cancel, update and close, and a shipment takes it (the order's
+ * allocation first, then Available stock) and gives back what a line no longer needs. Shipping
+ * orchestrates; every stock decision is made here.
  */
 
 /** What allocation needs to know of an order: which it is, and where it keeps its stock. */
@@ -85,4 +86,173 @@ export async function releaseOrder(trx: Trx, order: OrderRef, at: number): Promi
     at,
   );
   await repo.deleteAllocations(trx, key);
+}
+
+/** A shipped line matched to its order line: what it asks to take, and of which lot. */
+export interface ShipmentWant {
+  target: repo.OrderLineRow;
+  quantity: Scaled;
+  /** The lot the shipped line names; absent takes any lot the order line may. */
+  lotNo?: string;
+  /** How a problem names the shipped line, e.g. "Items[2] item SKU-1". */
+  where: string;
+}
+
+/** Where the stock of each want comes from, or why there is not enough. */
+export interface ShipmentPlan {
+  /** Per want, in the wants' order: the balances it takes from, or its problem. */
+  outcomes: ({ takes: inventory.StockPostingLine[] } | { problem: string })[];
+  /** What each of the order's allocations still holds once the takes are done. */
+  allocationsLeft: Map<repo.OrderAllocationRow, number>;
+}
+
+/**
+ * Plans where each want takes its stock: first what its order line holds allocated (of the named
+ * lot), then Available stock, earliest expiration first. A want that needs more than both is a
+ * problem; nothing is taken while planning.
+ */
+export async function planShipment(
+  trx: Trx,
+  order: OrderRef,
+  allocations: repo.OrderAllocationRow[],
+  wants: ShipmentWant[],
+): Promise<ShipmentPlan> {
+  const allocationsLeft = new Map(allocations.map((a) => [a, a.quantity]));
+  const availableTaken = new Map<string, number>();
+  const outcomes: ShipmentPlan['outcomes'] = [];
+  for (const { target, quantity, lotNo, where } of wants) {
+    const takes: inventory.StockPostingLine[] = [];
+    let need: number = quantity;
+    for (const allocation of allocations) {
+      const left = allocationsLeft.get(allocation)!;
+      if (need === 0 || allocation.line_no !== target.line_no || left === 0 || (lotNo && allocation.lot_no !== lotNo)) continue;
+      const take = Math.min(need, left);
+      allocationsLeft.set(allocation, left - take);
+      takes.push({ ...inventory.balanceKeyOf(allocation), quantity: asScaled(-take), fromAllocated: asScaled(take) });
+      need -= take;
+    }
+    const fromAllocation = quantity - need;
+    if (need > 0) {
+      const free = await inventory.findAllocatable(trx, { ...allocatableBy(order, target), ...(lotNo ? { lotNo } : {}) });
+      for (const { key, quantity: available } of free) {
+        const id = JSON.stringify(key);
+        const take = Math.min(need, available - (availableTaken.get(id) ?? 0));
+        if (take <= 0) continue;
+        availableTaken.set(id, (availableTaken.get(id) ?? 0) + take);
+        takes.push({ ...key, quantity: asScaled(-take) });
+        need -= take;
+        if (need === 0) break;
+      }
+    }
+    outcomes.push(
+      need > 0
+        ? {
+            problem: `${where}: ${formatDecimal(quantity)} to ship, ${formatDecimal(fromAllocation)} allocated to this order and ${formatDecimal(quantity - fromAllocation - need)} more available`,
+          }
+        : { takes },
+    );
+  }
+  return { outcomes, allocationsLeft };
+}
+
+/**
+ * A shipment's takes, one line per balance: what its lines took of one balance, out of the
+ * allocation and out of Available stock, is summed, so that the balance changes in one statement
+ * and the ledger shows one row per balance per confirmation. In the order the balances were first
+ * taken, so the ledger reads like the shipment.
+ */
+function takesPerBalance(takes: inventory.StockPostingLine[]): inventory.StockPostingLine[] {
+  const merged = new Map<string, inventory.StockPostingLine>();
+  for (const take of takes) {
+    const id = JSON.stringify(inventory.normalizeBalanceKey(take));
+    const before = merged.get(id);
+    merged.set(
+      id,
+      before
+        ? {
+            ...before,
+            quantity: asScaled(before.quantity + take.quantity),
+            fromAllocated: asScaled((before.fromAllocated ?? 0) + (take.fromAllocated ?? 0)),
+          }
+        : take,
+    );
+  }
+  return [...merged.values()];
+}
+
+/** An allocation of a line and how much of it the line no longer needs. */
+interface Excess {
+  allocation: repo.OrderAllocationRow;
+  quantity: number;
+}
+
+/**
+ * What the lines hold allocated beyond what they still have to ship (ordered − shipped): a line
+ * can never ship more than ordered, so such stock would be held from every other order for nothing.
+ * The excess comes off each line's worst allocations first, the reverse of the order allocation
+ * took them (an undated balance first, then the latest expiration), so the line keeps its best stock.
+ * `allocationsLeft` is in that allocation order (see findAllocations).
+ */
+function excessAllocations(
+  lines: repo.OrderLineRow[],
+  shippedAfter: Map<number, number>,
+  allocationsLeft: Map<repo.OrderAllocationRow, number>,
+): Excess[] {
+  const excesses: Excess[] = [];
+  for (const line of lines) {
+    const held = [...allocationsLeft].filter(([allocation]) => allocation.line_no === line.line_no);
+    const toShip = line.ordered_qty - shippedAfter.get(line.line_no)!;
+    let excess = held.reduce((sum, [, left]) => sum + left, 0) - toShip;
+    for (const [allocation, left] of held.reverse()) {
+      if (excess <= 0) break;
+      const quantity = Math.min(excess, left);
+      if (quantity > 0) excesses.push({ allocation, quantity });
+      excess -= quantity;
+    }
+  }
+  return excesses;
+}
+
+/** Who ships, which confirmation, when: what the shipment's ledger rows record. */
+export interface ShipmentSource {
+  keyId: number;
+  confirmationNo: string;
+  at: number;
+}
+
+/**
+ * Takes a planned shipment's stock (one posting per balance, the allocation falling with on-hand),
+ * then gives back what each line holds allocated beyond what it still has to ship and records what
+ * each allocation holds after. `shippedAfter` is every line's shipped quantity after the shipment.
+ */
+export async function takeShipment(
+  trx: Trx,
+  order: OrderRef,
+  plan: ShipmentPlan,
+  lines: repo.OrderLineRow[],
+  shippedAfter: Map<number, number>,
+  source: ShipmentSource,
+): Promise<void> {
+  const takes = plan.outcomes.flatMap((outcome) => ('takes' in outcome ? outcome.takes : []));
+  await inventory.postStock(trx, {
+    ...scopeOf(order),
+    keyId: source.keyId,
+    sourceType: 'shipment',
+    sourceId: order.svcpoid,
+    sourceLine: source.confirmationNo,
+    at: source.at,
+    lines: takesPerBalance(takes),
+  });
+  const { allocationsLeft } = plan;
+  const excesses = excessAllocations(lines, shippedAfter, allocationsLeft);
+  await inventory.releaseAllocations(
+    trx,
+    scopeOf(order),
+    excesses.map(({ allocation, quantity }) => ({ key: inventory.balanceKeyOf(allocation), quantity: asScaled(quantity) })),
+    source.at,
+  );
+  for (const { allocation, quantity } of excesses) allocationsLeft.set(allocation, allocationsLeft.get(allocation)! - quantity);
+  for (const [allocation, left] of allocationsLeft) {
+    if (left !== allocation.quantity) await repo.setAllocationQuantity(trx, allocation, left);
+  }
 }

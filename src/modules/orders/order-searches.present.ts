@@ -2,7 +2,7 @@ import { formatFacilityLocal, formatWithOffset } from '../../http/time.js';
 import type { DcRecordRow, OrderHeaderRow } from './order-searches.repository.js';
 import type { Dc, DcRecord, OrderLevelRow } from './order-searches.schemas.js';
 import { orderDate, referenceNoOf, type StoredOrder } from './orders.present.js';
-import type { OrderStatus } from './shipping.schemas.js';
+import type { OrderStatus } from './order-states.js';
 
 /** Rows → the spec's wire shapes (DC records of DESIGN §4b; DN header rows of spec 2.10). */
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { OrderDocumentSearchRequestSchema } from '../../http/document-search.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom, UpdatedWhenBound } from '../../http/schemas.js';
-import { ORDER_STATUSES } from './shipping.schemas.js';
+import { ORDER_STATUSES } from './order-states.js';
 
 /**
  * The customer's read side of orders: the DC search (DESIGN §4b, the outbound twin of the RC

@@ -1,7 +1,8 @@
 import { formatFacilityLocal, formatWithOffset, parseOrderDate } from '../../http/time.js';
 import type * as repo from './orders.repository.js';
 import type { PoContent } from './orders.schemas.js';
-import type { OrderHeader, OrderStatus } from './shipping.schemas.js';
+import type { OrderStatus } from './order-states.js';
+import type { OrderHeader } from './shipping.schemas.js';
 
 /** An order's stored import: the POContent as it came, and the root TitleID. */
 export interface StoredOrder {

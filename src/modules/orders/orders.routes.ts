@@ -1,20 +1,14 @@
-import type { FastifyRequest } from 'fastify';
-import type { AppError } from '../../http/errors.js';
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
-import * as acks from '../acks/acks.service.js';
 import { OrderCancelRequestSchema, OrderImportRequestSchema, OrderImportResultSchema } from './orders.schemas.js';
-import { CUSTOMER_ROLES, REJECTED_ORDER, cancelOrderByCustomer, importOrder } from './orders.service.js';
+import { REJECTED_ORDER, cancelOrderByCustomer, importOrder } from './orders.service.js';
 
 const tags = ['Outbound orders'];
 
-export function orderRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
-  // A body that fails validation still gets its failure ACK, when its identifiers allow one.
-  const onRejectedBody = (request: FastifyRequest, refusal: AppError) =>
-    acks.recordRejectedBody(db, clock, authorize, REJECTED_ORDER, request.principal, request.body, requestIdentity(request), refusal);
-
+export function orderRoutes(app: App, { authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/outbound/order',
     {
@@ -28,13 +22,10 @@ export function orderRoutes(app: App, { db, clock, authorize }: RouteDeps): void
         body: OrderImportRequestSchema,
         response: { 200: OrderImportResultSchema, ...errorResponses(404, 409) },
       },
-      config: { onRejectedBody },
-      preHandler: authorize(CUSTOMER_ROLES),
+      config: { rejectedBody: REJECTED_ORDER },
+      preHandler: authorize(ROLES_OF.customer),
     },
-    async (request, reply) => {
-      const answer = await importOrder(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => importOrder(cx(request), request.body),
   );
 
   app.put(
@@ -48,12 +39,9 @@ export function orderRoutes(app: App, { db, clock, authorize }: RouteDeps): void
         body: OrderCancelRequestSchema,
         response: { 200: OrderImportResultSchema, ...errorResponses(404, 409) },
       },
-      config: { onRejectedBody },
-      preHandler: authorize(CUSTOMER_ROLES),
+      config: { rejectedBody: REJECTED_ORDER },
+      preHandler: authorize(ROLES_OF.customer),
     },
-    async (request, reply) => {
-      const answer = await cancelOrderByCustomer(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => cancelOrderByCustomer(cx(request), request.body),
   );
 }

@@ -237,3 +237,4 @@ export const OrderImportResultSchema = Type.Object(
     ],
   },
 );
+export type OrderImportResult = Static<typeof OrderImportResultSchema>;

@@ -1,40 +1,33 @@
-import type { Db, Trx } from '../../db/database.js';
-import type { Principal } from '../../http/auth.js';
-import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
+import type { Trx } from '../../db/database.js';
+import { ROLES_OF } from '../../http/auth.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { parseOrderDate } from '../../http/time.js';
-import type { Clock } from '../../lib/clock.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
+import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import { runCommand, type RejectedBodyRule } from '../commands/commands.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
+import { ORDER_MOVES, requireMove, type OrderMove } from './order-states.js';
 import { referenceNoOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
-import type { OrderCancelRequest, OrderImportRequest } from './orders.schemas.js';
+import type { OrderCancelRequest, OrderImportRequest, OrderImportResult } from './orders.schemas.js';
 
 /**
  * Outbound orders (DN): the customer's import, update and cancel (DESIGN §4's order state
  * machine), each acknowledged once; an import allocates stock and reports what it could not.
  */
 
-export const CUSTOMER_ROLES = ['customer', 'admin'] as const;
-
 /** How an order import or cancel that fails validation is acknowledged. */
-export const REJECTED_ORDER: acks.RejectedBodyRule = { documentType: 'DN', roles: CUSTOMER_ROLES, contentKey: 'POContent' };
-
-/** Statuses in which the customer may still replace the order by importing it again. */
-const UPDATABLE = ['Imported', 'Open'];
+export const REJECTED_ORDER: RejectedBodyRule = { documentType: 'DN', roles: ROLES_OF.customer, contentKey: 'POContent' };
 
 const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
 
-/** The ACK subject of a request, from whatever numbers it carries. */
-function ackSubject(
+/** The document a request names, with whatever numbers it carries: what its ACK is about. */
+function ackedDocument(
   request: { CompanyID: string; CustomerID: string; FacilityID: string },
   numbers: { poNo: string | null; referenceNo: string | number | null },
-  principal: Principal,
-  at: number,
-): acks.AckSubject {
+): acks.AckedDocument {
   return {
     documentType: 'DN',
     companyId: request.CompanyID,
@@ -42,8 +35,6 @@ function ackSubject(
     facilityId: request.FacilityID,
     poNo: numbers.poNo,
     referenceNo: numbers.referenceNo,
-    keyId: principal.keyId,
-    at,
   };
 }
 
@@ -51,18 +42,15 @@ function ackSubject(
 function answerOf(
   order: { customerId: string; poNo: string | null; referenceNo: string | number; svcpoid: string },
   warnings: string[],
-): Answer {
+): OrderImportResult {
   return {
-    statusCode: 200,
-    body: {
-      Order: {
-        CustomerID: order.customerId,
-        PONo: order.poNo ?? [],
-        ReferenceNo: order.referenceNo,
-        SVCPOID: order.svcpoid,
-        Status: warnings.length > 0 ? 'Warning' : 'Success',
-        Error: warnings.length > 0 ? warnings.join('; ') : [],
-      },
+    Order: {
+      CustomerID: order.customerId,
+      PONo: order.poNo ?? [],
+      ReferenceNo: order.referenceNo,
+      SVCPOID: order.svcpoid,
+      Status: warnings.length > 0 ? 'Warning' : 'Success',
+      Error: warnings.length > 0 ? warnings.join('; ') : [],
     },
   };
 }
@@ -109,43 +97,34 @@ export async function recordEvent(
   });
 }
 
-/** Who cancels: the statuses they may cancel from, and what a refusal says. */
-export interface CancelRule {
-  from: readonly string[];
-  refusal: (order: repo.OrderRow) => string;
-}
-
-const CUSTOMER_CANCEL: CancelRule = {
-  from: ['Imported'],
-  refusal: (order) => `Order ${order.svcpoid} is ${order.status}; only an Imported order can be cancelled by the customer`,
-};
-
-/** Cancels an order and gives back its allocation; a status the rule does not allow is 409. */
+/** Cancels an order (the customer's or the operator's cancel) and gives back its allocation; a status the move does not allow is 409. */
 export async function cancelOrder(
   trx: Trx,
   order: repo.OrderRow,
-  rule: CancelRule,
-  action: { name: string; note: string | null; keyId: number; at: number },
+  move: Extract<OrderMove, 'customer-cancel' | 'cancel'>,
+  action: { note: string | null; keyId: number; at: number },
 ): Promise<void> {
+  requireMove(order, move);
   const key = { companyId: order.company_id, svcpoid: order.svcpoid };
-  if (!(await repo.moveStatus(trx, key, rule.from, 'Cancelled', action.at, action.keyId))) throw conflict(rule.refusal(order));
+  await repo.moveStatus(trx, key, ORDER_MOVES[move].from, 'Cancelled', action.at, action.keyId);
   await releaseOrder(trx, order, action.at);
-  await recordEvent(trx, order, action.name, 'Cancelled', action.note, action.keyId, action.at);
+  await recordEvent(trx, order, 'cancel', 'Cancelled', action.note, action.keyId, action.at);
 }
 
-async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.AckSubject, note: string | null): Promise<Answer> {
-  await cancelOrder(trx, order, CUSTOMER_CANCEL, { name: 'cancel', note, keyId: subject.keyId, at: subject.at });
+async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.AckSubject, note: string | null): Promise<OrderImportResult> {
+  await cancelOrder(trx, order, 'customer-cancel', { note, keyId: subject.keyId, at: subject.at });
   const numbers = { poNo: order.po_no, referenceNo: referenceNoOf(order) };
   await acks.recordSuccess(trx, { ...subject, ...numbers }, { svcpoid: order.svcpoid, status: 'Success', error: null });
   return answerOf({ customerId: order.customer_id, ...numbers, svcpoid: order.svcpoid }, []);
 }
 
-async function applyImport(trx: Trx, clock: Clock, principal: Principal, request: OrderImportRequest): Promise<Answer> {
+async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<OrderImportResult> {
   const content = request.POContent;
   const poNo = blankToNull(content.PONo);
   const referenceNo = content.ReferenceNo;
-  const now = clock.now();
-  const subject = ackSubject(request, { poNo, referenceNo }, principal, now);
+  const now = cx.clock.now();
+  const keyId = cx.principal.keyId;
+  const subject: acks.AckSubject = { ...ackedDocument(request, { poNo, referenceNo }), keyId, at: now };
   // Locked: a shipment or an operator move of the same order waits for this import.
   const [live] = await repo.findLive(
     trx,
@@ -158,11 +137,11 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     return cancelByCustomer(trx, live, subject, null);
   }
   const problems = await importProblems(trx, request);
-  if (problems.length > 0) throw badRequest(...problems);
+  if (problems.length > 0) throw invalid(...problems);
   if (live && live.facility_id !== request.FacilityID) {
     throw conflict(`ReferenceNo ${referenceNo} is already used by order ${live.svcpoid} in another facility`);
   }
-  if (live && !UPDATABLE.includes(live.status)) throw conflict(`Order ${live.svcpoid} is ${live.status}; it can no longer be updated`);
+  if (live) requireMove(live, 'update');
 
   const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
   const key = { companyId: request.CompanyID, svcpoid };
@@ -173,7 +152,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     status: 'Imported',
     document: JSON.stringify({ TitleID: request.TitleID ?? null, POContent: content }),
     updated_at: now,
-    updated_by_key_id: principal.keyId,
+    updated_by_key_id: keyId,
   };
   if (live) {
     // An update starts over: what the old lines held goes back to stock before the new lines allocate.
@@ -188,7 +167,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
       facility_id: request.FacilityID,
       ...header,
       created_at: now,
-      created_by_key_id: principal.keyId,
+      created_by_key_id: keyId,
     });
   }
   const lines = content.Items!.map((line, index) => ({
@@ -221,22 +200,11 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
  * or Open one (allocating again), or cancels an Imported one with ActionCode Cancelled; writes its
  * ACK in the same transaction, and a refusal's failure ACK after the rollback.
  */
-export async function importOrder(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: OrderImportRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export function importOrder(cx: CommandContext, request: OrderImportRequest): Promise<OrderImportResult> {
   const content = request.POContent;
-  return idempotency.runCommand(db, clock, identity, {
-    run: (trx) => applyImport(trx, clock, principal, request),
-    recordRefusal: (trx, refusal) =>
-      acks.recordFailure(
-        trx,
-        ackSubject(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }, principal, clock.now()),
-        refusal,
-      ),
+  return runCommand(cx, {
+    run: (trx) => applyImport(trx, cx, request),
+    acknowledge: ackedDocument(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }),
   });
 }
 
@@ -245,19 +213,13 @@ export async function importOrder(
  * with that ReferenceNo and/or PONo. A PONo alone that several live orders share is refused, naming
  * them; only an Imported order can be cancelled (409 otherwise).
  */
-export async function cancelOrderByCustomer(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: OrderCancelRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export function cancelOrderByCustomer(cx: CommandContext, request: OrderCancelRequest): Promise<OrderImportResult> {
   const poNo = blankToNull(request.PONo);
   const referenceNo = request.ReferenceNo ?? null;
-  const subject = (at: number) => ackSubject(request, { poNo, referenceNo }, principal, at);
-  return idempotency.runCommand(db, clock, identity, {
+  const document = ackedDocument(request, { poNo, referenceNo });
+  return runCommand(cx, {
     run: async (trx) => {
-      if (poNo === null && referenceNo === null) throw badRequest('PONo or ReferenceNo is required');
+      if (poNo === null && referenceNo === null) throw invalid('PONo or ReferenceNo is required');
       const matches = await repo.findLive(
         trx,
         {
@@ -273,12 +235,13 @@ export async function cancelOrderByCustomer(
         throw notFound(`Not found order with ${referenceNo !== null ? `ReferenceNo ${referenceNo}` : `PONo ${poNo}`}`);
       }
       if (matches.length > 1) {
-        throw badRequest(
+        throw invalid(
           `PONo ${poNo} matches ${matches.length} live orders (${matches.map((o) => o.svcpoid).join(', ')}); send the ReferenceNo`,
         );
       }
-      return cancelByCustomer(trx, matches[0]!, subject(clock.now()), blankToNull(request.CancelNote));
+      const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
+      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
     },
-    recordRefusal: (trx, refusal) => acks.recordFailure(trx, subject(clock.now()), refusal),
+    acknowledge: document,
   });
 }

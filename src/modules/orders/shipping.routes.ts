@@ -1,6 +1,7 @@
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   OrderActionResultSchema,
@@ -12,15 +13,16 @@ import {
   ShipmentRequestSchema,
   ShipmentResultSchema,
 } from './shipping.schemas.js';
-import { OPERATOR_ROLES, confirmShipment, getOrder, listOrders, moveOrder, type OrderMove } from './shipping.service.js';
+import { OPERATOR_ORDER_MOVES, type OperatorOrderMove } from './order-states.js';
+import { confirmShipment, getOrder, listOrders, moveOrder } from './shipping.service.js';
 
 const tags = ['3PL outbound'];
-const MOVE_SUMMARIES: Record<OrderMove, string> = {
+const MOVE_SUMMARIES: Record<OperatorOrderMove, string> = {
   open: 'Open an Imported order (the warehouse has taken it on)',
   cancel: 'Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation',
 };
 
-export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/3pl/outbound/order/list',
     {
@@ -31,9 +33,9 @@ export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): v
         body: OrderListRequestSchema,
         response: { 200: OrderListResultSchema, ...errorResponses() },
       },
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request) => listOrders(db, clock, request.principal, request.body),
+    (request) => listOrders(cx(request), request.body),
   );
 
   app.post(
@@ -48,12 +50,12 @@ export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): v
       },
       // The document echoes every key it was imported with, which the schema cannot list.
       serializerCompiler: () => (data) => JSON.stringify(data),
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
     async (request) => getOrder(db, request.body),
   );
 
-  for (const move of Object.keys(MOVE_SUMMARIES) as OrderMove[]) {
+  for (const move of OPERATOR_ORDER_MOVES) {
     app.post(
       `/edi/3pl/outbound/order/${move}`,
       {
@@ -65,12 +67,9 @@ export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): v
           body: OrderActionSchema,
           response: { 200: OrderActionResultSchema, ...errorResponses(404, 409) },
         },
-        preHandler: authorize(OPERATOR_ROLES),
+        preHandler: authorize(ROLES_OF.operator),
       },
-      async (request, reply) => {
-        const answer = await moveOrder(db, clock, request.principal, move, request.body, requestIdentity(request));
-        return reply.status(answer.statusCode).send(answer.body);
-      },
+      (request) => moveOrder(cx(request), move, request.body),
     );
   }
 
@@ -87,11 +86,8 @@ export function shippingRoutes(app: App, { db, clock, authorize }: RouteDeps): v
         body: ShipmentRequestSchema,
         response: { 200: ShipmentResultSchema, ...errorResponses(404, 409) },
       },
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request, reply) => {
-      const answer = await confirmShipment(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => confirmShipment(cx(request), request.body),
   );
 }

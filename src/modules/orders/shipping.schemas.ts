@@ -12,12 +12,10 @@ import {
   Uom,
   UpdatedWhenBound,
 } from '../../http/schemas.js';
+import { ORDER_STATUSES } from './order-states.js';
 import { OrderReferenceNo } from './orders.schemas.js';
 
 /** The warehouse side of orders (DESIGN §4b): the 3PL list, get, actions and shipment confirmations. */
-
-export const ORDER_STATUSES = ['Imported', 'Open', 'Partial Shipped', 'Shipped', 'Short Shipped', 'Cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The order number the service assigned (DN-<n>).' });
 
@@ -30,6 +28,7 @@ export type OrderAction = Static<typeof OrderActionSchema>;
 export const OrderActionResultSchema = Type.Object({
   Order: Type.Object({ SVCPOID: Type.String(), Status: StringEnum(ORDER_STATUSES) }),
 });
+export type OrderActionResult = Static<typeof OrderActionResultSchema>;
 
 export const OrderListRequestSchema = Type.Object({
   CompanyID,

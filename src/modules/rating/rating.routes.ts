@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyLookup } from '../../http/auth.js';
 import { authenticate } from '../../http/auth.js';
-import { knownError, logInternalError, type AppError } from '../../http/errors.js';
+import { knownError, logInternalError } from '../../http/errors.js';
 import type { App } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { failureEnvelope, type OutcomeName } from './rating.present.js';
@@ -16,11 +16,10 @@ const tags = ['Rate engine'];
 const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403: 'notAuthorized' };
 
 /** Every rate answer is the rate envelope, errors included (DESIGN §9). */
-async function replyWithRateError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+async function replyWithRateError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const known = knownError(error);
   if (!known) return reply.status(500).send(failureEnvelope('internal', logInternalError(error, request)));
-  const messages = Array.isArray(known.body) ? known.body.map((p) => p.error) : [known.body.error];
-  return reply.status(known.statusCode).send(failureEnvelope(outcomeByStatus[known.statusCode] ?? 'badInput', messages.join('; ')));
+  return reply.status(known.statusCode).send(failureEnvelope(outcomeByStatus[known.statusCode] ?? 'badInput', known.messages.join('; ')));
 }
 
 const envelopeErrors = (description: string) => ({ ...RateResponseSchema, description });

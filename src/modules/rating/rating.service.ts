@@ -4,7 +4,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
-import { AppError, badRequest, forbidden } from '../../http/errors.js';
+import { forbidden, invalid, notFound } from '../../lib/refusal.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/ids.js';
 import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
@@ -55,7 +55,7 @@ function viewOf(row: repo.RateCardVersion, inForce: boolean): RateCardView {
 }
 
 async function requireCompany(db: Db, companyId: string): Promise<void> {
-  if (!(await tenants.companyExists(db, companyId))) throw new AppError(404, { error: `Company ${companyId} not found` });
+  if (!(await tenants.companyExists(db, companyId))) throw notFound(`Company ${companyId} not found`);
 }
 
 /** Reads a card file's text: YAML 1.2, of which JSON is a part. */
@@ -88,7 +88,7 @@ export interface RateCardLoad {
  */
 export async function loadRateCard(db: Db, clock: Clock, load: RateCardLoad): Promise<{ card: RateCardView; changed: boolean }> {
   if (load.userId !== undefined && !(Number.isSafeInteger(load.userId) && load.userId > 0)) {
-    throw badRequest('--user-id must be a positive integer');
+    throw invalid('--user-id must be a positive integer');
   }
   const content = parseRateCardText(load.text);
   const compiled = compileRateCard(content);

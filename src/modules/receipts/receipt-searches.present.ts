@@ -1,7 +1,7 @@
 import { formatFacilityLocal, formatWithOffset } from '../../http/time.js';
 import type { ConfirmationRecordRow, ReceiptHeaderRow } from './receipt-searches.repository.js';
 import { RC_DYNAMIC_KEYS, type Rc, type RcRecord, type ReceiptLevelRow } from './receipt-searches.schemas.js';
-import type { ReceiptStatus } from './receiving.schemas.js';
+import type { ReceiptStatus } from './receipt-states.js';
 
 /** Rows → the spec's wire shapes (RC records of spec 2.6; receipt-level rows of DESIGN §4b). */
 

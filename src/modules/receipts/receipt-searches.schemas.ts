@@ -2,7 +2,7 @@ import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { DocumentSearchRequestSchema } from '../../http/document-search.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom, UpdatedWhenBound } from '../../http/schemas.js';
-import { RECEIPT_STATUSES } from './receiving.schemas.js';
+import { RECEIPT_STATUSES } from './receipt-states.js';
 
 /**
  * The customer's read side of receipts: the RC search (spec 2.5, 2.6) and the receipt-level header

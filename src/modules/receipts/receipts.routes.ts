@@ -1,18 +1,12 @@
-import type { FastifyRequest } from 'fastify';
-import type { AppError } from '../../http/errors.js';
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ReceiptCancelRequestSchema, ReceiptImportRequestSchema, ReceiptImportResultSchema } from './receipts.schemas.js';
-import * as acks from '../acks/acks.service.js';
-import { CUSTOMER_ROLES, REJECTED_RECEIPT, cancelReceipt, importReceipt } from './receipts.service.js';
+import { REJECTED_RECEIPT, cancelReceipt, importReceipt } from './receipts.service.js';
 
-export function receiptRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
-  // A body that fails validation still gets its failure ACK, when its identifiers allow one.
-  const onRejectedBody = (request: FastifyRequest, refusal: AppError) =>
-    acks.recordRejectedBody(db, clock, authorize, REJECTED_RECEIPT, request.principal, request.body, requestIdentity(request), refusal);
-
+export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/inbound/receipt',
     {
@@ -26,13 +20,10 @@ export function receiptRoutes(app: App, { db, clock, authorize }: RouteDeps): vo
         body: ReceiptImportRequestSchema,
         response: { 200: ReceiptImportResultSchema, ...errorResponses(404, 409) },
       },
-      config: { onRejectedBody },
-      preHandler: authorize(CUSTOMER_ROLES),
+      config: { rejectedBody: REJECTED_RECEIPT },
+      preHandler: authorize(ROLES_OF.customer),
     },
-    async (request, reply) => {
-      const answer = await importReceipt(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => importReceipt(cx(request), request.body),
   );
 
   app.put(
@@ -46,12 +37,9 @@ export function receiptRoutes(app: App, { db, clock, authorize }: RouteDeps): vo
         body: ReceiptCancelRequestSchema,
         response: { 200: ReceiptImportResultSchema, ...errorResponses(404, 409) },
       },
-      config: { onRejectedBody },
-      preHandler: authorize(CUSTOMER_ROLES),
+      config: { rejectedBody: REJECTED_RECEIPT },
+      preHandler: authorize(ROLES_OF.customer),
     },
-    async (request, reply) => {
-      const answer = await cancelReceipt(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => cancelReceipt(cx(request), request.body),
   );
 }

@@ -1,14 +1,14 @@
 import type { Db, Trx } from '../../db/database.js';
-import type { Principal } from '../../http/auth.js';
-import { badRequest, conflict, notFound, type Answer } from '../../http/errors.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
+import { ROLES_OF } from '../../http/auth.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { parseScheduleDate } from '../../http/time.js';
-import type { Clock } from '../../lib/clock.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
+import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import { runCommand, type RejectedBodyRule } from '../commands/commands.service.js';
 import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
+import { requireMove } from './receipt-states.js';
 import * as repo from './receipts.repository.js';
 import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImportResult } from './receipts.schemas.js';
 
@@ -17,21 +17,14 @@ import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImp
  * machine), each acknowledged once.
  */
 
-export const CUSTOMER_ROLES = ['customer', 'admin'] as const;
-
 /** How a receipt import or cancel that fails validation is acknowledged. */
-export const REJECTED_RECEIPT: acks.RejectedBodyRule = { documentType: 'RN', roles: CUSTOMER_ROLES, contentKey: 'ASNContent' };
+export const REJECTED_RECEIPT: RejectedBodyRule = { documentType: 'RN', roles: ROLES_OF.customer, contentKey: 'ASNContent' };
 
-/** Statuses in which the customer may still replace the receipt by importing it again. */
-const UPDATABLE = ['Imported', 'Open'];
-
-/** The ACK subject of a request, from whatever identifiers it carries. */
-function ackSubject(
+/** The document a request names, with whatever numbers it carries: what its ACK is about. */
+function ackedDocument(
   request: { CompanyID: string; CustomerID: string; FacilityID: string },
   numbers: { poNo: string | null; referenceNo: string | null },
-  principal: Principal,
-  at: number,
-): acks.AckSubject {
+): acks.AckedDocument {
   return {
     documentType: 'RN',
     companyId: request.CompanyID,
@@ -39,8 +32,6 @@ function ackSubject(
     facilityId: request.FacilityID,
     poNo: numbers.poNo,
     referenceNo: numbers.referenceNo,
-    keyId: principal.keyId,
-    at,
   };
 }
 
@@ -83,8 +74,8 @@ async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone:
   return warnings;
 }
 
-function answerOf(customerId: string, poNo: string, referenceNo: string | null, svcpoid: string, warnings: string[]): Answer {
-  const body: ReceiptImportResult = {
+function answerOf(customerId: string, poNo: string, referenceNo: string | null, svcpoid: string, warnings: string[]): ReceiptImportResult {
+  return {
     Receipt: {
       CustomerID: customerId,
       PONo: poNo,
@@ -94,7 +85,6 @@ function answerOf(customerId: string, poNo: string, referenceNo: string | null, 
       Error: warnings.length > 0 ? warnings.join('; ') : [],
     },
   };
-  return { statusCode: 200, body };
 }
 
 async function facilityTimeZone(db: Db, companyId: string, facilityId: string): Promise<string> {
@@ -102,10 +92,13 @@ async function facilityTimeZone(db: Db, companyId: string, facilityId: string): 
 }
 
 /** Only an Imported receipt is the customer's to cancel; afterwards the operator cancels it. */
-async function cancelByCustomer(trx: Trx, receipt: repo.ReceiptRow, subject: acks.AckSubject, note: string | null): Promise<Answer> {
-  if (receipt.status !== 'Imported') {
-    throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; only an Imported receipt can be cancelled by the customer`);
-  }
+async function cancelByCustomer(
+  trx: Trx,
+  receipt: repo.ReceiptRow,
+  subject: acks.AckSubject,
+  note: string | null,
+): Promise<ReceiptImportResult> {
+  requireMove(receipt, 'customer-cancel');
   const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
   await repo.updateReceipt(trx, key, { status: 'Cancelled', updated_at: subject.at, updated_by_key_id: subject.keyId });
   await repo.insertEvent(trx, {
@@ -123,11 +116,12 @@ async function cancelByCustomer(trx: Trx, receipt: repo.ReceiptRow, subject: ack
   return answerOf(receipt.customer_id, receipt.po_no, receipt.reference_no, receipt.svcpoid, []);
 }
 
-async function applyImport(trx: Trx, clock: Clock, principal: Principal, request: ReceiptImportRequest): Promise<Answer> {
+async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
   const referenceNo = blankToNull(content.ReferenceNo);
-  const now = clock.now();
-  const subject = ackSubject(request, { poNo: content.PONo, referenceNo }, principal, now);
+  const now = cx.clock.now();
+  const keyId = cx.principal.keyId;
+  const subject: acks.AckSubject = { ...ackedDocument(request, { poNo: content.PONo, referenceNo }), keyId, at: now };
   const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
   // Locked: a confirmation or an operator move of the same receipt waits for this import.
   const [live] = await repo.findLive(trx, key, { lock: true });
@@ -139,16 +133,14 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
 
   const timeZone = await facilityTimeZone(trx, request.CompanyID, request.FacilityID);
   const problems = importProblems(content);
-  if (problems.length > 0) throw badRequest(...problems);
+  if (problems.length > 0) throw invalid(...problems);
   if (referenceNo !== null) {
     const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
       (r) => r.svcpoid !== live?.svcpoid,
     );
     if (holder) throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
   }
-  if (live && !UPDATABLE.includes(live.status)) {
-    throw conflict(`Receipt ${live.svcpoid} is ${live.status}; it can no longer be updated`);
-  }
+  if (live) requireMove(live, 'update');
 
   const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
   const scheduled = blankToNull(content.ScheduledDate);
@@ -164,7 +156,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
     document: JSON.stringify({ TitleID: request.TitleID ?? null, ASNContent: content }),
     updated_at: now,
-    updated_by_key_id: principal.keyId,
+    updated_by_key_id: keyId,
   };
   const documentKey = { companyId: request.CompanyID, svcpoid };
   if (live) {
@@ -178,7 +170,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
       po_no: content.PONo,
       ...header,
       created_at: now,
-      created_by_key_id: principal.keyId,
+      created_by_key_id: keyId,
     });
   }
   // An update replaces the lines; nothing has been received on them (Imported or Open only).
@@ -210,24 +202,13 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
 
 /**
  * RN import (spec 2.3, 2.4): creates, updates or cancels a receipt by (customer, facility, PONo)
- * and writes its ACK in the same transaction; a refusal writes the failure ACK after the rollback.
+ * and writes its ACK in the same transaction; a refusal's failure ACK is written after the rollback.
  */
-export async function importReceipt(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: ReceiptImportRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export function importReceipt(cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
-  return idempotency.runCommand(db, clock, identity, {
-    run: (trx) => applyImport(trx, clock, principal, request),
-    recordRefusal: (trx, refusal) =>
-      acks.recordFailure(
-        trx,
-        ackSubject(request, { poNo: content.PONo, referenceNo: blankToNull(content.ReferenceNo) }, principal, clock.now()),
-        refusal,
-      ),
+  return runCommand(cx, {
+    run: (trx) => applyImport(trx, cx, request),
+    acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: blankToNull(content.ReferenceNo) }),
   });
 }
 
@@ -235,19 +216,13 @@ export async function importReceipt(
  * The customer's cancel (`PUT …/receipt/cancel`): the live receipt of the customer in the facility
  * matching PONo and/or ReferenceNo; only an Imported one can be cancelled (409 otherwise).
  */
-export async function cancelReceipt(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: ReceiptCancelRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
+export function cancelReceipt(cx: CommandContext, request: ReceiptCancelRequest): Promise<ReceiptImportResult> {
   const poNo = blankToNull(request.PONo);
   const referenceNo = blankToNull(request.ReferenceNo);
-  const subject = (at: number) => ackSubject(request, { poNo, referenceNo }, principal, at);
-  return idempotency.runCommand(db, clock, identity, {
+  const document = ackedDocument(request, { poNo, referenceNo });
+  return runCommand(cx, {
     run: async (trx) => {
-      if (poNo === null && referenceNo === null) throw badRequest('PONo or ReferenceNo is required');
+      if (poNo === null && referenceNo === null) throw invalid('PONo or ReferenceNo is required');
       const matches = await repo.findLive(
         trx,
         {
@@ -260,8 +235,9 @@ export async function cancelReceipt(
         { lock: true },
       );
       if (matches.length === 0) throw notFound(`Not found receipt with ${poNo !== null ? `PONo ${poNo}` : `ReferenceNo ${referenceNo}`}`);
-      return cancelByCustomer(trx, matches[0]!, subject(clock.now()), blankToNull(request.CancelNote));
+      const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
+      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
     },
-    recordRefusal: (trx, refusal) => acks.recordFailure(trx, subject(clock.now()), refusal),
+    acknowledge: document,
   });
 }

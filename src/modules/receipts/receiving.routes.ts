@@ -1,6 +1,7 @@
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { IdempotencyHeadersSchema, requestIdentity } from '../../http/request-identity.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   ConfirmationRequestSchema,
@@ -12,16 +13,17 @@ import {
   ReceiptListResultSchema,
   ReceiptLookupSchema,
 } from './receiving.schemas.js';
-import { OPERATOR_ROLES, confirmReceipt, getReceipt, listReceipts, moveReceipt, type ReceiptMove } from './receiving.service.js';
+import { OPERATOR_RECEIPT_MOVES, type OperatorReceiptMove } from './receipt-states.js';
+import { confirmReceipt, getReceipt, listReceipts, moveReceipt } from './receiving.service.js';
 
 const tags = ['3PL inbound'];
-const MOVE_SUMMARIES: Record<ReceiptMove, string> = {
+const MOVE_SUMMARIES: Record<OperatorReceiptMove, string> = {
   open: 'Open an Imported receipt (the warehouse has taken it on)',
   cancel: 'Cancel an Imported or Open receipt (the operator’s cancellation)',
   'force-close': 'Close a receipt that will receive nothing more',
 };
 
-export function receivingRoutes(app: App, { db, clock, authorize }: RouteDeps): void {
+export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/3pl/inbound/receipt/list',
     {
@@ -32,9 +34,9 @@ export function receivingRoutes(app: App, { db, clock, authorize }: RouteDeps): 
         body: ReceiptListRequestSchema,
         response: { 200: ReceiptListResultSchema, ...errorResponses() },
       },
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request) => listReceipts(db, clock, request.principal, request.body),
+    (request) => listReceipts(cx(request), request.body),
   );
 
   app.post(
@@ -49,12 +51,12 @@ export function receivingRoutes(app: App, { db, clock, authorize }: RouteDeps): 
       },
       // The document echoes every key it was imported with, which the schema cannot list.
       serializerCompiler: () => (data) => JSON.stringify(data),
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
     async (request) => getReceipt(db, request.body),
   );
 
-  for (const move of Object.keys(MOVE_SUMMARIES) as ReceiptMove[]) {
+  for (const move of OPERATOR_RECEIPT_MOVES) {
     app.post(
       `/edi/3pl/inbound/receipt/${move}`,
       {
@@ -66,12 +68,9 @@ export function receivingRoutes(app: App, { db, clock, authorize }: RouteDeps): 
           body: ReceiptActionSchema,
           response: { 200: ReceiptActionResultSchema, ...errorResponses(404, 409) },
         },
-        preHandler: authorize(OPERATOR_ROLES),
+        preHandler: authorize(ROLES_OF.operator),
       },
-      async (request, reply) => {
-        const answer = await moveReceipt(db, clock, request.principal, move, request.body, requestIdentity(request));
-        return reply.status(answer.statusCode).send(answer.body);
-      },
+      (request) => moveReceipt(cx(request), move, request.body),
     );
   }
 
@@ -86,11 +85,8 @@ export function receivingRoutes(app: App, { db, clock, authorize }: RouteDeps): 
         body: ConfirmationRequestSchema,
         response: { 200: ConfirmationResultSchema, ...errorResponses(404, 409) },
       },
-      preHandler: authorize(OPERATOR_ROLES),
+      preHandler: authorize(ROLES_OF.operator),
     },
-    async (request, reply) => {
-      const answer = await confirmReceipt(db, clock, request.principal, request.body, requestIdentity(request));
-      return reply.status(answer.statusCode).send(answer.body);
-    },
+    (request) => confirmReceipt(cx(request), request.body),
   );
 }

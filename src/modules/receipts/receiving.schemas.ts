@@ -13,11 +13,9 @@ import {
   UpdatedWhenBound,
   dynamicTextProperties,
 } from '../../http/schemas.js';
+import { RECEIPT_STATUSES } from './receipt-states.js';
 
 /** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
-
-export const RECEIPT_STATUSES = ['Imported', 'Open', 'In Progress', 'Partial Received', 'Closed', 'Force Closed', 'Cancelled'] as const;
-export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
 
 const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The receipt number the service assigned (RN-<n>).' });
 
@@ -30,6 +28,7 @@ export type ReceiptAction = Static<typeof ReceiptActionSchema>;
 export const ReceiptActionResultSchema = Type.Object({
   Receipt: Type.Object({ SVCPOID: Type.String(), Status: StringEnum(RECEIPT_STATUSES) }),
 });
+export type ReceiptActionResult = Static<typeof ReceiptActionResultSchema>;
 
 export const ReceiptListRequestSchema = Type.Object({
   CompanyID,

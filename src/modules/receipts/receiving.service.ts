@@ -1,12 +1,10 @@
 import type { Db, Trx } from '../../db/database.js';
-import type { Principal } from '../../http/auth.js';
-import { conflict, notFound, type Answer } from '../../http/errors.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
-import type { RequestIdentity } from '../../http/request-identity.js';
 import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal } from '../../http/time.js';
-import type { Clock } from '../../lib/clock.js';
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
-import * as idempotency from '../idempotency/idempotency.service.js';
+import { conflict, notFound } from '../../lib/refusal.js';
+import { runCommand } from '../commands/commands.service.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
@@ -18,28 +16,17 @@ import type {
   ReceiptAction,
   ReceiptHeader,
   ReceiptListRequest,
+  ReceiptActionResult,
   ReceiptLookup,
-  ReceiptStatus,
 } from './receiving.schemas.js';
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
 import { presentRc, type StoredDocument } from './receiving.present.js';
+import { mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
 
 /**
  * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
  * moves, and the confirmations that receive goods into stock and write the RC.
  */
-
-export const OPERATOR_ROLES = ['operator', 'admin'] as const;
-
-/** The operator's moves, from the statuses each may start. */
-const MOVES = {
-  open: { from: ['Imported'], to: 'Open' },
-  cancel: { from: ['Imported', 'Open'], to: 'Cancelled' },
-  'force-close': { from: ['Imported', 'Open', 'In Progress'], to: 'Force Closed' },
-} as const;
-export type ReceiptMove = keyof typeof MOVES;
-
-const RECEIVABLE = ['Imported', 'Open', 'In Progress'];
 
 async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
   return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
@@ -114,7 +101,8 @@ async function recordMove(trx: Trx, receipt: repo.ReceiptRow, action: string, to
  * The 3PL list: a facility's receipts, oldest update first. With MarkOpen, every Imported receipt
  * on the page becomes Open in the same transaction and is shown as Open.
  */
-export async function listReceipts(db: Db, clock: Clock, principal: Principal, request: ReceiptListRequest) {
+export async function listReceipts(cx: CommandContext, request: ReceiptListRequest) {
+  const { db, principal } = cx;
   const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
   const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
   const filter: repo.ReceiptListFilter = {
@@ -133,9 +121,10 @@ export async function listReceipts(db: Db, clock: Clock, principal: Principal, r
     const total = await repo.countReceipts(trx, filter);
     const found = page.offset < total ? await repo.pageReceipts(trx, filter, page.offset, page.pageSize) : [];
     if (request.MarkOpen) {
-      const now = clock.now();
-      for (const row of found.filter((r) => r.status === 'Imported')) {
-        if (await repo.moveStatus(trx, { companyId: row.company_id, svcpoid: row.svcpoid }, ['Imported'], 'Open', now, principal.keyId)) {
+      const now = cx.clock.now();
+      for (const row of found.filter((r) => mayMove('open', r.status))) {
+        const key = { companyId: row.company_id, svcpoid: row.svcpoid };
+        if (await repo.moveStatus(trx, key, RECEIPT_MOVES.open.from, 'Open', now, principal.keyId)) {
           await recordMove(trx, row, 'open', 'Open', 'MarkOpen', principal.keyId, now);
           Object.assign(row, { status: 'Open', updated_at: now, updated_by_key_id: principal.keyId });
         }
@@ -150,25 +139,17 @@ export async function listReceipts(db: Db, clock: Clock, principal: Principal, r
 }
 
 /** An operator's move (open, cancel, force-close) with its note; a move from the wrong status is 409. */
-export async function moveReceipt(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  move: ReceiptMove,
-  request: ReceiptAction,
-  identity: RequestIdentity,
-): Promise<Answer> {
-  const { from, to } = MOVES[move];
-  return idempotency.runCommand(db, clock, identity, {
+export function moveReceipt(cx: CommandContext, move: OperatorReceiptMove, request: ReceiptAction): Promise<ReceiptActionResult> {
+  const { from, to } = RECEIPT_MOVES[move];
+  return runCommand(cx, {
     run: async (trx) => {
       const receipt = await requireReceipt(trx, request, { lock: true });
-      const now = clock.now();
+      const now = cx.clock.now();
       const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
-      if (!(await repo.moveStatus(trx, key, from, to, now, principal.keyId))) {
-        throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; ${move} needs ${from.join(' or ')}`);
-      }
-      await recordMove(trx, receipt, move, to, request.Note ?? null, principal.keyId, now);
-      return { statusCode: 200, body: { Receipt: { SVCPOID: receipt.svcpoid, Status: to } } };
+      requireMove(receipt, move);
+      await repo.moveStatus(trx, key, from, to[0], now, cx.principal.keyId);
+      await recordMove(trx, receipt, move, to[0], request.Note ?? null, cx.principal.keyId, now);
+      return { Receipt: { SVCPOID: receipt.svcpoid, Status: to[0] } };
     },
   });
 }
@@ -189,14 +170,9 @@ function matchLine(lines: repo.ReceiptLineRow[], line: ConfirmationLine, receive
  * writes the RC and moves the receipt (In Progress; with Close, Closed or Partial Received). A
  * ConfirmationNo applies once: the same body again replays the first answer, another body is 409.
  */
-export async function confirmReceipt(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  request: ConfirmationRequest,
-  identity: RequestIdentity,
-): Promise<Answer> {
-  return idempotency.runCommand(db, clock, identity, {
+export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest): Promise<ConfirmationResult> {
+  const { principal, identity } = cx;
+  return runCommand(cx, {
     run: async (trx) => {
       const receipt = await requireReceipt(trx, request, { lock: true });
       const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
@@ -205,14 +181,12 @@ export async function confirmReceipt(
         if (earlier.request_hash !== identity.requestHash) {
           throw conflict(`ConfirmationNo ${request.ConfirmationNo} was already applied to ${receipt.svcpoid} with a different body`);
         }
-        return { statusCode: 200, body: JSON.parse(earlier.answer) };
+        return JSON.parse(earlier.answer) as ConfirmationResult;
       }
-      if (!RECEIVABLE.includes(receipt.status)) {
-        throw conflict(`Receipt ${receipt.svcpoid} is ${receipt.status}; only ${RECEIVABLE.join(', ')} receipts can be received`);
-      }
+      requireMove(receipt, 'receive');
       const timeZone = await timeZoneOf(trx, request.CompanyID, request.FacilityID);
 
-      const now = clock.now();
+      const now = cx.clock.now();
       const receivedAt = request.ReceivedDate ? parseFacilityLocal(request.ReceivedDate, timeZone)! : now;
       const lines = await repo.findLines(trx, key.companyId, key.svcpoid);
       const received = new Map<number, number>();
@@ -258,8 +232,8 @@ export async function confirmReceipt(
       }
 
       const complete = lines.every((line) => (received.get(line.line_no) ?? line.received_qty) >= line.expected_qty);
-      const status = request.Close ? (complete ? 'Closed' : 'Partial Received') : 'In Progress';
-      await repo.moveStatus(trx, key, RECEIVABLE, status, now, principal.keyId);
+      const status: ReceiptStatus = request.Close ? (complete ? 'Closed' : 'Partial Received') : 'In Progress';
+      await repo.moveStatus(trx, key, RECEIPT_MOVES.receive.from, status, now, principal.keyId);
       await recordMove(trx, receipt, 'confirm', status, request.Note ?? null, principal.keyId, now);
 
       const answer: ConfirmationResult = {
@@ -287,7 +261,7 @@ export async function confirmReceipt(
         key_id: principal.keyId,
         created_at: now,
       });
-      return { statusCode: 200, body: answer };
+      return answer;
     },
   });
 }

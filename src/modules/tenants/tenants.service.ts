@@ -2,7 +2,7 @@ import { IANAZone } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Principal, Role } from '../../http/auth.js';
-import { AppError, badRequest, conflict } from '../../http/errors.js';
+import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { inputProblems } from '../../lib/validate.js';
@@ -29,7 +29,7 @@ const KEY_PREFIX = 'wk_';
 
 function assertInput(schema: TSchema, input: unknown): void {
   const problems = inputProblems(schema, input);
-  if (problems.length > 0) throw badRequest(...problems);
+  if (problems.length > 0) throw invalid(...problems);
 }
 
 async function insertOnce(insert: () => Promise<void>, duplicateMessage: string): Promise<void> {
@@ -46,7 +46,7 @@ export async function companyExists(db: Db, companyId: string): Promise<boolean>
 }
 
 async function requireCompany(db: Db, companyId: string): Promise<void> {
-  if (!(await companyExists(db, companyId))) throw new AppError(404, { error: `Company ${companyId} not found` });
+  if (!(await companyExists(db, companyId))) throw notFound(`Company ${companyId} not found`);
 }
 
 export async function addCompany(db: Db, clock: Clock, input: NewCompany): Promise<void> {
@@ -75,7 +75,7 @@ export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Pro
 export async function addFacility(db: Db, clock: Clock, input: NewFacility): Promise<void> {
   assertInput(NewFacilitySchema, input);
   const timeZone = input.timeZone ?? 'UTC';
-  if (!IANAZone.isValidZone(timeZone)) throw badRequest(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
   await requireCompany(db, input.companyId);
   await insertOnce(
     () =>
@@ -120,7 +120,7 @@ const unique = <T>(values: T[]) => [...new Set(values)];
 export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Promise<{ key: string; view: ApiKeyView }> {
   assertInput(NewApiKeySchema, input);
   const problems = scopeProblems(input);
-  if (problems.length > 0) throw badRequest(...problems);
+  if (problems.length > 0) throw invalid(...problems);
   await requireCompany(db, input.companyId);
 
   const customerIds = unique(input.customerIds);
@@ -131,7 +131,7 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
     ...customerIds.filter((c) => !knownCustomers.includes(c)).map((c) => `customer ${c} does not exist in company ${input.companyId}`),
     ...facilityIds.filter((f) => !knownFacilities.includes(f)).map((f) => `facility ${f} does not exist in company ${input.companyId}`),
   ];
-  if (missing.length > 0) throw badRequest(...missing);
+  if (missing.length > 0) throw invalid(...missing);
 
   const key = KEY_PREFIX + randomToken(32);
   const id = await repo.insertApiKey(db, {
@@ -156,10 +156,10 @@ export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyVie
 
 /** Revokes a key at once for every process; revoking a revoked key keeps its first revocation time. */
 export async function revokeApiKey(db: Db, clock: Clock, id: number): Promise<ApiKeyView> {
-  if (!Number.isSafeInteger(id) || id < 1) throw badRequest('key id must be a positive integer');
+  if (!Number.isSafeInteger(id) || id < 1) throw invalid('key id must be a positive integer');
   await repo.revokeApiKey(db, id, clock.now());
   const row = await repo.findApiKey(db, id);
-  if (!row) throw new AppError(404, { error: `API key ${id} not found` });
+  if (!row) throw notFound(`API key ${id} not found`);
   return presentApiKey(row);
 }
 

@@ -5,7 +5,9 @@ export interface IdempotencyRecordTable {
   idempotency_key: string;
   /** SHA-256 of method, path and body: "the same request". */
   request_hash: string;
-  status_code: number;
+  /** Null for a success; else the kind of the refusal (lib/refusal.ts). */
+  refusal_kind: string | null;
+  /** The success body as JSON, or the refusal's messages as a JSON array of strings. */
   response_body: string;
   created_at: number;
 }

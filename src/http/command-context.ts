@@ -1,0 +1,24 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { Principal } from './auth.js';
+import { requestIdentity, type RequestIdentity } from './request-identity.js';
+
+/**
+ * What every command service takes first (DESIGN §11): the database, the clock, who is calling and
+ * which request this is. An HTTP route builds it from its request; the CLI or an X12 interchange
+ * build their own.
+ */
+export interface CommandContext {
+  db: Db;
+  clock: Clock;
+  principal: Principal;
+  identity: RequestIdentity;
+}
+
+/** Builds a request's CommandContext; app.ts makes one per application and hands it to the routes. */
+export type ContextOf = (request: FastifyRequest) => CommandContext;
+
+export function commandContexts(db: Db, clock: Clock): ContextOf {
+  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request) });
+}
