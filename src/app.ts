@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer, rememberKeys } from './http/auth.js';
-import { commandContexts } from './http/command-context.js';
+import { commandContexts, type Settle } from './http/command-context.js';
 import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
@@ -19,7 +19,9 @@ import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
+import { takeStockMadeAvailable } from './modules/inventory/inventory.service.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { fillBackorders } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { RATE_PREFIX, rateRoutes } from './modules/rating/rating.routes.js';
@@ -48,6 +50,12 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   shippingRoutes,
   orderSearchRoutes,
 ];
+
+/**
+ * What every change entails before it commits (CommandContext.settle): stock it made Available
+ * goes to waiting orders. Inventory sits below orders, so the two meet here.
+ */
+export const settleChange: Settle = (trx, change) => fillBackorders(trx, takeStockMadeAvailable(trx), change);
 
 export interface AppOptions {
   config: Config;
@@ -122,7 +130,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
         facilityExists: (companyId, facilityId) => tenants.facilityExists(db, companyId, facilityId),
         customerExists: (companyId, customerId) => tenants.customerExists(db, companyId, customerId),
       }),
-      cx: commandContexts(db, clock),
+      cx: commandContexts(db, clock, settleChange),
     };
     const onRejectedBody: RejectedBodyHandler = async (request, refusal) => {
       if (!request.principal) return refusal;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { settleChange } from './app.js';
 import type { Db } from './db/database.js';
 import { Refusal } from './lib/refusal.js';
 import type { Role } from './http/auth.js';
@@ -132,6 +133,7 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
     clock,
     principal: admin,
     identity: { companyId: DEMO.company, keyId: admin.keyId, requestHash: sha256Hex(JSON.stringify(request)) },
+    settle: settleChange,
   });
   const items = { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS };
   await importItems(cx(items), items);

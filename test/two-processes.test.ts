@@ -160,7 +160,7 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     const [portA, portB] = await freePorts(2);
     wharfs.push(serve('wharf A', portA!), serve('wharf B', portB!));
     await Promise.all(wharfs.map((wharf) => waitReady(wharf, 15_000)));
-  }, 35_000);
+  }, 120_000);
 
   afterAll(async () => {
     try {
@@ -441,5 +441,84 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     expect(held).toHaveLength(100);
     expect(held.every((row) => Number(row.quantity) === SCALE)).toBe(true);
     expect(new Set(held.map((row) => row.svcpoid))).toEqual(new Set(orders.filter((o) => o.Status === 'Success').map((o) => o.SVCPOID)));
+  }, 30_000);
+
+  it('8 receiving confirmations of 5 and 60 orders of 1, at once through both processes: each of the 40 units allocated once', async () => {
+    const [a, b] = wharfs as [Wharf, Wharf];
+    const ids = { CompanyID: companyId, CustomerID: customerId, FacilityID: facilityId };
+    const receipt = await post(
+      a,
+      '/edi/inbound/receipt',
+      {
+        ...ids,
+        ASNContent: {
+          PONo: 'BACK-PO',
+          CarrierName: 'UPS',
+          Status: 'Imported',
+          Items: [{ ItemNumber: 'BACK', ExpectedQty: '40', UOM: 'EA' }],
+        },
+      },
+      adminKey,
+    );
+    expect(receipt.status, receipt.body).toBe(200);
+    const svcpoid = JSON.parse(receipt.body).Receipt.SVCPOID as string;
+    const confirmations = Array.from({ length: 8 }, (_, i) =>
+      post(
+        i % 2 === 0 ? a : b,
+        '/edi/3pl/inbound/receipt/post-confirmation',
+        {
+          CompanyID: companyId,
+          FacilityID: facilityId,
+          SVCPOID: svcpoid,
+          ConfirmationNo: `BACK-${i}`,
+          Items: [{ ItemNumber: 'BACK', ReceivedQuantity: '5', UOM: 'EA' }],
+        },
+        adminKey,
+      ),
+    );
+    const orders = Array.from({ length: 60 }, (_, i) =>
+      post(
+        i % 2 === 0 ? b : a,
+        '/edi/outbound/order',
+        {
+          ...ids,
+          POContent: {
+            ReferenceNo: `BACK-${i}`,
+            Address: {
+              ShipToName: 'R',
+              ShipToAddress1: '1 Main St',
+              ShipToCity: 'Reno',
+              ShipToState: 'NV',
+              ShipToZipCode: '89501',
+              ShipToCountry: 'US',
+            },
+            Items: [{ ItemID: 'BACK', OrderedQty: '1', UOM: 'EA' }],
+          },
+        },
+        adminKey,
+      ),
+    );
+    const answers = await Promise.all([...confirmations, ...orders]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(68).fill(200));
+
+    // Every unit received went to exactly one order line, each line holding at most its one unit:
+    // whether an order came before the stock (a backorder filled) or after it (allocated at import).
+    const db = database!.db;
+    const balance = await db
+      .selectFrom('inventory_balances')
+      .select(['on_hand', 'allocated'])
+      .where('company_id', '=', companyId)
+      .where('item_id', '=', 'BACK')
+      .executeTakeFirstOrThrow();
+    expect([Number(balance.on_hand), Number(balance.allocated)]).toEqual([40 * SCALE, 40 * SCALE]);
+    const held = await db
+      .selectFrom('order_allocations')
+      .select(['svcpoid', 'line_no', 'quantity'])
+      .where('company_id', '=', companyId)
+      .where('item_id', '=', 'BACK')
+      .execute();
+    expect(held).toHaveLength(40);
+    expect(held.every((row) => Number(row.quantity) === SCALE)).toBe(true);
+    expect(new Set(held.map((row) => row.svcpoid)).size).toBe(40);
   }, 30_000);
 });

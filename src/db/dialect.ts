@@ -144,6 +144,15 @@ export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise
 }
 
 /**
+ * Takes a lock named by `name` until the transaction ends: a PostgreSQL advisory lock on the name's
+ * 64-bit hash (two names sharing a hash only wait for each other). SQLite needs none: its write
+ * transactions already run one at a time.
+ */
+export async function lockName(trx: Kysely<any>, name: string): Promise<void> {
+  if (dialectNameOfDb(trx) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+}
+
+/**
  * Locks the rows a select reads until the transaction ends: FOR UPDATE on PostgreSQL. SQLite has
  * no row locks and needs none: its write transactions (BEGIN IMMEDIATE) already run one at a time.
  */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Principal } from './auth.js';
 import { requestIdentity, type RequestIdentity } from './request-identity.js';
@@ -14,11 +14,20 @@ export interface CommandContext {
   clock: Clock;
   principal: Principal;
   identity: RequestIdentity;
+  /** What every change does last, in its own transaction (app.ts says what: backorders). */
+  settle: Settle;
 }
+
+/**
+ * The consequences every change has, whatever changed: run by runCommand after the command, in its
+ * transaction. It is handed in rather than imported, because the modules it calls sit above the
+ * ones whose commands trigger it.
+ */
+export type Settle = (trx: Trx, change: { at: number; keyId: number }) => Promise<void>;
 
 /** Builds a request's CommandContext; app.ts makes one per application and hands it to the routes. */
 export type ContextOf = (request: FastifyRequest) => CommandContext;
 
-export function commandContexts(db: Db, clock: Clock): ContextOf {
-  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request) });
+export function commandContexts(db: Db, clock: Clock, settle: Settle): ContextOf {
+  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request), settle });
 }

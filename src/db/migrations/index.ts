@@ -11,6 +11,7 @@ import * as orders from './2026-11-23T0100-orders.js';
 import * as orderSearchIndex from './2026-11-23T2200-order-search-index.js';
 import * as rateCards from './2026-11-23T2300-rate-cards.js';
 import * as idempotencyRefusals from './2026-11-25T1000-idempotency-refusals.js';
+import * as waitingOrdersIndex from './2026-11-25T1100-waiting-orders-index.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T2200-order-search-index': orderSearchIndex,
   '2026-11-23T2300-rate-cards': rateCards,
   '2026-11-25T1000-idempotency-refusals': idempotencyRefusals,
+  '2026-11-25T1100-waiting-orders-index': waitingOrdersIndex,
 };

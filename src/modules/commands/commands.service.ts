@@ -71,7 +71,9 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
       const stored = await storedOutcome(trx, cx);
       if (stored) return replay<T>(stored);
       const body = await command.run(trx);
-      // Events of the change (DESIGN §13) are recorded here, in the change's transaction.
+      // What every change entails, in its transaction: backorders filled from stock it freed (and,
+      // from DESIGN §13, the events of the change).
+      await cx.settle(trx, { at: cx.clock.now(), keyId: cx.principal.keyId });
       await storeOutcome(trx, cx, { body });
       return body;
     });

@@ -202,6 +202,33 @@ function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantit
  * key order (see compareBalanceKeys). A line of quantity 0 changes nothing and writes no ledger
  * row; it answers the balance as it stands.
  */
+/** Stock that a transaction made Available to allocate: one item and UOM of a customer in a facility. */
+export interface StockMadeAvailable extends StockScope {
+  itemId: string;
+  uom: string;
+}
+
+/** Per open transaction, what it made Available so far (see takeStockMadeAvailable). */
+const madeAvailable = new WeakMap<Trx, Map<string, StockMadeAvailable>>();
+
+function noteMadeAvailable(trx: Trx, scope: StockScope, key: BalanceKey): void {
+  const made = madeAvailable.get(trx) ?? new Map<string, StockMadeAvailable>();
+  madeAvailable.set(trx, made);
+  const stock = { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, itemId: key.itemId, uom: key.uom };
+  made.set(JSON.stringify(stock), stock);
+}
+
+/**
+ * The items a transaction has made Available so far (received, adjusted up, moved to Available,
+ * released from an allocation), each once, in the order they were first freed; a second call
+ * answers only what came after the first. Waiting orders allocate from them (backorders).
+ */
+export function takeStockMadeAvailable(trx: Trx): StockMadeAvailable[] {
+  const made = madeAvailable.get(trx);
+  madeAvailable.delete(trx);
+  return made ? [...made.values()] : [];
+}
+
 export async function postStock(trx: Trx, posting: StockPosting): Promise<PostedLine[]> {
   const lines = posting.lines.map((line, index) => {
     if (!Number.isSafeInteger(line.quantity)) throw new Error(`a stock posting quantity must be a scaled integer, not ${line.quantity}`);
@@ -230,6 +257,9 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     results[index] = { ...key, quantity, onHand: asScaled(after.on_hand), allocated: asScaled(after.allocated) };
   }
 
+  for (const { key, quantity } of lines) {
+    if (quantity > 0 && key.inventoryStatus === DEFAULT_INVENTORY_STATUS) noteMadeAvailable(trx, posting, key);
+  }
   // In the order of the document's lines, so the ledger reads like it.
   await repo.insertLedgerRows(
     trx,
@@ -305,6 +335,7 @@ export async function releaseAllocations(trx: Trx, scope: StockScope, allocation
     if (!(await repo.releaseFromBalance(trx, keyColumns(scope, key), quantity, at))) {
       throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
     }
+    noteMadeAvailable(trx, scope, key);
   }
 }
 

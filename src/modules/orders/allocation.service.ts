@@ -1,6 +1,8 @@
 import type { Trx } from '../../db/database.js';
+import { lockName } from '../../db/dialect.js';
 import { asScaled, formatDecimal, type Scaled } from '../../lib/decimal.js';
 import * as inventory from '../inventory/inventory.service.js';
+import { ALLOCATING_STATUSES } from './order-states.js';
 import * as repo from './orders.repository.js';
 
 /**
@@ -36,6 +38,39 @@ const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
   a.item_id < b.item_id ? -1 : a.item_id > b.item_id ? 1 : a.uom < b.uom ? -1 : a.uom > b.uom ? 1 : a.line_no - b.line_no;
 
 /**
+ * Makes an order import and a backorder fill of one item (of a customer in a facility) take turns.
+ * Without it an import could miss stock that a concurrent change is making Available while that
+ * change's fill misses the import's still uncommitted order, and the stock would stay unallocated.
+ */
+function lockItemDemand(trx: Trx, stock: { companyId: string; customerId: string; facilityId: string; itemId: string; uom: string }) {
+  return lockName(trx, JSON.stringify(['allocation', stock.companyId, stock.customerId, stock.facilityId, stock.itemId, stock.uom]));
+}
+
+/** Allocates up to `quantity` of Available stock to one line and records what the line now holds more. */
+async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, quantity: number, at: number): Promise<number> {
+  const allocations = await inventory.allocateStock(trx, { ...allocatableBy(order, line), quantity: asScaled(quantity), at });
+  await repo.addAllocations(
+    trx,
+    allocations.map(({ key, quantity }) => ({
+      company_id: order.company_id,
+      svcpoid: order.svcpoid,
+      line_no: line.line_no,
+      customer_id: order.customer_id,
+      facility_id: order.facility_id,
+      item_id: key.itemId,
+      uom: key.uom,
+      lot_no: key.lotNo,
+      goods_type: key.goodsType,
+      title_id: key.titleId,
+      inventory_status: key.inventoryStatus,
+      expiration_date: key.expirationDate,
+      quantity,
+    })),
+  );
+  return allocations.reduce((sum, a) => sum + a.quantity, 0);
+}
+
+/**
  * Allocates every line of an order as far as stock allows and records what each line holds.
  * Lines are allocated by item, so two orders of the same items lock balances in the same order.
  * Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
@@ -43,29 +78,8 @@ const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
 export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
   const allocated = new Map<number, number>();
   for (const line of [...lines].sort(itemOrder)) {
-    const allocations = await inventory.allocateStock(trx, { ...allocatableBy(order, line), quantity: asScaled(line.ordered_qty), at });
-    await repo.insertAllocations(
-      trx,
-      allocations.map(({ key, quantity }) => ({
-        company_id: order.company_id,
-        svcpoid: order.svcpoid,
-        line_no: line.line_no,
-        customer_id: order.customer_id,
-        facility_id: order.facility_id,
-        item_id: key.itemId,
-        uom: key.uom,
-        lot_no: key.lotNo,
-        goods_type: key.goodsType,
-        title_id: key.titleId,
-        inventory_status: key.inventoryStatus,
-        expiration_date: key.expirationDate,
-        quantity,
-      })),
-    );
-    allocated.set(
-      line.line_no,
-      allocations.reduce((sum, a) => sum + a.quantity, 0),
-    );
+    await lockItemDemand(trx, { ...scopeOf(order), itemId: line.item_id, uom: line.uom });
+    allocated.set(line.line_no, await allocateLine(trx, order, line, line.ordered_qty, at));
   }
   return lines.flatMap((line) => {
     const got = allocated.get(line.line_no)!;
@@ -73,6 +87,47 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
     const short = `short ${formatDecimal(line.ordered_qty - got)}`;
     return [`${line.item_id}: ordered ${formatDecimal(line.ordered_qty)}, allocated ${formatDecimal(got)}, ${short}`];
   });
+}
+
+/**
+ * Backorders (DESIGN §4): stock a change made Available goes to the short lines of the customer's
+ * orders that still allocate (Imported, Open) in that facility, the oldest order first, in the same
+ * transaction as the change. A line never gets more than it still has to ship (ordered − shipped −
+ * allocated). Each order is locked before its need is read, so two changes that free the same item
+ * at once fill a line once, and they lock orders in the same order. Once a line that may take any
+ * lot is left short, nothing of the item is Available any more and the rest wait. Items are
+ * filled in item order, as an import allocates its lines, so that their locks queue. An order that
+ * gets stock shows it as an update (UpdatedWhen, the key of the change that freed it).
+ */
+export async function fillBackorders(
+  trx: Trx,
+  freed: inventory.StockMadeAvailable[],
+  change: { at: number; keyId: number },
+): Promise<void> {
+  const byItem = [...freed].sort((a, b) =>
+    a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : a.uom < b.uom ? -1 : a.uom > b.uom ? 1 : 0,
+  );
+  for (const stock of byItem) {
+    await lockItemDemand(trx, stock);
+    const waiting = await repo.findWaitingLines(trx, { ...stock, statuses: ALLOCATING_STATUSES });
+    for (const candidate of waiting) {
+      const order = await repo.findOrder(trx, { companyId: candidate.company_id, svcpoid: candidate.svcpoid }, { lock: true });
+      if (!order || !(ALLOCATING_STATUSES as readonly string[]).includes(order.status)) continue;
+      // Read again under the lock: a shipment may have changed the line since it was found.
+      const key = { companyId: order.company_id, svcpoid: order.svcpoid };
+      const line = (await repo.findLines(trx, key)).find((l) => l.line_no === candidate.line_no)!;
+      const held = (await repo.findAllocations(trx, key))
+        .filter((allocation) => allocation.line_no === line.line_no)
+        .reduce((sum, allocation) => sum + allocation.quantity, 0);
+      const need = line.ordered_qty - line.shipped_qty - held;
+      if (need <= 0) continue;
+      const got = await allocateLine(trx, order, line, need, change.at);
+      // The order changed: its update time tells the header searches and the 3PL list.
+      if (got > 0) await repo.updateOrder(trx, key, { updated_at: change.at, updated_by_key_id: change.keyId });
+      const takesAnyLot = line.lot_no === '' && line.goods_type === '' && line.title_id === '';
+      if (got < need && takesAnyLot) break;
+    }
+  }
 }
 
 /** Gives back everything the order still holds allocated. */

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
@@ -119,8 +119,79 @@ export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAlloc
     .execute();
 }
 
-export async function insertAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('order_allocations').values(rows).execute();
+/** Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds grows. */
+export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('order_allocations')
+    .values(rows)
+    .onConflict((oc) =>
+      oc
+        .columns([
+          'company_id',
+          'svcpoid',
+          'line_no',
+          'item_id',
+          'uom',
+          'lot_no',
+          'goods_type',
+          'title_id',
+          'inventory_status',
+          'expiration_date',
+        ])
+        .doUpdateSet((eb) => ({ quantity: eb('order_allocations.quantity', '+', eb.ref('excluded.quantity')) })),
+    )
+    .execute();
+}
+
+/** Where backorders wait: one item and UOM of a customer in a facility, in orders of these statuses. */
+export interface WaitingLinesFilter {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  itemId: string;
+  uom: string;
+  statuses: readonly string[];
+}
+
+/** An order line with what it holds allocated now. */
+export interface WaitingLineRow extends OrderLineRow {
+  allocated: number;
+}
+
+/**
+ * The lines of one item and UOM in the customer's orders of the given statuses in the facility that
+ * hold less allocated than they still have to ship, the oldest order first (then SVCPOID, line).
+ * The orders are found through the partial index of orders that still allocate.
+ */
+export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Promise<WaitingLineRow[]> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .innerJoin('order_lines as l', (join) => join.onRef('l.company_id', '=', 'o.company_id').onRef('l.svcpoid', '=', 'o.svcpoid'))
+    .selectAll('l')
+    .select((eb) =>
+      eb
+        .selectFrom('order_allocations as a')
+        .select((sub) => sub.fn.coalesce(sub.fn.sum<number>('a.quantity'), sub.lit(0)).as('held'))
+        .whereRef('a.company_id', '=', 'l.company_id')
+        .whereRef('a.svcpoid', '=', 'l.svcpoid')
+        .whereRef('a.line_no', '=', 'l.line_no')
+        .as('allocated'),
+    )
+    .where('o.company_id', '=', filter.companyId)
+    .where('o.customer_id', '=', filter.customerId)
+    .where('o.facility_id', '=', filter.facilityId)
+    // Literal statuses, so that both databases can use the partial index that names them.
+    .where('o.status', 'in', filter.statuses.map((status) => sql.lit(status)))
+    .where('l.item_id', '=', filter.itemId)
+    .where('l.uom', '=', filter.uom)
+    .orderBy('o.created_at')
+    .orderBy('o.svcpoid')
+    .orderBy('l.line_no')
+    .execute();
+  return rows
+    .map((row) => ({ ...row, allocated: Number(row.allocated ?? 0) }))
+    .filter((row) => row.ordered_qty - row.shipped_qty > row.allocated);
 }
 
 export async function deleteAllocations(db: Db, key: OrderKey): Promise<void> {

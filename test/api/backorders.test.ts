@@ -1,0 +1,211 @@
+import { beforeAll, expect, it } from 'vitest';
+import { formatWithOffset } from '../../src/http/time.js';
+import { useTestApp } from '../helpers/app.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { createWorld, uniqueId, type World } from '../helpers/factories.js';
+import { SHIP_TO } from '../helpers/orders.js';
+
+/**
+ * Backorders (issue: the write path): when stock becomes Available — a receiving confirmation, a
+ * positive adjustment, a property move to Available, an order cancelled or updated — the short
+ * lines of the customer's Imported and Open orders in that facility are allocated from it, the
+ * oldest order first, in the same transaction, never beyond what a line still needs.
+ */
+
+const ZONE = 'America/Los_Angeles';
+
+describeEachDialect('backorders', (dialect) => {
+  const ctx = useTestApp(dialect);
+  let world: World;
+  beforeAll(async () => {
+    world = await createWorld(ctx().database.db, ctx().clock);
+  });
+
+  const ids = (facility = 0, customer = 0) => ({
+    CompanyID: world.tenant.companyId,
+    CustomerID: world.tenant.customerIds[customer]!,
+    FacilityID: world.tenant.facilityIds[facility]!,
+  });
+  const where = (facility = 0) => ({ CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[facility]! });
+  const ok = async (pending: ReturnType<TestContextPost>) => {
+    const response = await pending;
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json();
+  };
+  type TestContextPost = ReturnType<typeof ctx>['post'];
+
+  /** A new order of the given lines; answers its SVCPOID and the import's answer. */
+  const order = async (items: Record<string, unknown>[], extra: { facility?: number; customer?: number } = {}) => {
+    const referenceNo = uniqueId('SO');
+    const body = { ...ids(extra.facility, extra.customer), POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: items } };
+    const answer = await ok(ctx().post('/edi/outbound/order', body, extra.customer === 1 ? world.otherCustomer : world.customer));
+    ctx().clock.advance(1000);
+    return { svcpoid: answer.Order.SVCPOID as string, referenceNo, answer: answer.Order, body };
+  };
+  const adjust = (item: string, qty: string, extra: Record<string, unknown> = {}, facility = 0) =>
+    ok(
+      ctx().post(
+        '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+        { ...ids(facility), AdjustmentNo: uniqueId('ADJ'), Items: [{ ItemNumber: item, UOM: 'EA', Qty: qty, ...extra }] },
+        world.admin,
+      ),
+    );
+  /** What each line of an order holds allocated, as the 3PL get shows it. */
+  const allocated = async (svcpoid: string, facility = 0) => {
+    const got = await ok(ctx().post('/edi/3pl/outbound/order/get', { ...where(facility), SVCPOID: svcpoid }, world.admin));
+    return got.Order.Items.map((line: { AllocatedQty: string }) => line.AllocatedQty);
+  };
+  const balance = async (item: string) => {
+    const found = await ok(ctx().post('/edi/inventory/search-by-paging', { ...ids(), ItemNumber: item }, world.customer));
+    return found.results.data.map((row: Record<string, string>) => [row.InventoryStatus, row.OnHand, row.Allocated, row.Available]);
+  };
+
+  it('a receiving confirmation fills the oldest short order first, then the next', async () => {
+    const item = uniqueId('IT');
+    const older = await order([{ ItemID: item, OrderedQty: '10', UOM: 'EA' }]);
+    const newer = await order([{ ItemID: item, OrderedQty: '5', UOM: 'EA' }]);
+    expect(older.answer).toMatchObject({ Status: 'Warning', Error: `${item}: ordered 10, allocated 0, short 10` });
+
+    const poNo = uniqueId('PO');
+    const receipt = await ok(
+      ctx().post(
+        '/edi/inbound/receipt',
+        {
+          ...ids(),
+          ASNContent: { PONo: poNo, CarrierName: 'UPS', Status: 'Imported', Items: [{ ItemNumber: item, ExpectedQty: '12', UOM: 'EA' }] },
+        },
+        world.customer,
+      ),
+    );
+    const receivedAt = ctx().clock.now();
+    await ok(
+      ctx().post(
+        '/edi/3pl/inbound/receipt/post-confirmation',
+        {
+          ...where(),
+          SVCPOID: receipt.Receipt.SVCPOID,
+          ConfirmationNo: uniqueId('CN'),
+          Items: [{ ItemNumber: item, ReceivedQuantity: '12', UOM: 'EA' }],
+        },
+        world.operator,
+      ),
+    );
+    expect(await allocated(older.svcpoid)).toEqual(['10']);
+    expect(await allocated(newer.svcpoid)).toEqual(['2']);
+    expect(await balance(item)).toEqual([['Available', '12', '12', '0']]);
+
+    // The header query shows both orders changed when the stock came.
+    const headers = await ok(
+      ctx().post('/edi/outbound/order-level/search-by-paging', { ...ids(), Paging: { PageSize: 1000 } }, world.customer),
+    );
+    const updateTimes = Object.fromEntries(
+      headers.results.data
+        .filter((row: Record<string, string>) => [older.svcpoid, newer.svcpoid].includes(row['Order #']!))
+        .map((row: Record<string, string>) => [row['Order #'], row['Update Time']]),
+    );
+    expect(updateTimes).toEqual({
+      [older.svcpoid]: formatWithOffset(receivedAt, ZONE),
+      [newer.svcpoid]: formatWithOffset(receivedAt, ZONE),
+    });
+  });
+
+  it('a positive adjustment fills a short line up to what it still needs, and the rest stays Available', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '4');
+    const waiting = await order([{ ItemID: item, OrderedQty: '10', UOM: 'EA' }]);
+    expect(await allocated(waiting.svcpoid)).toEqual(['4']);
+    await adjust(item, '100');
+    expect(await allocated(waiting.svcpoid)).toEqual(['10']);
+    expect(await balance(item)).toEqual([['Available', '104', '10', '94']]);
+  });
+
+  it('a property move to Available fills; stock moved to Hold or still on Hold does not', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '6', { InventoryStatus: 'Hold' });
+    const waiting = await order([{ ItemID: item, OrderedQty: '5', UOM: 'EA' }]);
+    expect(await allocated(waiting.svcpoid)).toEqual(['0']);
+    await ok(
+      ctx().post(
+        '/edi/3pl/adjust/inventory-adjust-property',
+        {
+          ...ids(),
+          AdjustmentNo: uniqueId('MOVE'),
+          Items: [{ ItemNumber: item, UOM: 'EA', Qty: '3', From: { InventoryStatus: 'Hold' }, To: { InventoryStatus: 'Available' } }],
+        },
+        world.admin,
+      ),
+    );
+    expect(await allocated(waiting.svcpoid)).toEqual(['3']);
+    expect(await balance(item)).toEqual([
+      ['Available', '3', '3', '0'],
+      ['Hold', '3', '0', '0'],
+    ]);
+  });
+
+  it('stock an order releases — cancelled, or updated to need less — goes to the orders waiting behind it', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '10');
+    const first = await order([{ ItemID: item, OrderedQty: '10', UOM: 'EA' }]);
+    const second = await order([{ ItemID: item, OrderedQty: '6', UOM: 'EA' }]);
+    const third = await order([{ ItemID: item, OrderedQty: '6', UOM: 'EA' }]);
+    expect([await allocated(first.svcpoid), await allocated(second.svcpoid), await allocated(third.svcpoid)]).toEqual([
+      ['10'],
+      ['0'],
+      ['0'],
+    ]);
+
+    // An update to 4 keeps 4 and gives 6 back: the second order takes them.
+    await ok(
+      ctx().post(
+        '/edi/outbound/order',
+        { ...first.body, POContent: { ...first.body.POContent, Items: [{ ItemID: item, OrderedQty: '4', UOM: 'EA' }] } },
+        world.customer,
+      ),
+    );
+    expect([await allocated(first.svcpoid), await allocated(second.svcpoid), await allocated(third.svcpoid)]).toEqual([
+      ['4'],
+      ['6'],
+      ['0'],
+    ]);
+
+    // The operator cancels the second order: its 6 go to the third.
+    await ok(ctx().post('/edi/3pl/outbound/order/cancel', { ...where(), SVCPOID: second.svcpoid }, world.admin));
+    expect([await allocated(first.svcpoid), await allocated(third.svcpoid)]).toEqual([['4'], ['6']]);
+    expect(await balance(item)).toEqual([['Available', '10', '10', '0']]);
+  });
+
+  it('fills only Imported and Open orders of that customer in that facility, and a line only from stock it may take', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '2');
+    const shipping = await order([{ ItemID: item, OrderedQty: '5', UOM: 'EA' }]);
+    await ok(
+      ctx().post(
+        '/edi/3pl/outbound/order/post-confirmation',
+        {
+          ...where(),
+          SVCPOID: shipping.svcpoid,
+          ConfirmationNo: uniqueId('CN'),
+          Items: [{ ItemNumber: item, ShippedQty: '2', UOM: 'EA' }],
+        },
+        world.admin,
+      ),
+    );
+    const open = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }]);
+    await ok(ctx().post('/edi/3pl/outbound/order/open', { ...where(), SVCPOID: open.svcpoid }, world.admin));
+    const elsewhere = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }], { facility: 1 });
+    const otherCustomer = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }], { customer: 1 });
+    const lotBound = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA', LotNo: 'L-OTHER' }]);
+    const anyLot = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }]);
+
+    await adjust(item, '5', { LotNo: 'L-NEW' });
+    // The Partial Shipped order waits for its own shipments; the Open one, then the next that may
+    // take lot L-NEW, are filled; the lot-bound line and the other facility are not.
+    expect(await allocated(shipping.svcpoid)).toEqual(['0']);
+    expect(await allocated(open.svcpoid)).toEqual(['1']);
+    expect(await allocated(lotBound.svcpoid)).toEqual(['0']);
+    expect(await allocated(anyLot.svcpoid)).toEqual(['1']);
+    expect(await allocated(elsewhere.svcpoid, 1)).toEqual(['0']);
+    expect(await allocated(otherCustomer.svcpoid)).toEqual(['0']);
+    expect(await balance(item)).toEqual([['Available', '5', '2', '3']]);
+  });
+});
