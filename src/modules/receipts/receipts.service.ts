@@ -57,7 +57,7 @@ function importProblems(content: AsnContent): string[] {
 }
 
 /** What is saved but worth telling: the answer's Status becomes Warning with these in Error. */
-async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone: string, now: number): Promise<string[]> {
+async function importWarnings(trx: Trx, request: ReceiptImportRequest): Promise<string[]> {
   const content = request.ASNContent;
   const lines = content.Items ?? [];
   const warnings: string[] = [];
@@ -68,8 +68,6 @@ async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone:
     lines.map((l) => l.ItemNumber),
   );
   if (unknown.length > 0) warnings.push(`Items not in the item master: ${unknown.join(', ')}`);
-  const scheduled = blankToNull(content.ScheduledDate);
-  if (scheduled !== null && parseScheduleDate(scheduled, timeZone)! < now) warnings.push(`ScheduledDate ${scheduled} is in the past`);
   const seen = new Map<string, number>();
   lines.forEach((line, index) => {
     const key = JSON.stringify([line.ItemNumber, line.LotNo ?? '', line.UOM]);
@@ -199,7 +197,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     })),
   );
 
-  const warnings = await importWarnings(trx, request, timeZone, now);
+  const warnings = await importWarnings(trx, request);
   await acks.recordSuccess(trx, subject, {
     svcpoid,
     status: warnings.length > 0 ? 'Warning' : 'Success',
