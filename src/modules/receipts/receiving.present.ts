@@ -26,10 +26,29 @@ function dynamicValues(source: Record<string, unknown>, prefixFor: (n: number) =
   );
 }
 
+/** A value a line actually sends: null, absent, `""` and spaces alone are no value (DESIGN §12). */
+const sendsValue = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * The customized fields of a received line: per property, the confirmation line's own value when it
+ * sends one, otherwise the value the matched RN line announced (the warehouse rarely re-keys what
+ * the ASN already said, and the customer expects it back on the RC).
+ */
+function receivedLineDynamics(line: Record<string, unknown>, announced: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!announced) return line;
+  return Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => {
+      const key = `DynTxtPropertyValue${String(i + 1).padStart(2, '0')}`;
+      return [key, sendsValue(line[key]) || !sendsValue(announced[key]) ? line[key] : announced[key]];
+    }),
+  );
+}
+
 /**
  * The RC object of spec 2.6 for one confirmation, quirks included (`SVCCompanyID`, the lower-case
  * `dynTxtPropertyValue11–20` of the published example, SerialNumber as an array, ReceivedQuantity a
- * number and ExpectedQty text). ReceivedDate is added when it is shown, in the facility's zone.
+ * number and ExpectedQty text). ReceivedDate is added when it is shown, in the facility's zone. An
+ * item's customized fields fall back to its RN line's (receivedLineDynamics).
  */
 export function presentRc(
   receipt: ReceiptRow,
@@ -67,7 +86,9 @@ export function presentRc(
       SHIPMENTLINEID: target ? String(target.line_no) : null,
       SupplierID: receipt.supplier_id,
       SupplierName: null,
-      ...dynamicValues(line, (n) => (n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue')),
+      ...dynamicValues(receivedLineDynamics(line, target && document.ASNContent.Items?.[target.line_no - 1]), (n) =>
+        n > 10 ? 'dynTxtPropertyValue' : 'DynTxtPropertyValue',
+      ),
     })),
     Cartons: request.Cartons ?? [],
     Note: request.Note ?? null,
