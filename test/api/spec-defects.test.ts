@@ -1,9 +1,11 @@
+import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, expect, it } from 'vitest';
-import { formatFacilityLocal } from '../../src/http/time.js';
+import { formatFacilityLocal, formatWithOffset } from '../../src/http/time.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createWorld, uniqueId, type World } from '../helpers/factories.js';
+import { SHIP_TO } from '../helpers/orders.js';
 
 /**
  * Defects found by trying the API with only the spec in hand, each pinned on the raw body:
@@ -16,7 +18,10 @@ const ZONE = 'America/Los_Angeles';
 const RN_IMPORT = '/edi/inbound/receipt';
 const RN_ACKS = '/edi/inbound/receipt/ack/search-by-paging';
 const RC_SEARCH = '/edi/inbound/receipt/rc/search-by-paging';
+const RECEIPT_GET = '/edi/3pl/inbound/receipt/get';
 const RECEIPT_CONFIRM = '/edi/3pl/inbound/receipt/post-confirmation';
+const DN_IMPORT = '/edi/outbound/order';
+const ORDER_GET = '/edi/3pl/outbound/order/get';
 
 type Json = Record<string, unknown>;
 
@@ -53,6 +58,7 @@ describeEachDialect('Spec defects', (dialect) => {
   const facility = () => ({ CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0]! });
   const body = (response: LightMyRequestResponse) => JSON.parse(response.body);
   const now = () => formatFacilityLocal(ctx().clock.now(), ZONE);
+  const nowWithOffset = () => formatWithOffset(ctx().clock.now(), ZONE);
 
   /** An RN import body; `content` is merged into a minimal ASNContent of one MUG line. */
   const receiptBody = (content: Json, root: Json = {}) => ({
@@ -72,6 +78,15 @@ describeEachDialect('Spec defects', (dialect) => {
     expect(response.statusCode, response.body).toBe(200);
     return body(response).Receipt.SVCPOID;
   };
+  const getReceipt = (svcpoid: string) => ctx().post(RECEIPT_GET, { ...facility(), SVCPOID: svcpoid }, world.operator);
+
+  /** A DN import body of one line of an item nobody stocks (its answer is a known Warning). */
+  const orderBody = (referenceNo: unknown, sku: string, content: Json = {}, root: Json = {}) => ({
+    ...ids(),
+    ...root,
+    POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [{ ItemID: sku, OrderedQty: '1', UOM: 'EA' }], ...content },
+  });
+  const getOrder = (svcpoid: string) => ctx().post(ORDER_GET, { ...facility(), SVCPOID: svcpoid }, world.operator);
 
   // ---- 1. a past ScheduledDate ---------------------------------------------------------------
 
@@ -197,5 +212,117 @@ describeEachDialect('Spec defects', (dialect) => {
         },
       ],
     ]);
+  });
+
+  // ---- 3. unknown root keys of an import -------------------------------------------------------
+
+  it('keeps unknown root keys of an RN import and shows them in the 3PL get, never over a server-owned field', async () => {
+    const poNo = uniqueId('PO');
+    const content = {
+      PONo: poNo,
+      SCACCode: 'UPSN',
+      Status: 'Imported',
+      Source: 'ASN-CONTENT',
+      Items: [{ POLineNo: 1, ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA' }],
+    };
+    const root = {
+      Source: 'ERP-7',
+      Batch: { Id: 7, Lines: [1, 2] },
+      Sender: 'edi-gateway',
+      // Named like server-owned fields: kept, but never shown over the service's values.
+      SVCPOID: 'RN-0',
+      Status: 'Closed',
+      CreatedWhen: '1999-01-01T00:00:00.000',
+      Items: [],
+    };
+    const svcpoid = await importReceipt({ ...ids(), ...root, ASNContent: content });
+    const response = await getReceipt(svcpoid);
+    expect(response.statusCode).toBe(200);
+    expect(body(response)).toEqual({
+      Receipt: {
+        Batch: { Id: 7, Lines: [1, 2] },
+        Sender: 'edi-gateway',
+        // ASNContent's own Source wins over the root's.
+        Source: 'ASN-CONTENT',
+        TitleID: null,
+        SVCPOID: svcpoid,
+        CustomerID: world.tenant.customerIds[0],
+        FacilityID: world.tenant.facilityIds[0],
+        PONo: poNo,
+        ReferenceNo: null,
+        Status: 'Imported',
+        ReceiptType: 'Regular Receipt',
+        SupplierID: null,
+        CarrierName: null,
+        SCACCode: 'UPSN',
+        BOLNo: null,
+        ContainerNo: null,
+        ScheduledDate: null,
+        CreatedWhen: now(),
+        UpdatedWhen: nowWithOffset(),
+        Items: [{ POLineNo: 1, ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', LineNo: 1, ReceivedQty: '0' }],
+      },
+    });
+
+    // On the wire the root keys come first, at the top of the Receipt object.
+    expect(Object.keys(body(response).Receipt).slice(0, 3)).toEqual(['Source', 'Batch', 'Sender']);
+
+    // An import without root extras is stored exactly as before, so documents stored before
+    // root extras were kept read the same way.
+    const plain = receiptBody({});
+    const plainSvcpoid = await importReceipt(plain);
+    const { rows } = await sql<{ document: string }>`
+      select document from receipts where company_id = ${world.tenant.companyId} and svcpoid = ${plainSvcpoid}`.execute(ctx().database.db);
+    expect(rows.map((row) => row.document)).toEqual([JSON.stringify({ TitleID: null, ASNContent: plain.ASNContent })]);
+    const plainGet = body(await getReceipt(plainSvcpoid)).Receipt;
+    expect(Object.keys(plainGet).sort()).toEqual(
+      [...Object.keys(plain.ASNContent), 'TitleID', 'SVCPOID', 'CustomerID', 'FacilityID', 'ReferenceNo', 'ReceiptType']
+        .concat(['SupplierID', 'CarrierName', 'BOLNo', 'ContainerNo', 'ScheduledDate', 'CreatedWhen', 'UpdatedWhen'])
+        .sort(),
+    );
+  });
+
+  it('keeps unknown root keys of a DN import and shows them in the 3PL get, never over a server-owned field', async () => {
+    const sku = uniqueId('SKU');
+    const referenceNo = uniqueId('SO');
+    const root = { Source: 'ERP-7', Channel: { Name: 'B2B', Priority: 2 }, SVCPOID: 'DN-0', Status: 'Shipped', UpdatedWhen: 'never' };
+    const imported = await ctx().post(DN_IMPORT, orderBody(referenceNo, sku, { OrderType: 'Regular' }, root), world.customer);
+    expect(imported.statusCode, imported.body).toBe(200);
+    const svcpoid = body(imported).Order.SVCPOID;
+    const response = await getOrder(svcpoid);
+    expect(response.statusCode).toBe(200);
+    expect(body(response)).toEqual({
+      Order: {
+        Source: 'ERP-7',
+        Channel: { Name: 'B2B', Priority: 2 },
+        ReferenceNo: referenceNo,
+        Address: SHIP_TO,
+        OrderType: 'Regular',
+        TitleID: null,
+        SVCPOID: svcpoid,
+        CustomerID: world.tenant.customerIds[0],
+        FacilityID: world.tenant.facilityIds[0],
+        PONo: null,
+        Status: 'Imported',
+        ShipToName: 'Jane Doe',
+        CarrierName: null,
+        SCACCode: null,
+        ShipNotBefore: null,
+        ShipNoLater: null,
+        CreatedWhen: now(),
+        UpdatedWhen: nowWithOffset(),
+        Items: [{ ItemID: sku, OrderedQty: '1', UOM: 'EA', LineNo: 1, AllocatedQty: '0', ShippedQty: '0' }],
+      },
+    });
+
+    // Without root extras the stored document is exactly the earlier format.
+    const plain = orderBody(uniqueId('SO'), sku);
+    const plainImport = await ctx().post(DN_IMPORT, plain, world.customer);
+    expect(plainImport.statusCode, plainImport.body).toBe(200);
+    const { rows } = await sql<{ document: string }>`
+      select document from orders where company_id = ${world.tenant.companyId} and svcpoid = ${body(plainImport).Order.SVCPOID}`.execute(
+      ctx().database.db,
+    );
+    expect(rows.map((row) => row.document)).toEqual([JSON.stringify({ TitleID: null, POContent: plain.POContent })]);
   });
 });

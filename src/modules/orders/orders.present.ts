@@ -1,15 +1,31 @@
 import { formatFacilityLocal, formatWithOffset, parseOrderDate } from '../../http/time.js';
 import type * as repo from './orders.repository.js';
-import type { PoContent } from './orders.schemas.js';
+import { OrderImportRequestSchema, type OrderImportRequest, type PoContent } from './orders.schemas.js';
 import type { OrderHeader, OrderStatus } from './shipping.schemas.js';
 
-/** An order's stored import: the POContent as it came, and the root TitleID. */
+/**
+ * An order's stored import: the POContent as it came, the root TitleID and, when the import sent
+ * any, the root keys the spec does not define. Documents stored before root keys were kept have no
+ * `RootExtras` and read as having none.
+ */
 export interface StoredOrder {
   TitleID: string | null;
   POContent: PoContent & Record<string, unknown>;
+  RootExtras?: Record<string, unknown>;
 }
 
 export const storedOrder = (order: repo.OrderRow): StoredOrder => JSON.parse(order.document) as StoredOrder;
+
+/** The root keys the DN import defines; any other root key is the customer's own, kept as sent. */
+const IMPORT_ROOT_KEYS = new Set(Object.keys(OrderImportRequestSchema.properties));
+
+/** The `document` column of an imported order (StoredOrder as JSON). */
+export function storedOrderDocumentOf(request: OrderImportRequest): string {
+  const document: StoredOrder = { TitleID: request.TitleID ?? null, POContent: request.POContent };
+  const rootExtras = Object.entries(request).filter(([key]) => !IMPORT_ROOT_KEYS.has(key));
+  // Without extras the JSON stays byte for byte what it always was.
+  return JSON.stringify(rootExtras.length > 0 ? { ...document, RootExtras: Object.fromEntries(rootExtras) } : document);
+}
 
 /** The ReferenceNo as it was sent: a number when it came as one. */
 export const referenceNoOf = (row: { reference_no: string; reference_no_type: string }): string | number =>
@@ -42,4 +58,13 @@ export function presentOrderHeader(order: repo.OrderRow, document: StoredOrder, 
     CreatedWhen: formatFacilityLocal(order.created_at, timeZone),
     UpdatedWhen: formatWithOffset(order.updated_at, timeZone),
   };
+}
+
+/**
+ * What the 3PL get shows of the import, before the service's own fields: the root keys the spec
+ * does not define first, then every POContent key (so a content key wins over a root key of the
+ * same name).
+ */
+export function presentImportedOrder(document: StoredOrder): Record<string, unknown> {
+  return { ...document.RootExtras, ...document.POContent };
 }

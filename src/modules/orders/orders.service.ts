@@ -9,7 +9,7 @@ import * as acks from '../acks/acks.service.js';
 import * as idempotency from '../idempotency/idempotency.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
-import { referenceNoOf } from './orders.present.js';
+import { referenceNoOf, storedOrderDocumentOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
 import type { OrderCancelRequest, OrderImportRequest } from './orders.schemas.js';
 
@@ -171,7 +171,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     reference_no_type: typeof referenceNo,
     po_no: poNo,
     status: 'Imported',
-    document: JSON.stringify({ TitleID: request.TitleID ?? null, POContent: content }),
+    document: storedOrderDocumentOf(request),
     updated_at: now,
     updated_by_key_id: principal.keyId,
   };

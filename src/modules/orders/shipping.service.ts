@@ -12,7 +12,7 @@ import * as tenants from '../tenants/tenants.service.js';
 import { allocatableBy, releaseOrder, scopeOf } from './allocation.service.js';
 import * as repo from './orders.repository.js';
 import { cancelOrder, recordEvent, type CancelRule } from './orders.service.js';
-import { lineNoOf, presentOrderHeader, storedOrder } from './orders.present.js';
+import { lineNoOf, presentImportedOrder, presentOrderHeader, storedOrder } from './orders.present.js';
 import {
   ORDER_LIST_HEAD,
   type OrderAction,
@@ -64,7 +64,7 @@ export async function getOrder(db: Db, lookup: OrderLookup) {
   const imported = document.POContent.Items ?? [];
   return {
     Order: {
-      ...document.POContent,
+      ...presentImportedOrder(document),
       TitleID: document.TitleID,
       ...presentOrderHeader(order, document, timeZone),
       Items: lines.map((line) => ({

@@ -11,6 +11,7 @@ import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import * as repo from './receipts.repository.js';
 import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImportResult } from './receipts.schemas.js';
+import { storedDocumentOf } from './receiving.present.js';
 
 /**
  * Inbound receipts (RN): the customer's import, update and cancel (DESIGN §4's receipt state
@@ -160,7 +161,7 @@ async function applyImport(trx: Trx, clock: Clock, principal: Principal, request
     bol_no: blankToNull(content.BOLNo),
     container_no: blankToNull(content.ContainerNo),
     scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
-    document: JSON.stringify({ TitleID: request.TitleID ?? null, ASNContent: content }),
+    document: storedDocumentOf(request),
     updated_at: now,
     updated_by_key_id: principal.keyId,
   };

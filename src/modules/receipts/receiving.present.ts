@@ -1,12 +1,38 @@
 import { decimalToNumber, formatDecimal } from '../../lib/decimal.js';
 import type { ItemDescription } from '../items/items.service.js';
 import type { ReceiptLineRow, ReceiptRow } from './receipts.repository.js';
+import { ReceiptImportRequestSchema, type ReceiptImportRequest } from './receipts.schemas.js';
 import type { ConfirmationLine, ConfirmationRequest } from './receiving.schemas.js';
 
-/** A receipt's stored import: the ASNContent as it came, and the root TitleID. */
+/**
+ * A receipt's stored import: the ASNContent as it came, the root TitleID and, when the import sent
+ * any, the root keys the spec does not define. Documents stored before root keys were kept have no
+ * `RootExtras` and read as having none.
+ */
 export interface StoredDocument {
   TitleID: string | null;
   ASNContent: Record<string, unknown> & { Items?: Record<string, unknown>[] };
+  RootExtras?: Record<string, unknown>;
+}
+
+/** The root keys the RN import defines; any other root key is the customer's own, kept as sent. */
+const IMPORT_ROOT_KEYS = new Set(Object.keys(ReceiptImportRequestSchema.properties));
+
+/** The `document` column of an imported receipt (StoredDocument as JSON). */
+export function storedDocumentOf(request: ReceiptImportRequest): string {
+  const document: StoredDocument = { TitleID: request.TitleID ?? null, ASNContent: request.ASNContent };
+  const rootExtras = Object.entries(request).filter(([key]) => !IMPORT_ROOT_KEYS.has(key));
+  // Without extras the JSON stays byte for byte what it always was.
+  return JSON.stringify(rootExtras.length > 0 ? { ...document, RootExtras: Object.fromEntries(rootExtras) } : document);
+}
+
+/**
+ * What the 3PL get shows of the import, before the service's own fields: the root keys the spec
+ * does not define first, then every ASNContent key (so a content key wins over a root key of the
+ * same name).
+ */
+export function presentImportedReceipt(document: StoredDocument): Record<string, unknown> {
+  return { ...document.RootExtras, ...document.ASNContent };
 }
 
 /** A confirmed line and the receipt line it filled (none when the receipt did not announce it). */

@@ -22,7 +22,7 @@ import type {
   ReceiptStatus,
 } from './receiving.schemas.js';
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
-import { presentRc, type StoredDocument } from './receiving.present.js';
+import { presentImportedReceipt, presentRc, type StoredDocument } from './receiving.present.js';
 
 /**
  * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
@@ -84,7 +84,7 @@ export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const imported = document.ASNContent.Items ?? [];
   return {
     Receipt: {
-      ...document.ASNContent,
+      ...presentImportedReceipt(document),
       TitleID: document.TitleID,
       ...headerOf(receipt, timeZone),
       Items: lines.map((line) => ({
