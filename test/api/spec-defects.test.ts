@@ -325,4 +325,74 @@ describeEachDialect('Spec defects', (dialect) => {
     );
     expect(rows.map((row) => row.document)).toEqual([JSON.stringify({ TitleID: null, POContent: plain.POContent })]);
   });
+
+  // ---- 4. one date form in the 3PL get -----------------------------------------------------------
+
+  it('the receipt get shows ScheduledDate and ETD in the facility-local form of its other times', async () => {
+    const poNo = uniqueId('PO');
+    const svcpoid = await importReceipt(
+      receiptBody({
+        PONo: poNo,
+        ScheduledDate: '3/10/2026 2:07:09 PM',
+        // Its own offset is kept: 07:00 in Los Angeles (still PST on March 7).
+        ETD: '2026-03-07T15:00:00Z',
+      }),
+    );
+    const response = await getReceipt(svcpoid);
+    expect(response.statusCode).toBe(200);
+    const receipt = body(response).Receipt;
+    expect({ ScheduledDate: receipt.ScheduledDate, ETD: receipt.ETD, CreatedWhen: receipt.CreatedWhen }).toEqual({
+      ScheduledDate: '2026-03-10T14:07:09.000',
+      ETD: '2026-03-07T07:00:00.000',
+      CreatedWhen: now(),
+    });
+
+    // An empty ETD is no date: null, like an absent ScheduledDate.
+    const blank = await getReceipt(await importReceipt(receiptBody({ ETD: '' })));
+    expect(blank.statusCode).toBe(200);
+    expect({ ScheduledDate: body(blank).Receipt.ScheduledDate, ETD: body(blank).Receipt.ETD }).toEqual({ ScheduledDate: null, ETD: null });
+  });
+
+  it('the order get shows every POContent date in the facility-local form, whichever form it came in', async () => {
+    const sku = uniqueId('SKU');
+    const referenceNo = uniqueId('SO');
+    const dates = {
+      ShipNotBefore: '20260310080000',
+      ShipNotLater: '3/12/2026 5:00 PM',
+      ScheduledDate: '20260311090000',
+      // Its own offset is kept: 13:30 in Los Angeles (PDT from March 8).
+      AppointmentTime: '2026-03-11T20:30:00Z',
+      DeliveryRequestDate: '3/13/2026',
+    };
+    const imported = await ctx().post(DN_IMPORT, orderBody(referenceNo, sku, dates), world.customer);
+    expect(imported.statusCode, imported.body).toBe(200);
+    const svcpoid = body(imported).Order.SVCPOID;
+    const response = await getOrder(svcpoid);
+    expect(response.statusCode).toBe(200);
+    expect(body(response)).toEqual({
+      Order: {
+        ReferenceNo: referenceNo,
+        Address: SHIP_TO,
+        ShipNotBefore: '2026-03-10T08:00:00.000',
+        ShipNotLater: '2026-03-12T17:00:00.000',
+        ShipNoLater: '2026-03-12T17:00:00.000',
+        ScheduledDate: '2026-03-11T09:00:00.000',
+        AppointmentTime: '2026-03-11T13:30:00.000',
+        DeliveryRequestDate: '2026-03-13T00:00:00.000',
+        TitleID: null,
+        SVCPOID: svcpoid,
+        CustomerID: world.tenant.customerIds[0],
+        FacilityID: world.tenant.facilityIds[0],
+        PONo: null,
+        Status: 'Imported',
+        OrderType: null,
+        ShipToName: 'Jane Doe',
+        CarrierName: null,
+        SCACCode: null,
+        CreatedWhen: now(),
+        UpdatedWhen: nowWithOffset(),
+        Items: [{ ItemID: sku, OrderedQty: '1', UOM: 'EA', LineNo: 1, AllocatedQty: '0', ShippedQty: '0' }],
+      },
+    });
+  });
 });

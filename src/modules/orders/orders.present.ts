@@ -60,11 +60,25 @@ export function presentOrderHeader(order: repo.OrderRow, document: StoredOrder, 
   };
 }
 
+/** Every POContent date, which the 3PL get shows in the facility-local form of every other time. */
+const ORDER_DATE_KEYS = [
+  'ShipNotBefore',
+  'ShipNoLater',
+  'ShipNotLater',
+  'ScheduledDate',
+  'AppointmentTime',
+  'DeliveryRequestDate',
+] as const;
+
 /**
  * What the 3PL get shows of the import, before the service's own fields: the root keys the spec
  * does not define first, then every POContent key (so a content key wins over a root key of the
- * same name).
+ * same name), its dates in the facility-local form.
  */
-export function presentImportedOrder(document: StoredOrder): Record<string, unknown> {
-  return { ...document.RootExtras, ...document.POContent };
+export function presentImportedOrder(document: StoredOrder, timeZone: string): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...document.RootExtras, ...document.POContent };
+  for (const key of ORDER_DATE_KEYS) {
+    if (key in document.POContent) shown[key] = orderDate(document.POContent[key], timeZone);
+  }
+  return shown;
 }

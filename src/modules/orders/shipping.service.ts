@@ -64,7 +64,7 @@ export async function getOrder(db: Db, lookup: OrderLookup) {
   const imported = document.POContent.Items ?? [];
   return {
     Order: {
-      ...presentImportedOrder(document),
+      ...presentImportedOrder(document, timeZone),
       TitleID: document.TitleID,
       ...presentOrderHeader(order, document, timeZone),
       Items: lines.map((line) => ({

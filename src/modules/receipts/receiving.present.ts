@@ -1,3 +1,4 @@
+import { formatFacilityLocal, parseScheduleDate } from '../../http/time.js';
 import { decimalToNumber, formatDecimal } from '../../lib/decimal.js';
 import type { ItemDescription } from '../items/items.service.js';
 import type { ReceiptLineRow, ReceiptRow } from './receipts.repository.js';
@@ -26,13 +27,26 @@ export function storedDocumentOf(request: ReceiptImportRequest): string {
   return JSON.stringify(rootExtras.length > 0 ? { ...document, RootExtras: Object.fromEntries(rootExtras) } : document);
 }
 
+/** The ASNContent dates, which the 3PL get shows in the facility-local form of every other time. */
+const RECEIPT_DATE_KEYS = ['ScheduledDate', 'ETD'] as const;
+
+/** A ScheduledDate or ETD as imported (already validated), shown facility-local; null when not given. */
+function receiptDate(text: unknown, timeZone: string): string | null {
+  if (typeof text !== 'string' || text.trim() === '') return null;
+  return formatFacilityLocal(parseScheduleDate(text, timeZone)!, timeZone);
+}
+
 /**
  * What the 3PL get shows of the import, before the service's own fields: the root keys the spec
  * does not define first, then every ASNContent key (so a content key wins over a root key of the
- * same name).
+ * same name), its dates in the facility-local form.
  */
-export function presentImportedReceipt(document: StoredDocument): Record<string, unknown> {
-  return { ...document.RootExtras, ...document.ASNContent };
+export function presentImportedReceipt(document: StoredDocument, timeZone: string): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...document.RootExtras, ...document.ASNContent };
+  for (const key of RECEIPT_DATE_KEYS) {
+    if (key in document.ASNContent) shown[key] = receiptDate(document.ASNContent[key], timeZone);
+  }
+  return shown;
 }
 
 /** A confirmed line and the receipt line it filled (none when the receipt did not announce it). */

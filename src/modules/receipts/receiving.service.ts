@@ -84,7 +84,7 @@ export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const imported = document.ASNContent.Items ?? [];
   return {
     Receipt: {
-      ...presentImportedReceipt(document),
+      ...presentImportedReceipt(document, timeZone),
       TitleID: document.TitleID,
       ...headerOf(receipt, timeZone),
       Items: lines.map((line) => ({
