@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, expect, it } from 'vitest';
+import { EDI_PREFIX } from '../../src/app.js';
 import { formatFacilityLocal, formatWithOffset } from '../../src/http/time.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
@@ -21,7 +22,11 @@ const RC_SEARCH = '/edi/inbound/receipt/rc/search-by-paging';
 const RECEIPT_GET = '/edi/3pl/inbound/receipt/get';
 const RECEIPT_CONFIRM = '/edi/3pl/inbound/receipt/post-confirmation';
 const DN_IMPORT = '/edi/outbound/order';
+const DN_CANCEL = '/edi/outbound/order/cancel';
+const DN_ACKS = '/edi/outbound/order/ack/search-by-paging';
+const DN_HEADERS = '/edi/outbound/order-level/search-by-paging';
 const ORDER_GET = '/edi/3pl/outbound/order/get';
+const ORDER_LIST = '/edi/3pl/outbound/order/list';
 
 type Json = Record<string, unknown>;
 
@@ -86,6 +91,7 @@ describeEachDialect('Spec defects', (dialect) => {
     ...root,
     POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [{ ItemID: sku, OrderedQty: '1', UOM: 'EA' }], ...content },
   });
+  const shortfall = (sku: string) => `${sku}: ordered 1, allocated 0, short 1`;
   const getOrder = (svcpoid: string) => ctx().post(ORDER_GET, { ...facility(), SVCPOID: svcpoid }, world.operator);
 
   // ---- 1. a past ScheduledDate ---------------------------------------------------------------
@@ -394,5 +400,86 @@ describeEachDialect('Spec defects', (dialect) => {
         Items: [{ ItemID: sku, OrderedQty: '1', UOM: 'EA', LineNo: 1, AllocatedQty: '0', ShippedQty: '0' }],
       },
     });
+  });
+
+  // ---- 5. the JSON type of a DN ReferenceNo after an update ------------------------------------
+
+  it('a DN ReferenceNo is echoed in the type of the latest import; each ACK keeps the type of its own call', async () => {
+    const sku = uniqueId('SKU');
+    const customerId = world.tenant.customerIds[0];
+    const facilityId = world.tenant.facilityIds[0];
+    const answer = (svcpoid: string, referenceNo: string | number, error: string | never[] = shortfall(sku)) => ({
+      Order: {
+        CustomerID: customerId,
+        PONo: [],
+        ReferenceNo: referenceNo,
+        SVCPOID: svcpoid,
+        Status: error.length ? 'Warning' : 'Success',
+        Error: error,
+      },
+    });
+    const ackRecord = (svcpoid: string, referenceNo: string | number, error: string | null = shortfall(sku)) => ({
+      FacilityID: facilityId,
+      CustomerID: customerId,
+      ReferenceNo: referenceNo,
+      PONo: null,
+      ACK: {
+        CustomerId: customerId,
+        PONo: null,
+        ReferenceNo: referenceNo,
+        SVCPOID: svcpoid,
+        Status: error ? 'Warning' : 'Success',
+        Error: error,
+      },
+      CreatedWhen: now(),
+    });
+    /** Where the order shows its ReferenceNo besides the import answer: the 3PL get, the 3PL list, the DN header query. */
+    const shownReferenceNos = async (svcpoid: string) => {
+      const got = await getOrder(svcpoid);
+      const listed = await ctx().post(ORDER_LIST, { ...facility(), ReferenceNo: '123' }, world.operator);
+      const headers = await ctx().post(DN_HEADERS, { ...ids(), ReferenceNo: 123 }, world.customer);
+      expect([got.statusCode, listed.statusCode, headers.statusCode]).toEqual([200, 200, 200]);
+      return {
+        get: body(got).Order.ReferenceNo,
+        list: body(listed).results.data.map((row: Json) => [row.SVCPOID, row.ReferenceNo]),
+        headerQuery: body(headers).results.data.map((row: Json) => [row['Order #'], row['Ref.#']]),
+      };
+    };
+
+    const first = await ctx().post(DN_IMPORT, orderBody(123, sku), world.customer);
+    expect(first.statusCode).toBe(200);
+    const svcpoid = body(first).Order.SVCPOID;
+    expect(body(first)).toEqual(answer(svcpoid, 123));
+
+    // The same order (compared as text), updated with a text ReferenceNo.
+    const update = await ctx().post(DN_IMPORT, orderBody('123', sku), world.customer);
+    expect(update.statusCode).toBe(200);
+    expect(body(update)).toEqual(answer(svcpoid, '123'));
+    expect(await shownReferenceNos(svcpoid)).toEqual({ get: '123', list: [[svcpoid, '123']], headerQuery: [[svcpoid, '123']] });
+
+    // Updated again with the number: the order shows a number again.
+    const again = await ctx().post(DN_IMPORT, orderBody(123, sku), world.customer);
+    expect(again.statusCode).toBe(200);
+    expect(body(again)).toEqual(answer(svcpoid, 123));
+    expect(await shownReferenceNos(svcpoid)).toEqual({ get: 123, list: [[svcpoid, 123]], headerQuery: [[svcpoid, 123]] });
+
+    // A cancel names the order with text; its answer and ACK show the order's own type.
+    const cancel = await ctx().app.inject({
+      method: 'PUT',
+      url: `${EDI_PREFIX}${DN_CANCEL}`,
+      headers: { 'content-type': 'application/json', authorization: `APIKey ${world.customer}` },
+      payload: JSON.stringify({ ...ids(), ReferenceNo: '123' }),
+    });
+    expect(cancel.statusCode).toBe(200);
+    expect(body(cancel)).toEqual(answer(svcpoid, 123, []));
+
+    const acks = await ctx().post(DN_ACKS, { ...ids(), ReferenceNo: '123' }, world.customer);
+    expect(acks.statusCode).toBe(200);
+    expect(body(acks)).toEqual([
+      ackRecord(svcpoid, 123),
+      ackRecord(svcpoid, '123'),
+      ackRecord(svcpoid, 123),
+      ackRecord(svcpoid, 123, null),
+    ]);
   });
 });
