@@ -1,16 +1,32 @@
 import { formatFacilityLocal, formatWithOffset, parseOrderDate } from '../../http/time.js';
 import type * as repo from './orders.repository.js';
-import type { PoContent } from './orders.schemas.js';
+import { OrderImportRequestSchema, type OrderImportRequest, type PoContent } from './orders.schemas.js';
 import type { OrderStatus } from './order-states.js';
 import type { OrderHeader } from './shipping.schemas.js';
 
-/** An order's stored import: the POContent as it came, and the root TitleID. */
+/**
+ * An order's stored import: the POContent as it came, the root TitleID and, when the import sent
+ * any, the root keys the spec does not define. Documents stored before root keys were kept have no
+ * `RootExtras` and read as having none.
+ */
 export interface StoredOrder {
   TitleID: string | null;
   POContent: PoContent & Record<string, unknown>;
+  RootExtras?: Record<string, unknown>;
 }
 
 export const storedOrder = (order: repo.OrderRow): StoredOrder => JSON.parse(order.document) as StoredOrder;
+
+/** The root keys the DN import defines; any other root key is the customer's own, kept as sent. */
+const IMPORT_ROOT_KEYS = new Set(Object.keys(OrderImportRequestSchema.properties));
+
+/** The `document` column of an imported order (StoredOrder as JSON). */
+export function storedOrderDocumentOf(request: OrderImportRequest): string {
+  const document: StoredOrder = { TitleID: request.TitleID ?? null, POContent: request.POContent };
+  const rootExtras = Object.entries(request).filter(([key]) => !IMPORT_ROOT_KEYS.has(key));
+  // Without extras the JSON stays byte for byte what it always was.
+  return JSON.stringify(rootExtras.length > 0 ? { ...document, RootExtras: Object.fromEntries(rootExtras) } : document);
+}
 
 /** The ReferenceNo as it was sent: a number when it came as one. */
 export const referenceNoOf = (row: { reference_no: string; reference_no_type: string }): string | number =>
@@ -43,4 +59,27 @@ export function presentOrderHeader(order: repo.OrderRow, document: StoredOrder, 
     CreatedWhen: formatFacilityLocal(order.created_at, timeZone),
     UpdatedWhen: formatWithOffset(order.updated_at, timeZone),
   };
+}
+
+/** Every POContent date, which the 3PL get shows in the facility-local form of every other time. */
+const ORDER_DATE_KEYS = [
+  'ShipNotBefore',
+  'ShipNoLater',
+  'ShipNotLater',
+  'ScheduledDate',
+  'AppointmentTime',
+  'DeliveryRequestDate',
+] as const;
+
+/**
+ * What the 3PL get shows of the import, before the service's own fields: the root keys the spec
+ * does not define first, then every POContent key (so a content key wins over a root key of the
+ * same name), its dates in the facility-local form.
+ */
+export function presentImportedOrder(document: StoredOrder, timeZone: string): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...document.RootExtras, ...document.POContent };
+  for (const key of ORDER_DATE_KEYS) {
+    if (key in document.POContent) shown[key] = orderDate(document.POContent[key], timeZone);
+  }
+  return shown;
 }

@@ -9,7 +9,7 @@ import { runCommand, type RejectedBodyRule } from '../commands/commands.service.
 import * as tenants from '../tenants/tenants.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
 import { ORDER_MOVES, requireMove, type OrderMove } from './order-states.js';
-import { referenceNoOf } from './orders.present.js';
+import { referenceNoOf, storedOrderDocumentOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
 import type { OrderCancelRequest, OrderImportRequest, OrderImportResult } from './orders.schemas.js';
 
@@ -150,7 +150,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     reference_no_type: typeof referenceNo,
     po_no: poNo,
     status: 'Imported',
-    document: JSON.stringify({ TitleID: request.TitleID ?? null, POContent: content }),
+    document: storedOrderDocumentOf(request),
     updated_at: now,
     updated_by_key_id: keyId,
   };

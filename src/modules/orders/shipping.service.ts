@@ -11,7 +11,7 @@ import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './a
 import { mayMove, ORDER_MOVES, requireMove, type OperatorOrderMove, type OrderStatus } from './order-states.js';
 import * as repo from './orders.repository.js';
 import { cancelOrder, recordEvent } from './orders.service.js';
-import { lineNoOf, presentOrderHeader, storedOrder } from './orders.present.js';
+import { lineNoOf, presentImportedOrder, presentOrderHeader, storedOrder } from './orders.present.js';
 import {
   ORDER_LIST_HEAD,
   type OrderAction,
@@ -53,7 +53,7 @@ export async function getOrder(db: Db, lookup: OrderLookup) {
   const imported = document.POContent.Items ?? [];
   return {
     Order: {
-      ...document.POContent,
+      ...presentImportedOrder(document, timeZone),
       TitleID: document.TitleID,
       ...presentOrderHeader(order, document, timeZone),
       Items: lines.map((line) => ({

@@ -11,6 +11,7 @@ import * as tenants from '../tenants/tenants.service.js';
 import { requireMove } from './receipt-states.js';
 import * as repo from './receipts.repository.js';
 import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImportResult } from './receipts.schemas.js';
+import { storedDocumentOf } from './receiving.present.js';
 
 /**
  * Inbound receipts (RN): the customer's import, update and cancel (DESIGN §4's receipt state
@@ -48,7 +49,7 @@ function importProblems(content: AsnContent): string[] {
 }
 
 /** What is saved but worth telling: the answer's Status becomes Warning with these in Error. */
-async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone: string, now: number): Promise<string[]> {
+async function importWarnings(trx: Trx, request: ReceiptImportRequest): Promise<string[]> {
   const content = request.ASNContent;
   const lines = content.Items ?? [];
   const warnings: string[] = [];
@@ -59,8 +60,6 @@ async function importWarnings(trx: Trx, request: ReceiptImportRequest, timeZone:
     lines.map((l) => l.ItemNumber),
   );
   if (unknown.length > 0) warnings.push(`Items not in the item master: ${unknown.join(', ')}`);
-  const scheduled = blankToNull(content.ScheduledDate);
-  if (scheduled !== null && parseScheduleDate(scheduled, timeZone)! < now) warnings.push(`ScheduledDate ${scheduled} is in the past`);
   const seen = new Map<string, number>();
   lines.forEach((line, index) => {
     const key = JSON.stringify([line.ItemNumber, line.LotNo ?? '', line.UOM]);
@@ -154,7 +153,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     bol_no: blankToNull(content.BOLNo),
     container_no: blankToNull(content.ContainerNo),
     scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
-    document: JSON.stringify({ TitleID: request.TitleID ?? null, ASNContent: content }),
+    document: storedDocumentOf(request),
     updated_at: now,
     updated_by_key_id: keyId,
   };
@@ -191,7 +190,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     })),
   );
 
-  const warnings = await importWarnings(trx, request, timeZone, now);
+  const warnings = await importWarnings(trx, request);
   await acks.recordSuccess(trx, subject, {
     svcpoid,
     status: warnings.length > 0 ? 'Warning' : 'Success',

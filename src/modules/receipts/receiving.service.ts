@@ -20,7 +20,7 @@ import type {
   ReceiptLookup,
 } from './receiving.schemas.js';
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
-import { presentRc, type StoredDocument } from './receiving.present.js';
+import { presentImportedReceipt, presentRc, type StoredDocument } from './receiving.present.js';
 import { mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
 
 /**
@@ -71,7 +71,7 @@ export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const imported = document.ASNContent.Items ?? [];
   return {
     Receipt: {
-      ...document.ASNContent,
+      ...presentImportedReceipt(document, timeZone),
       TitleID: document.TitleID,
       ...headerOf(receipt, timeZone),
       Items: lines.map((line) => ({
