@@ -1,10 +1,25 @@
 import { randomBytes } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.js';
+import { inTransaction } from '../../src/db/transaction.js';
 import type { Role } from '../../src/http/auth.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { parseDecimal } from '../../src/lib/decimal.js';
+import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
+import type { TestContext } from './app.js';
+import { SHIP_TO } from './orders.js';
+import { ADJUST_QTY, ITEM_IMPORT, ORDER_IMPORT, RECEIPT_IMPORT, THREEPL_ORDER, THREEPL_RECEIPT } from './paths.js';
 
-/** Test data builders: each makes what it needs, with unique IDs, through the services. */
+/**
+ * Test data builders: each makes what it needs, with unique IDs. Tenants and keys go through the
+ * services; documents (receipts, orders, items) go through the HTTP API, so that they stay valid
+ * whatever the services look like inside. A document builder creates whatever parent it is not
+ * given: a tenant, a key, items in the item master.
+ */
+
+type Json = Record<string, unknown>;
 
 export const uniqueId = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`.slice(0, 15);
 
@@ -75,4 +90,298 @@ export async function createWorld(db: Db, clock: Clock): Promise<World> {
     operator: await createKey(db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] }),
     otherOperator: await createKey(db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] }),
   };
+}
+
+/** The identifiers a customer's request starts with: CompanyID, CustomerID, FacilityID. */
+export const idsOf = (tenant: Tenant, { customer = 0, facility = 0 } = {}) => ({
+  CompanyID: tenant.companyId,
+  CustomerID: tenant.customerIds[customer]!,
+  FacilityID: tenant.facilityIds[facility]!,
+});
+
+/** The identifiers a 3PL request starts with: CompanyID, FacilityID. */
+export const facilityOf = (tenant: Tenant, facility = 0) => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[facility]! });
+
+/** Expects a 200 (naming the body otherwise, which says why) and answers the response. */
+export async function expectOk(request: Promise<LightMyRequestResponse> | LightMyRequestResponse): Promise<LightMyRequestResponse> {
+  const response = await request;
+  expect(response.statusCode, response.body).toBe(200);
+  return response;
+}
+
+/** Where a document of a tenant's customer lives; a new tenant (one customer, one facility) when absent. */
+export interface DocumentScope {
+  tenant?: Tenant;
+  /** Index of the customer in `tenant.customerIds` (0 by default). */
+  customer?: number;
+  /** Index of the facility in `tenant.facilityIds` (0 by default). */
+  facility?: number;
+}
+
+/** The tenant a builder works in: the one given, or a new one. */
+const tenantFor = async (ctx: TestContext, scope: DocumentScope) => scope.tenant ?? (await createTenant(ctx.database.db, ctx.clock));
+
+/** A customer key of the scope's customer, made when none is given. */
+const customerKeyFor = async (ctx: TestContext, tenant: Tenant, customer: number, key?: string) =>
+  key ?? (await createKey(ctx.database.db, ctx.clock, tenant, 'customer', { customerIds: [tenant.customerIds[customer]!] }));
+
+/** Puts items in the customer's item master through the API (a new customer key unless one is given). */
+export async function importItems(
+  ctx: TestContext,
+  { tenant, customer = 0, key, items }: { tenant: Tenant; customer?: number; key?: string; items: (string | Json)[] },
+): Promise<void> {
+  const itemKey = await customerKeyFor(ctx, tenant, customer, key);
+  await expectOk(
+    ctx.post(
+      ITEM_IMPORT,
+      {
+        CompanyID: tenant.companyId,
+        CustomerID: tenant.customerIds[customer],
+        Items: items.map((item) => (typeof item === 'string' ? { itemID: item } : item)),
+      },
+      itemKey,
+    ),
+  );
+}
+
+// ---- receipts (RN) ---------------------------------------------------------------------------
+
+export type ReceiptStatus = 'Imported' | 'Open' | 'In Progress' | 'Partial Received' | 'Closed' | 'Force Closed' | 'Cancelled';
+
+export interface ReceiptOverrides extends DocumentScope {
+  /** ASNContent fields over the defaults: a unique PONo, CarrierName UPS, one line of 10 EA of SKU-1. */
+  content?: Json;
+  /** Fields of the body's root over CompanyID, CustomerID and FacilityID. */
+  root?: Json;
+}
+
+/** A valid RN import body (nothing is sent); `tenant` is required because nothing is created. */
+export function receiptBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: ReceiptOverrides & { tenant: Tenant }) {
+  return {
+    ...idsOf(tenant, { customer, facility }),
+    ...root,
+    ASNContent: {
+      PONo: uniqueId('PO'),
+      CarrierName: 'UPS',
+      Status: 'Imported',
+      Items: [{ ItemNumber: 'SKU-1', ExpectedQty: '10', UOM: 'EA' }],
+      ...content,
+    },
+  };
+}
+
+export interface BuildReceiptOverrides extends ReceiptOverrides {
+  /** The key that imports it; a new customer key of the customer when absent. */
+  key?: string;
+  /** The operator key that moves it to `status`; a new operator key of the facility when needed and absent. */
+  operatorKey?: string;
+  /** Puts the receipt's items in the item master before the import. */
+  itemMaster?: boolean;
+  /**
+   * Moves it there through the 3PL API after the import: Open, Force Closed and Cancelled by the
+   * operator's move; In Progress and Partial Received (with Close) by receiving `partialQty` of the
+   * first line; Closed by receiving every line in full.
+   */
+  status?: ReceiptStatus;
+  /** What a partial receipt receives of the first line (4 by default, of the default 10). */
+  partialQty?: string;
+  headers?: Record<string, string>;
+}
+
+export interface BuiltReceipt {
+  tenant: Tenant;
+  svcpoid: string;
+  poNo: string;
+  /** The key that imported it. */
+  key: string;
+  /** The operator key that moved it, when it was moved. */
+  operatorKey?: string;
+  /** The body that was imported. */
+  body: ReturnType<typeof receiptBody>;
+  /** The import's `Receipt` answer. */
+  answer: { SVCPOID: string; PONo: string; CustomerID: string; ReferenceNo: unknown; Status: string; Error: unknown };
+}
+
+/** Imports an RN through the API, creating any parent it is not given, and moves it to `status`. */
+export async function buildReceipt(ctx: TestContext, overrides: BuildReceiptOverrides = {}): Promise<BuiltReceipt> {
+  const tenant = await tenantFor(ctx, overrides);
+  const { customer = 0, facility = 0, status = 'Imported', partialQty = '4' } = overrides;
+  const key = await customerKeyFor(ctx, tenant, customer, overrides.key);
+  const body = receiptBody({ ...overrides, tenant });
+  const lines = (body.ASNContent.Items ?? []) as { ItemNumber: string; ExpectedQty: string | number; UOM: string }[];
+  if (overrides.itemMaster) await importItems(ctx, { tenant, customer, key, items: [...new Set(lines.map((line) => line.ItemNumber))] });
+  const response = await expectOk(ctx.post(RECEIPT_IMPORT, body, key, overrides.headers));
+  const answer = response.json().Receipt as BuiltReceipt['answer'];
+  const built: BuiltReceipt = { tenant, svcpoid: answer.SVCPOID, poNo: body.ASNContent.PONo as string, key, body, answer };
+  if (status === 'Imported') return built;
+
+  const operatorKey =
+    overrides.operatorKey ??
+    (await createKey(ctx.database.db, ctx.clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[facility]!] }));
+  const request = (operation: string, fields: Json) =>
+    ctx.post(`${THREEPL_RECEIPT}/${operation}`, { ...facilityOf(tenant, facility), SVCPOID: built.svcpoid, ...fields }, operatorKey);
+  const receive = (items: Json[], close: boolean) =>
+    request('post-confirmation', { ConfirmationNo: uniqueId('CN'), Items: items, ...(close ? { Close: true } : {}) });
+  const first = lines[0]!;
+  const moved = await expectOk(
+    status === 'Open' || status === 'Force Closed' || status === 'Cancelled'
+      ? request({ Open: 'open', 'Force Closed': 'force-close', Cancelled: 'cancel' }[status], { Note: 'test setup' })
+      : status === 'Closed'
+        ? receive(
+            lines.map((line) => ({ ItemNumber: line.ItemNumber, ReceivedQuantity: String(line.ExpectedQty), UOM: line.UOM })),
+            true,
+          )
+        : receive([{ ItemNumber: first.ItemNumber, ReceivedQuantity: partialQty, UOM: first.UOM }], status === 'Partial Received'),
+  );
+  expect(moved.json().Receipt.Status, `the receipt should now be ${status}`).toBe(status);
+  return { ...built, operatorKey };
+}
+
+// ---- orders (DN) -----------------------------------------------------------------------------
+
+export type OrderStatus = 'Imported' | 'Open' | 'Partial Shipped' | 'Shipped' | 'Short Shipped' | 'Cancelled';
+
+export interface OrderOverrides extends DocumentScope {
+  /** POContent fields over the defaults: a unique ReferenceNo, the SHIP_TO address, one line of 10 EA of a fresh SKU. */
+  content?: Json;
+  /** Fields of the body's root over CompanyID, CustomerID and FacilityID. */
+  root?: Json;
+}
+
+/** A valid DN import body (nothing is sent); `tenant` is required because nothing is created. */
+export function orderBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: OrderOverrides & { tenant: Tenant }) {
+  return {
+    ...idsOf(tenant, { customer, facility }),
+    ...root,
+    POContent: {
+      ReferenceNo: uniqueId('SO') as unknown,
+      Address: SHIP_TO,
+      Items: [{ ItemID: uniqueId('SKU'), OrderedQty: '10', UOM: 'EA' }] as Json[],
+      ...content,
+    },
+  };
+}
+
+export interface BuildOrderOverrides extends OrderOverrides {
+  /** The key that imports it; a new customer key of the customer when absent. */
+  key?: string;
+  /** The operator key that moves it to `status`; a new operator key of the facility when needed and absent. */
+  operatorKey?: string;
+  /**
+   * Moves it there through the 3PL API after the import: Open and Cancelled by the operator's move;
+   * Partial Shipped and Short Shipped (with Close) by shipping `partialQty` of the first line;
+   * Shipped by shipping every line in full. Shipping needs stock: see `stock`.
+   */
+  status?: OrderStatus;
+  /** What a partial shipment ships of the first line (4 by default, of the default 10). */
+  partialQty?: string;
+  headers?: Record<string, string>;
+}
+
+export interface BuiltOrder {
+  tenant: Tenant;
+  svcpoid: string;
+  referenceNo: string;
+  /** The key that imported it. */
+  key: string;
+  /** The operator key that moved it, when it was moved. */
+  operatorKey?: string;
+  /** The body that was imported. */
+  body: ReturnType<typeof orderBody>;
+  /** The import's `Order` answer. */
+  answer: { SVCPOID: string; PONo: unknown; CustomerID: string; ReferenceNo: string | number; Status: string; Error: unknown };
+}
+
+/** Imports a DN through the API, creating any parent it is not given, and moves it to `status`. */
+export async function buildOrder(ctx: TestContext, overrides: BuildOrderOverrides = {}): Promise<BuiltOrder> {
+  const tenant = await tenantFor(ctx, overrides);
+  const { customer = 0, facility = 0, status = 'Imported', partialQty = '4' } = overrides;
+  const key = await customerKeyFor(ctx, tenant, customer, overrides.key);
+  const body = orderBody({ ...overrides, tenant });
+  const response = await expectOk(ctx.post(ORDER_IMPORT, body, key, overrides.headers));
+  const answer = response.json().Order as BuiltOrder['answer'];
+  const referenceNo = body.POContent.ReferenceNo as string;
+  const built: BuiltOrder = { tenant, svcpoid: answer.SVCPOID, referenceNo, key, body, answer };
+  if (status === 'Imported') return built;
+
+  const operatorKey =
+    overrides.operatorKey ??
+    (await createKey(ctx.database.db, ctx.clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[facility]!] }));
+  const request = (operation: string, fields: Json) =>
+    ctx.post(`${THREEPL_ORDER}/${operation}`, { ...facilityOf(tenant, facility), SVCPOID: built.svcpoid, ...fields }, operatorKey);
+  const ship = (items: Json[], close: boolean) =>
+    request('post-confirmation', { ConfirmationNo: uniqueId('CN'), Items: items, ...(close ? { Close: true } : {}) });
+  const lines = body.POContent.Items as { ItemID: string; OrderedQty: string | number; UOM: string }[];
+  const first = lines[0]!;
+  const moved = await expectOk(
+    status === 'Open' || status === 'Cancelled'
+      ? request(status === 'Open' ? 'open' : 'cancel', { Note: 'test setup' })
+      : status === 'Shipped'
+        ? ship(
+            lines.map((line) => ({ ItemNumber: line.ItemID, ShippedQty: String(line.OrderedQty), UOM: line.UOM })),
+            true,
+          )
+        : ship([{ ItemNumber: first.ItemID, ShippedQty: partialQty, UOM: first.UOM }], status === 'Short Shipped'),
+  );
+  expect(moved.json().Order.Status, `the order should now be ${status}`).toBe(status);
+  return { ...built, operatorKey };
+}
+
+// ---- stock -----------------------------------------------------------------------------------
+
+/** A line of opening stock, in the adjustment API's words. */
+export interface StockLine {
+  ItemNumber: string;
+  Qty: string | number;
+  /** EA by default. */
+  UOM?: string;
+  LotNo?: string;
+  GoodsType?: string;
+  TitleID?: string;
+  InventoryStatus?: string;
+  /** yyyy-MM-dd. */
+  ExpirationDate?: string;
+}
+
+export interface StockOptions {
+  tenant: Tenant;
+  customer?: number;
+  facility?: number;
+  items: StockLine[];
+  /**
+   * With a key, the stock comes through the adjustment API as that key (an AdjustmentNo of its own,
+   * as a warehouse would book it); without one, straight through `inventory.postStock` (the ledger
+   * shows an adjustment of no key).
+   */
+  key?: string;
+}
+
+/** Puts stock on hand on the customer's balances in the facility. */
+export async function stock(ctx: TestContext, { tenant, customer = 0, facility = 0, items, key }: StockOptions): Promise<void> {
+  if (key) {
+    const lines = items.map((line) => ({ UOM: 'EA', ...line }));
+    await expectOk(ctx.post(ADJUST_QTY, { ...idsOf(tenant, { customer, facility }), AdjustmentNo: uniqueId('ADJ'), Items: lines }, key));
+    return;
+  }
+  await inTransaction(ctx.database.db, (trx) =>
+    inventory.postStock(trx, {
+      companyId: tenant.companyId,
+      customerId: tenant.customerIds[customer]!,
+      facilityId: tenant.facilityIds[facility]!,
+      keyId: null,
+      sourceType: 'adjustment',
+      sourceId: uniqueId('OPENING'),
+      at: ctx.clock.now(),
+      lines: items.map((line) => ({
+        itemId: line.ItemNumber,
+        uom: line.UOM ?? 'EA',
+        lotNo: line.LotNo,
+        goodsType: line.GoodsType,
+        titleId: line.TitleID,
+        inventoryStatus: line.InventoryStatus,
+        expirationDate: line.ExpirationDate,
+        quantity: parseDecimal(String(line.Qty)),
+      })),
+    }),
+  );
 }
