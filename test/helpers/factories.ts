@@ -144,19 +144,58 @@ export async function importItems(
   );
 }
 
-// ---- receipts (RN) ---------------------------------------------------------------------------
+// ---- documents: receipts (RN) and orders (DN) -----------------------------------------------
 
-export type ReceiptStatus = 'Imported' | 'Open' | 'In Progress' | 'Partial Received' | 'Closed' | 'Force Closed' | 'Cancelled';
-
-export interface ReceiptOverrides extends DocumentScope {
-  /** ASNContent fields over the defaults: a unique PONo, CarrierName UPS, one line of 10 EA of SKU-1. */
+/** What a document's body changes from its defaults. */
+export interface BodyOverrides extends DocumentScope {
+  /** Fields of the document's content (ASNContent, POContent) over its defaults. */
   content?: Json;
   /** Fields of the body's root over CompanyID, CustomerID and FacilityID. */
   root?: Json;
 }
 
-/** A valid RN import body (nothing is sent); `tenant` is required because nothing is created. */
-export function receiptBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: ReceiptOverrides & { tenant: Tenant }) {
+/** What a builder takes beside the body: the keys it uses and the status it moves the document to. */
+interface BuildOverrides<Status> extends BodyOverrides {
+  /** The key that imports it; a new customer key of the customer when absent. */
+  key?: string;
+  /** The operator key that moves it to `status`; a new operator key of the facility when needed and absent. */
+  operatorKey?: string;
+  /** Where the 3PL API moves it after the import (see the builder for how); Imported by default. */
+  status?: Status;
+  /** What a partial receipt or shipment takes of the first line (4 by default, of the default 10). */
+  partialQty?: string;
+  /** Headers of the import, e.g. an Idempotency-Key. */
+  headers?: Record<string, string>;
+}
+
+/** What a builder answers; `answer` is the import's Receipt or Order. */
+interface BuiltDocument<Body, Answer> {
+  tenant: Tenant;
+  svcpoid: string;
+  /** The key that imported it. */
+  key: string;
+  /** The operator key that moved it, when it was moved. */
+  operatorKey?: string;
+  /** The body that was imported. */
+  body: Body;
+  answer: Answer;
+}
+
+/** The 3PL's operations on one document, by an operator of its facility (made when none is given). */
+async function operatorOf(ctx: TestContext, tenant: Tenant, facility: number, operations: string, svcpoid: string, operatorKey?: string) {
+  const key =
+    operatorKey ?? (await createKey(ctx.database.db, ctx.clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[facility]!] }));
+  const request = (operation: string, fields: Json) =>
+    ctx.post(`${operations}/${operation}`, { ...facilityOf(tenant, facility), SVCPOID: svcpoid, ...fields }, key);
+  const confirm = (items: Json[], close: boolean) =>
+    request('post-confirmation', { ConfirmationNo: uniqueId('CN'), Items: items, ...(close ? { Close: true } : {}) });
+  return { key, request, confirm };
+}
+
+export type ReceiptStatus = 'Imported' | 'Open' | 'In Progress' | 'Partial Received' | 'Closed' | 'Force Closed' | 'Cancelled';
+
+/** A valid RN import body (nothing is sent): a unique PONo, CarrierName UPS, one line of 10 EA of SKU-1. */
+export function receiptBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: BodyOverrides & { tenant: Tenant }) {
   return {
     ...idsOf(tenant, { customer, facility }),
     ...root,
@@ -170,39 +209,25 @@ export function receiptBody({ tenant, customer = 0, facility = 0, content = {}, 
   };
 }
 
-export interface BuildReceiptOverrides extends ReceiptOverrides {
-  /** The key that imports it; a new customer key of the customer when absent. */
-  key?: string;
-  /** The operator key that moves it to `status`; a new operator key of the facility when needed and absent. */
-  operatorKey?: string;
+export interface BuildReceiptOverrides extends BuildOverrides<ReceiptStatus> {
   /** Puts the receipt's items in the item master before the import. */
   itemMaster?: boolean;
-  /**
-   * Moves it there through the 3PL API after the import: Open, Force Closed and Cancelled by the
-   * operator's move; In Progress and Partial Received (with Close) by receiving `partialQty` of the
-   * first line; Closed by receiving every line in full.
-   */
-  status?: ReceiptStatus;
-  /** What a partial receipt receives of the first line (4 by default, of the default 10). */
-  partialQty?: string;
-  headers?: Record<string, string>;
 }
 
-export interface BuiltReceipt {
-  tenant: Tenant;
-  svcpoid: string;
+export interface BuiltReceipt
+  extends BuiltDocument<
+    ReturnType<typeof receiptBody>,
+    { SVCPOID: string; PONo: string; CustomerID: string; ReferenceNo: unknown; Status: string; Error: unknown }
+  > {
   poNo: string;
-  /** The key that imported it. */
-  key: string;
-  /** The operator key that moved it, when it was moved. */
-  operatorKey?: string;
-  /** The body that was imported. */
-  body: ReturnType<typeof receiptBody>;
-  /** The import's `Receipt` answer. */
-  answer: { SVCPOID: string; PONo: string; CustomerID: string; ReferenceNo: unknown; Status: string; Error: unknown };
 }
 
-/** Imports an RN through the API, creating any parent it is not given, and moves it to `status`. */
+/**
+ * Imports an RN through the API, creating any parent it is not given, and moves it to `status`
+ * through the 3PL API: Open, Force Closed and Cancelled by the operator's move; In Progress and
+ * Partial Received (with Close) by receiving `partialQty` of the first line; Closed by receiving
+ * every line in full.
+ */
 export async function buildReceipt(ctx: TestContext, overrides: BuildReceiptOverrides = {}): Promise<BuiltReceipt> {
   const tenant = await tenantFor(ctx, overrides);
   const { customer = 0, facility = 0, status = 'Imported', partialQty = '4' } = overrides;
@@ -215,41 +240,26 @@ export async function buildReceipt(ctx: TestContext, overrides: BuildReceiptOver
   const built: BuiltReceipt = { tenant, svcpoid: answer.SVCPOID, poNo: body.ASNContent.PONo as string, key, body, answer };
   if (status === 'Imported') return built;
 
-  const operatorKey =
-    overrides.operatorKey ??
-    (await createKey(ctx.database.db, ctx.clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[facility]!] }));
-  const request = (operation: string, fields: Json) =>
-    ctx.post(`${THREEPL_RECEIPT}/${operation}`, { ...facilityOf(tenant, facility), SVCPOID: built.svcpoid, ...fields }, operatorKey);
-  const receive = (items: Json[], close: boolean) =>
-    request('post-confirmation', { ConfirmationNo: uniqueId('CN'), Items: items, ...(close ? { Close: true } : {}) });
+  const operator = await operatorOf(ctx, tenant, facility, THREEPL_RECEIPT, built.svcpoid, overrides.operatorKey);
   const first = lines[0]!;
   const moved = await expectOk(
     status === 'Open' || status === 'Force Closed' || status === 'Cancelled'
-      ? request({ Open: 'open', 'Force Closed': 'force-close', Cancelled: 'cancel' }[status], { Note: 'test setup' })
+      ? operator.request({ Open: 'open', 'Force Closed': 'force-close', Cancelled: 'cancel' }[status], { Note: 'test setup' })
       : status === 'Closed'
-        ? receive(
+        ? operator.confirm(
             lines.map((line) => ({ ItemNumber: line.ItemNumber, ReceivedQuantity: String(line.ExpectedQty), UOM: line.UOM })),
             true,
           )
-        : receive([{ ItemNumber: first.ItemNumber, ReceivedQuantity: partialQty, UOM: first.UOM }], status === 'Partial Received'),
+        : operator.confirm([{ ItemNumber: first.ItemNumber, ReceivedQuantity: partialQty, UOM: first.UOM }], status === 'Partial Received'),
   );
   expect(moved.json().Receipt.Status, `the receipt should now be ${status}`).toBe(status);
-  return { ...built, operatorKey };
+  return { ...built, operatorKey: operator.key };
 }
-
-// ---- orders (DN) -----------------------------------------------------------------------------
 
 export type OrderStatus = 'Imported' | 'Open' | 'Partial Shipped' | 'Shipped' | 'Short Shipped' | 'Cancelled';
 
-export interface OrderOverrides extends DocumentScope {
-  /** POContent fields over the defaults: a unique ReferenceNo, the SHIP_TO address, one line of 10 EA of a fresh SKU. */
-  content?: Json;
-  /** Fields of the body's root over CompanyID, CustomerID and FacilityID. */
-  root?: Json;
-}
-
-/** A valid DN import body (nothing is sent); `tenant` is required because nothing is created. */
-export function orderBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: OrderOverrides & { tenant: Tenant }) {
+/** A valid DN import body (nothing is sent): a unique ReferenceNo, the SHIP_TO address, one line of 10 EA of a fresh SKU. */
+export function orderBody({ tenant, customer = 0, facility = 0, content = {}, root = {} }: BodyOverrides & { tenant: Tenant }) {
   return {
     ...idsOf(tenant, { customer, facility }),
     ...root,
@@ -262,37 +272,22 @@ export function orderBody({ tenant, customer = 0, facility = 0, content = {}, ro
   };
 }
 
-export interface BuildOrderOverrides extends OrderOverrides {
-  /** The key that imports it; a new customer key of the customer when absent. */
-  key?: string;
-  /** The operator key that moves it to `status`; a new operator key of the facility when needed and absent. */
-  operatorKey?: string;
-  /**
-   * Moves it there through the 3PL API after the import: Open and Cancelled by the operator's move;
-   * Partial Shipped and Short Shipped (with Close) by shipping `partialQty` of the first line;
-   * Shipped by shipping every line in full. Shipping needs stock: see `stock`.
-   */
-  status?: OrderStatus;
-  /** What a partial shipment ships of the first line (4 by default, of the default 10). */
-  partialQty?: string;
-  headers?: Record<string, string>;
-}
+export type BuildOrderOverrides = BuildOverrides<OrderStatus>;
 
-export interface BuiltOrder {
-  tenant: Tenant;
-  svcpoid: string;
+export interface BuiltOrder
+  extends BuiltDocument<
+    ReturnType<typeof orderBody>,
+    { SVCPOID: string; PONo: unknown; CustomerID: string; ReferenceNo: string | number; Status: string; Error: unknown }
+  > {
   referenceNo: string;
-  /** The key that imported it. */
-  key: string;
-  /** The operator key that moved it, when it was moved. */
-  operatorKey?: string;
-  /** The body that was imported. */
-  body: ReturnType<typeof orderBody>;
-  /** The import's `Order` answer. */
-  answer: { SVCPOID: string; PONo: unknown; CustomerID: string; ReferenceNo: string | number; Status: string; Error: unknown };
 }
 
-/** Imports a DN through the API, creating any parent it is not given, and moves it to `status`. */
+/**
+ * Imports a DN through the API, creating any parent it is not given, and moves it to `status`
+ * through the 3PL API: Open and Cancelled by the operator's move; Partial Shipped and Short Shipped
+ * (with Close) by shipping `partialQty` of the first line; Shipped by shipping every line in full.
+ * Shipping needs stock on hand: put it there first with `stock`.
+ */
 export async function buildOrder(ctx: TestContext, overrides: BuildOrderOverrides = {}): Promise<BuiltOrder> {
   const tenant = await tenantFor(ctx, overrides);
   const { customer = 0, facility = 0, status = 'Imported', partialQty = '4' } = overrides;
@@ -300,31 +295,24 @@ export async function buildOrder(ctx: TestContext, overrides: BuildOrderOverride
   const body = orderBody({ ...overrides, tenant });
   const response = await expectOk(ctx.post(ORDER_IMPORT, body, key, overrides.headers));
   const answer = response.json().Order as BuiltOrder['answer'];
-  const referenceNo = body.POContent.ReferenceNo as string;
-  const built: BuiltOrder = { tenant, svcpoid: answer.SVCPOID, referenceNo, key, body, answer };
+  const built: BuiltOrder = { tenant, svcpoid: answer.SVCPOID, referenceNo: body.POContent.ReferenceNo as string, key, body, answer };
   if (status === 'Imported') return built;
 
-  const operatorKey =
-    overrides.operatorKey ??
-    (await createKey(ctx.database.db, ctx.clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[facility]!] }));
-  const request = (operation: string, fields: Json) =>
-    ctx.post(`${THREEPL_ORDER}/${operation}`, { ...facilityOf(tenant, facility), SVCPOID: built.svcpoid, ...fields }, operatorKey);
-  const ship = (items: Json[], close: boolean) =>
-    request('post-confirmation', { ConfirmationNo: uniqueId('CN'), Items: items, ...(close ? { Close: true } : {}) });
+  const operator = await operatorOf(ctx, tenant, facility, THREEPL_ORDER, built.svcpoid, overrides.operatorKey);
   const lines = body.POContent.Items as { ItemID: string; OrderedQty: string | number; UOM: string }[];
   const first = lines[0]!;
   const moved = await expectOk(
     status === 'Open' || status === 'Cancelled'
-      ? request(status === 'Open' ? 'open' : 'cancel', { Note: 'test setup' })
+      ? operator.request(status === 'Open' ? 'open' : 'cancel', { Note: 'test setup' })
       : status === 'Shipped'
-        ? ship(
+        ? operator.confirm(
             lines.map((line) => ({ ItemNumber: line.ItemID, ShippedQty: String(line.OrderedQty), UOM: line.UOM })),
             true,
           )
-        : ship([{ ItemNumber: first.ItemID, ShippedQty: partialQty, UOM: first.UOM }], status === 'Short Shipped'),
+        : operator.confirm([{ ItemNumber: first.ItemID, ShippedQty: partialQty, UOM: first.UOM }], status === 'Short Shipped'),
   );
   expect(moved.json().Order.Status, `the order should now be ${status}`).toBe(status);
-  return { ...built, operatorKey };
+  return { ...built, operatorKey: operator.key };
 }
 
 // ---- stock -----------------------------------------------------------------------------------
