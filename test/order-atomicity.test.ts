@@ -1,9 +1,8 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
+import { expectInternalError, failureInjection } from './helpers/failures.js';
 import { createKey, createTenant, facilityOf, idsOf, problems, stock, uniqueId, type Tenant } from './helpers/factories.js';
 import { ORDER_CANCEL, ORDER_IMPORT, THREEPL_ORDER } from './helpers/paths.js';
 
@@ -34,6 +33,7 @@ describeEachDialect('order atomicity', (dialect) => {
   let customerKey: string;
   let operatorKey: string;
   const db = () => ctx().database.db;
+  const failures = failureInjection(db, dialect);
 
   beforeAll(async () => {
     const { database, clock } = ctx();
@@ -48,54 +48,15 @@ describeEachDialect('order atomicity', (dialect) => {
       ],
       key: operatorKey,
     });
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create function wharf_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`)
-        .execute(db());
-      await sql
-        .raw(`create function wharf_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$`)
-        .execute(db());
-    }
+    await failures.install();
   });
 
   const facility = () => facilityOf(tenant);
   const ids = () => idsOf(tenant);
 
-  /** Makes every insert into `table` fail while `work` runs. */
-  const withFailingInserts = async <T>(table: (typeof TABLES)[number], work: () => Promise<T>): Promise<T> => {
-    const name = `wharf_fail_${table}`;
-    if (dialect === 'postgres') {
-      await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function wharf_test_fail()`).execute(db());
-    } else {
-      await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, 'injected failure'); end`).execute(db());
-    }
-    try {
-      return await work();
-    } finally {
-      await sql.raw(dialect === 'postgres' ? `drop trigger ${name} on ${table}` : `drop trigger ${name}`).execute(db());
-    }
-  };
-
+  const { withFailingInserts, race } = failures;
   /** Every row of the tenant in the tables an order request writes (and SQLite's SVCPOID counters). */
-  const snapshot = async () => {
-    const tables: Record<string, string[]> = {};
-    for (const table of TABLES) {
-      const { rows } = await sql`select * from ${sql.table(table)} where company_id = ${tenant.companyId}`.execute(db());
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-    if (dialect === 'sqlite') tables.counters = (await sql`select * from counters`.execute(db())).rows.map((row) => JSON.stringify(row));
-    return tables;
-  };
-  const expectInternalError = (response: LightMyRequestResponse) => {
-    expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual([
-      {
-        code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/),
-        error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/),
-      },
-    ]);
-    expect(response.body).not.toMatch(/injected|insert|trigger|select/i);
-  };
+  const snapshot = () => failures.snapshot(tenant.companyId, TABLES);
 
   const orderBody = (referenceNo: string, content: Record<string, unknown> = {}) => ({
     ...ids(),
@@ -284,26 +245,6 @@ describeEachDialect('order atomicity', (dialect) => {
   });
 
   // ---- two requests on one order serialize ---------------------------------------------------
-
-  /**
-   * Starts `slow` (a shipment, slowed on PostgreSQL by a one-second pause in each ledger insert,
-   * that is after it read and locked the order), and `fast` while `slow` is inside its transaction.
-   */
-  const race = async (slow: () => Promise<LightMyRequestResponse>, fast: () => Promise<LightMyRequestResponse>) => {
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`)
-        .execute(db());
-    }
-    try {
-      const slowAnswer = slow();
-      await sleep(300);
-      const fastAnswer = await fast();
-      return { slow: await slowAnswer, fast: fastAnswer };
-    } finally {
-      if (dialect === 'postgres') await sql.raw(`drop trigger wharf_slow_ledger on inventory_ledger`).execute(db());
-    }
-  };
 
   it('a shipment and an operator cancel of one order serialize: one wins, the other is 409, and the books agree', async () => {
     const { svcpoid } = await importOrder();
