@@ -1,9 +1,8 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, expect, it } from 'vitest';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
+import { expectInternalError, failureInjection } from './helpers/failures.js';
 import { createKey, createTenant, facilityOf, idsOf, importItems, problems, uniqueId, type Tenant } from './helpers/factories.js';
 import { RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from './helpers/paths.js';
 
@@ -32,6 +31,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
   let customerKey: string;
   let operatorKey: string;
   const db = () => ctx().database.db;
+  const failures = failureInjection(db, dialect);
 
   beforeAll(async () => {
     const { database, clock } = ctx();
@@ -39,55 +39,12 @@ describeEachDialect('receipt atomicity', (dialect) => {
     customerKey = await createKey(database.db, clock, tenant, 'customer');
     operatorKey = await createKey(database.db, clock, tenant, 'operator');
     await importItems(ctx(), { tenant, key: customerKey, items: ['SKU-A', 'SKU-B'] });
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create function wharf_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`)
-        .execute(db());
-      await sql
-        .raw(`create function wharf_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$`)
-        .execute(db());
-    }
+    await failures.install();
   });
 
-  /** Makes every insert into `table` fail until the returned function drops the trigger. */
-  const failInsertsInto = async (table: (typeof TABLES)[number]) => {
-    const name = `wharf_fail_${table}`;
-    if (dialect === 'postgres') {
-      await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function wharf_test_fail()`).execute(db());
-      return () => sql.raw(`drop trigger ${name} on ${table}`).execute(db());
-    }
-    await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, 'injected failure'); end`).execute(db());
-    return () => sql.raw(`drop trigger ${name}`).execute(db());
-  };
-  const withFailingInserts = async <T>(table: (typeof TABLES)[number], work: () => Promise<T>): Promise<T> => {
-    const drop = await failInsertsInto(table);
-    try {
-      return await work();
-    } finally {
-      await drop();
-    }
-  };
-
+  const { withFailingInserts, race } = failures;
   /** Every row of the tenant in the tables a receipt request writes (and SQLite's SVCPOID counter). */
-  const snapshot = async () => {
-    const tables: Record<string, string[]> = {};
-    for (const table of TABLES) {
-      const { rows } = await sql`select * from ${sql.table(table)} where company_id = ${tenant.companyId}`.execute(db());
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-    if (dialect === 'sqlite') tables.counters = (await sql`select * from counters`.execute(db())).rows.map((row) => JSON.stringify(row));
-    return tables;
-  };
-  const expectInternalError = (response: LightMyRequestResponse) => {
-    expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual([
-      {
-        code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/),
-        error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/),
-      },
-    ]);
-    expect(response.body).not.toMatch(/injected|insert|trigger|select/i);
-  };
+  const snapshot = () => failures.snapshot(tenant.companyId, TABLES);
 
   const ids = () => idsOf(tenant);
   const facility = () => facilityOf(tenant);
@@ -297,26 +254,6 @@ describeEachDialect('receipt atomicity', (dialect) => {
   });
 
   // ---- two requests on one receipt serialize ---------------------------------------------------
-
-  /**
-   * Starts `slow` (a confirmation, slowed on PostgreSQL by a one-second pause in each ledger insert,
-   * that is after it read the receipt), and `fast` while `slow` is inside its transaction.
-   */
-  const race = async (slow: () => Promise<LightMyRequestResponse>, fast: () => Promise<LightMyRequestResponse>) => {
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`)
-        .execute(db());
-    }
-    try {
-      const slowAnswer = slow();
-      await sleep(300);
-      const fastAnswer = await fast();
-      return { slow: await slowAnswer, fast: fastAnswer };
-    } finally {
-      if (dialect === 'postgres') await sql.raw(`drop trigger wharf_slow_ledger on inventory_ledger`).execute(db());
-    }
-  };
 
   it('a confirmation and an operator cancel of one receipt serialize: one wins, the other is 409, and the books agree', async () => {
     const { svcpoid } = await importReceipt();
