@@ -92,6 +92,32 @@ export async function createWorld(db: Db, clock: Clock): Promise<World> {
   };
 }
 
+/** The keys of two companies that isolation tests pit against each other (see `createRivals`). */
+export type RivalKey = 'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'raterA' | 'customerB' | 'operatorB' | 'adminB';
+
+/**
+ * Company A with customers C1, C2 and facilities F1, F2, and company B with one of each, with
+ * keys of every kind: C1's and C2's, C1's limited to F2, an operator of each of A's facilities,
+ * A's admin and rater, and B's customer, operator and admin.
+ */
+export async function createRivals(db: Db, clock: Clock): Promise<{ a: Tenant; b: Tenant; keys: Record<RivalKey, string> }> {
+  const a = await createTenant(db, clock, { customers: 2, facilities: 2 });
+  const b = await createTenant(db, clock, { customers: 1, facilities: 1 });
+  const keys: Record<RivalKey, string> = {
+    c1: await createKey(db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] }),
+    c2: await createKey(db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] }),
+    c1OnlyF2: await createKey(db, clock, a, 'customer', { customerIds: [a.customerIds[0]!], facilityIds: [a.facilityIds[1]!] }),
+    opF1: await createKey(db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] }),
+    opF2: await createKey(db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] }),
+    adminA: await createKey(db, clock, a, 'admin'),
+    raterA: await createKey(db, clock, a, 'rater'),
+    customerB: await createKey(db, clock, b, 'customer'),
+    operatorB: await createKey(db, clock, b, 'operator'),
+    adminB: await createKey(db, clock, b, 'admin'),
+  };
+  return { a, b, keys };
+}
+
 /** The identifiers a customer's request starts with: CompanyID, CustomerID, FacilityID. */
 export const idsOf = (tenant: Tenant, { customer = 0, facility = 0 } = {}) => ({
   CompanyID: tenant.companyId,
