@@ -3,7 +3,16 @@ import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, idsOf, orderBody, problems, stock as openingStock, uniqueId, type Tenant } from '../helpers/factories.js';
+import {
+  createRivals,
+  idsOf,
+  orderBody,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type RivalKey,
+  type Tenant,
+} from '../helpers/factories.js';
 import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT } from '../helpers/paths.js';
 
 /**
@@ -17,34 +26,20 @@ import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT } from '
 
 const SKU = 'SKU-ISO';
 
-type KeyName = 'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'raterA' | 'customerB' | 'operatorB' | 'adminB';
-
 describeEachDialect('order tenant isolation', (dialect) => {
   const ctx = useTestApp(dialect);
   // Company A: customers C1, C2; facilities F1, F2. Company B: its own customer and facility.
   let a: Tenant;
   let b: Tenant;
-  const keys = {} as Record<KeyName, string>;
+  const keys = {} as Record<RivalKey, string>;
   // C1's order in F1: what the others must never see or touch.
   const secret = { svcpoid: '', poNo: uniqueId('SECRETPO'), referenceNo: uniqueId('SECRETREF') };
 
   beforeAll(async () => {
     const { database, clock } = ctx();
-    a = await createTenant(database.db, clock, { customers: 2, facilities: 2 });
-    b = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
-    keys.c1 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] });
-    keys.c2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] });
-    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', {
-      customerIds: [a.customerIds[0]!],
-      facilityIds: [a.facilityIds[1]!],
-    });
-    keys.opF1 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] });
-    keys.opF2 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] });
-    keys.adminA = await createKey(database.db, clock, a, 'admin');
-    keys.raterA = await createKey(database.db, clock, a, 'rater');
-    keys.customerB = await createKey(database.db, clock, b, 'customer');
-    keys.operatorB = await createKey(database.db, clock, b, 'operator');
-    keys.adminB = await createKey(database.db, clock, b, 'admin');
+    const rivals = await createRivals(database.db, clock);
+    ({ a, b } = rivals);
+    Object.assign(keys, rivals.keys);
 
     // Stock of one SKU for C1 in F1 (10) and in F2 (100), for C2 in F1 (100), and for B (100).
     await stock(a, 0, 0, '10');
