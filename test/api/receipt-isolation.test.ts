@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { buildReceipt, createKey, createTenant, problems, receiptBody, uniqueId, type Tenant } from '../helpers/factories.js';
+import { buildReceipt, createRivals, problems, receiptBody, uniqueId, type RivalKey, type Tenant } from '../helpers/factories.js';
 import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 /**
@@ -21,27 +21,16 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
   // Company A: customers C1, C2; facilities F1, F2. Company B: its own customer and facility.
   let a: Tenant;
   let b: Tenant;
-  const keys = {} as Record<'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'customerB' | 'operatorB' | 'adminB', string>;
+  const keys = {} as Record<RivalKey, string>;
   // C1's receipt in F1, and B's receipt: what the others must never see or touch.
   const secret = { svcpoid: '', poNo: uniqueId('SECRETPO'), referenceNo: uniqueId('SECRETREF') };
   const secretB = { svcpoid: '', poNo: uniqueId('BPO') };
 
   beforeAll(async () => {
     const { database, clock } = ctx();
-    a = await createTenant(database.db, clock, { customers: 2, facilities: 2 });
-    b = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
-    keys.c1 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] });
-    keys.c2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] });
-    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', {
-      customerIds: [a.customerIds[0]!],
-      facilityIds: [a.facilityIds[1]!],
-    });
-    keys.opF1 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] });
-    keys.opF2 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] });
-    keys.adminA = await createKey(database.db, clock, a, 'admin');
-    keys.customerB = await createKey(database.db, clock, b, 'customer');
-    keys.operatorB = await createKey(database.db, clock, b, 'operator');
-    keys.adminB = await createKey(database.db, clock, b, 'admin');
+    const rivals = await createRivals(database.db, clock);
+    ({ a, b } = rivals);
+    Object.assign(keys, rivals.keys);
 
     secret.svcpoid = await importAs(keys.c1, a, 0, 0, secret.poNo, secret.referenceNo);
     secretB.svcpoid = await importAs(keys.customerB, b, 0, 0, secretB.poNo);
