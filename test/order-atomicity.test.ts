@@ -1,11 +1,10 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../src/app.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
-import { createKey, createTenant, problems, uniqueId, type Tenant } from './helpers/factories.js';
+import { expectInternalError, failureInjection } from './helpers/failures.js';
+import { createKey, createTenant, facilityOf, idsOf, problems, stock, uniqueId, type Tenant } from './helpers/factories.js';
+import { ORDER_CANCEL, ORDER_IMPORT, THREEPL_ORDER } from './helpers/paths.js';
 
 /**
  * DESIGN §7 for orders: one request = one database transaction. A trigger makes the last write of a
@@ -15,8 +14,6 @@ import { createKey, createTenant, problems, uniqueId, type Tenant } from './help
  * request succeeds. The last tests check that two requests on one order serialize.
  */
 
-const IMPORT = '/edi/outbound/order';
-const THREEPL = '/edi/3pl/outbound/order';
 const SCALE = 10_000;
 const TABLES = [
   'orders',
@@ -36,74 +33,30 @@ describeEachDialect('order atomicity', (dialect) => {
   let customerKey: string;
   let operatorKey: string;
   const db = () => ctx().database.db;
+  const failures = failureInjection(db, dialect);
 
   beforeAll(async () => {
     const { database, clock } = ctx();
     tenant = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
     customerKey = await createKey(database.db, clock, tenant, 'customer');
     operatorKey = await createKey(database.db, clock, tenant, 'operator');
-    const stock = await ctx().post(
-      '/edi/3pl/adjust/inventory-adjust-qty-incremental',
-      {
-        ...facility(),
-        CustomerID: tenant.customerIds[0],
-        AdjustmentNo: 'OPENING',
-        Items: [
-          { ItemNumber: 'SKU-A', UOM: 'EA', Qty: '1000', LotNo: 'L1' },
-          { ItemNumber: 'SKU-B', UOM: 'CS', Qty: '1000' },
-        ],
-      },
-      operatorKey,
-    );
-    expect(stock.statusCode, stock.body).toBe(200);
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create function wharf_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`)
-        .execute(db());
-      await sql
-        .raw(`create function wharf_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$`)
-        .execute(db());
-    }
+    await stock(ctx(), {
+      tenant,
+      items: [
+        { ItemNumber: 'SKU-A', UOM: 'EA', Qty: '1000', LotNo: 'L1' },
+        { ItemNumber: 'SKU-B', UOM: 'CS', Qty: '1000' },
+      ],
+      key: operatorKey,
+    });
+    await failures.install();
   });
 
-  const facility = () => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0]! });
-  const ids = () => ({ ...facility(), CustomerID: tenant.customerIds[0]! });
+  const facility = () => facilityOf(tenant);
+  const ids = () => idsOf(tenant);
 
-  /** Makes every insert into `table` fail while `work` runs. */
-  const withFailingInserts = async <T>(table: (typeof TABLES)[number], work: () => Promise<T>): Promise<T> => {
-    const name = `wharf_fail_${table}`;
-    if (dialect === 'postgres') {
-      await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function wharf_test_fail()`).execute(db());
-    } else {
-      await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, 'injected failure'); end`).execute(db());
-    }
-    try {
-      return await work();
-    } finally {
-      await sql.raw(dialect === 'postgres' ? `drop trigger ${name} on ${table}` : `drop trigger ${name}`).execute(db());
-    }
-  };
-
+  const { withFailingInserts, race } = failures;
   /** Every row of the tenant in the tables an order request writes (and SQLite's SVCPOID counters). */
-  const snapshot = async () => {
-    const tables: Record<string, string[]> = {};
-    for (const table of TABLES) {
-      const { rows } = await sql`select * from ${sql.table(table)} where company_id = ${tenant.companyId}`.execute(db());
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-    if (dialect === 'sqlite') tables.counters = (await sql`select * from counters`.execute(db())).rows.map((row) => JSON.stringify(row));
-    return tables;
-  };
-  const expectInternalError = (response: LightMyRequestResponse) => {
-    expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual([
-      {
-        code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/),
-        error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/),
-      },
-    ]);
-    expect(response.body).not.toMatch(/injected|insert|trigger|select/i);
-  };
+  const snapshot = () => failures.snapshot(tenant.companyId, TABLES);
 
   const orderBody = (referenceNo: string, content: Record<string, unknown> = {}) => ({
     ...ids(),
@@ -126,7 +79,7 @@ describeEachDialect('order atomicity', (dialect) => {
     },
   });
   const importOrder = async (referenceNo = uniqueId('SO'), content: Record<string, unknown> = {}) => {
-    const response = await ctx().post(IMPORT, orderBody(referenceNo, content), customerKey);
+    const response = await ctx().post(ORDER_IMPORT, orderBody(referenceNo, content), customerKey);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().Order.Status).toBe('Success');
     return { svcpoid: response.json().Order.SVCPOID as string, referenceNo };
@@ -169,13 +122,7 @@ describeEachDialect('order atomicity', (dialect) => {
     }
     expect(await statusOf(svcpoid)).toBe(current);
   };
-  const put = (body: unknown) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `${EDI_PREFIX}/edi/outbound/order/cancel`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${customerKey}` },
-      payload: JSON.stringify(body),
-    });
+  const put = (body: unknown) => ctx().put(ORDER_CANCEL, body, customerKey);
 
   // ---- imports and cancels: the ACK is the last write --------------------------------------
 
@@ -183,10 +130,10 @@ describeEachDialect('order atomicity', (dialect) => {
     const referenceNo = uniqueId('SO');
     const headers = { 'idempotency-key': uniqueId('IK') };
     const before = await snapshot();
-    expectInternalError(await withFailingInserts('acks', () => ctx().post(IMPORT, orderBody(referenceNo), customerKey, headers)));
+    expectInternalError(await withFailingInserts('acks', () => ctx().post(ORDER_IMPORT, orderBody(referenceNo), customerKey, headers)));
     expect(await snapshot()).toEqual(before);
 
-    const retried = await ctx().post(IMPORT, orderBody(referenceNo), customerKey, headers);
+    const retried = await ctx().post(ORDER_IMPORT, orderBody(referenceNo), customerKey, headers);
     expect(retried.statusCode).toBe(200);
     expect(retried.json().Order).toMatchObject({ ReferenceNo: referenceNo, Status: 'Success', Error: [] });
     expect(await linesOf(retried.json().Order.SVCPOID)).toEqual([
@@ -199,7 +146,7 @@ describeEachDialect('order atomicity', (dialect) => {
     const { svcpoid, referenceNo } = await importOrder();
     const before = await snapshot();
     const failed = await withFailingInserts('acks', () =>
-      ctx().post(IMPORT, orderBody(referenceNo, { Items: [{ ItemID: 'SKU-B', OrderedQty: '1', UOM: 'CS' }] }), customerKey),
+      ctx().post(ORDER_IMPORT, orderBody(referenceNo, { Items: [{ ItemID: 'SKU-B', OrderedQty: '1', UOM: 'CS' }] }), customerKey),
     );
     expectInternalError(failed);
     expect(await snapshot()).toEqual(before);
@@ -214,7 +161,7 @@ describeEachDialect('order atomicity', (dialect) => {
     const before = await snapshot();
     await withFailingInserts('acks', async () => {
       expectInternalError(
-        await ctx().post(IMPORT, { ...ids(), POContent: { ReferenceNo: referenceNo, ActionCode: 'Cancelled' } }, customerKey),
+        await ctx().post(ORDER_IMPORT, { ...ids(), POContent: { ReferenceNo: referenceNo, ActionCode: 'Cancelled' } }, customerKey),
       );
       expectInternalError(await put({ ...ids(), ReferenceNo: referenceNo }));
     });
@@ -235,13 +182,13 @@ describeEachDialect('order atomicity', (dialect) => {
     const body = shipment(svcpoid, confirmationNo, { Close: true });
     const before = await snapshot();
     expectInternalError(
-      await withFailingInserts('order_confirmations', () => ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey, headers)),
+      await withFailingInserts('order_confirmations', () => ctx().post(`${THREEPL_ORDER}/post-confirmation`, body, operatorKey, headers)),
     );
     expect(await snapshot()).toEqual(before);
     expect(await statusOf(svcpoid)).toBe('Imported');
     expect(await ledgerRows(svcpoid)).toBe(0);
 
-    const shipped = await ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey, headers);
+    const shipped = await ctx().post(`${THREEPL_ORDER}/post-confirmation`, body, operatorKey, headers);
     expect(shipped.statusCode).toBe(200);
     expect(shipped.json()).toEqual({ Order: { SVCPOID: svcpoid, Status: 'Short Shipped', ConfirmationNo: confirmationNo } });
     // Shipped 10 of 10 and 2 of 5; the close gave the other 3 back.
@@ -250,7 +197,7 @@ describeEachDialect('order atomicity', (dialect) => {
       ['SKU-B', 0, 2],
     ]);
     expect(await ledgerRows(svcpoid)).toBe(2);
-    const replay = await ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey);
+    const replay = await ctx().post(`${THREEPL_ORDER}/post-confirmation`, body, operatorKey);
     expect(replay.json()).toEqual(shipped.json());
     expect(await ledgerRows(svcpoid)).toBe(2);
   });
@@ -259,7 +206,7 @@ describeEachDialect('order atomicity', (dialect) => {
     const { svcpoid } = await importOrder();
     const before = await snapshot();
     const refused = await ctx().post(
-      `${THREEPL}/post-confirmation`,
+      `${THREEPL_ORDER}/post-confirmation`,
       shipment(svcpoid, uniqueId('CN'), {
         Items: [
           { LineNo: 1, ItemNumber: 'SKU-A', ShippedQty: '10', UOM: 'EA' },
@@ -281,12 +228,16 @@ describeEachDialect('order atomicity', (dialect) => {
     const before = await snapshot();
     await withFailingInserts('order_events', async () => {
       for (const move of ['open', 'cancel']) {
-        expectInternalError(await ctx().post(`${THREEPL}/${move}`, { ...facility(), SVCPOID: first.svcpoid }, operatorKey));
+        expectInternalError(await ctx().post(`${THREEPL_ORDER}/${move}`, { ...facility(), SVCPOID: first.svcpoid }, operatorKey));
       }
       expectInternalError(
-        await ctx().post(`${THREEPL}/list`, { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } }, operatorKey),
+        await ctx().post(
+          `${THREEPL_ORDER}/list`,
+          { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } },
+          operatorKey,
+        ),
       );
-      expectInternalError(await ctx().post(`${THREEPL}/post-confirmation`, shipment(second.svcpoid, uniqueId('CN')), operatorKey));
+      expectInternalError(await ctx().post(`${THREEPL_ORDER}/post-confirmation`, shipment(second.svcpoid, uniqueId('CN')), operatorKey));
     });
     expect(await snapshot()).toEqual(before);
     expect(await statusOf(first.svcpoid)).toBe('Imported');
@@ -295,31 +246,11 @@ describeEachDialect('order atomicity', (dialect) => {
 
   // ---- two requests on one order serialize ---------------------------------------------------
 
-  /**
-   * Starts `slow` (a shipment, slowed on PostgreSQL by a one-second pause in each ledger insert,
-   * that is after it read and locked the order), and `fast` while `slow` is inside its transaction.
-   */
-  const race = async (slow: () => Promise<LightMyRequestResponse>, fast: () => Promise<LightMyRequestResponse>) => {
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`)
-        .execute(db());
-    }
-    try {
-      const slowAnswer = slow();
-      await sleep(300);
-      const fastAnswer = await fast();
-      return { slow: await slowAnswer, fast: fastAnswer };
-    } finally {
-      if (dialect === 'postgres') await sql.raw(`drop trigger wharf_slow_ledger on inventory_ledger`).execute(db());
-    }
-  };
-
   it('a shipment and an operator cancel of one order serialize: one wins, the other is 409, and the books agree', async () => {
     const { svcpoid } = await importOrder();
     const { slow: shipped, fast: cancelled } = await race(
-      () => ctx().post(`${THREEPL}/post-confirmation`, shipment(svcpoid, uniqueId('CN')), operatorKey),
-      () => ctx().post(`${THREEPL}/cancel`, { ...facility(), SVCPOID: svcpoid }, operatorKey),
+      () => ctx().post(`${THREEPL_ORDER}/post-confirmation`, shipment(svcpoid, uniqueId('CN')), operatorKey),
+      () => ctx().post(`${THREEPL_ORDER}/cancel`, { ...facility(), SVCPOID: svcpoid }, operatorKey),
     );
     expect([shipped.statusCode, cancelled.statusCode].sort()).toEqual([200, 409]);
     if (shipped.statusCode === 200) {
@@ -346,11 +277,11 @@ describeEachDialect('order atomicity', (dialect) => {
     const { slow: shipped, fast: updated } = await race(
       () =>
         ctx().post(
-          `${THREEPL}/post-confirmation`,
+          `${THREEPL_ORDER}/post-confirmation`,
           { ...facility(), SVCPOID: svcpoid, ConfirmationNo: uniqueId('CN'), Items: [{ ItemNumber: 'SKU-B', ShippedQty: '1', UOM: 'CS' }] },
           operatorKey,
         ),
-      () => ctx().post(IMPORT, orderBody(referenceNo, { Items: [{ ItemID: 'SKU-B', OrderedQty: '4', UOM: 'CS' }] }), customerKey),
+      () => ctx().post(ORDER_IMPORT, orderBody(referenceNo, { Items: [{ ItemID: 'SKU-B', OrderedQty: '4', UOM: 'CS' }] }), customerKey),
     );
     expect(shipped.statusCode).toBe(200);
     if (updated.statusCode === 409) {

@@ -1,12 +1,10 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../src/app.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant } from './helpers/factories.js';
-import { problems } from './helpers/factories.js';
+import { expectInternalError, failureInjection } from './helpers/failures.js';
+import { createKey, createTenant, facilityOf, idsOf, importItems, problems, uniqueId, type Tenant } from './helpers/factories.js';
+import { RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from './helpers/paths.js';
 
 /**
  * DESIGN §7: one request = one database transaction; a failure leaves no partial document or
@@ -16,8 +14,6 @@ import { problems } from './helpers/factories.js';
  * requests on one receipt serialize: the later one sees the earlier one's status.
  */
 
-const IMPORT = '/edi/inbound/receipt';
-const THREEPL = '/edi/3pl/inbound/receipt';
 const TABLES = [
   'receipts',
   'receipt_lines',
@@ -35,70 +31,23 @@ describeEachDialect('receipt atomicity', (dialect) => {
   let customerKey: string;
   let operatorKey: string;
   const db = () => ctx().database.db;
+  const failures = failureInjection(db, dialect);
 
   beforeAll(async () => {
     const { database, clock } = ctx();
     tenant = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
     customerKey = await createKey(database.db, clock, tenant, 'customer');
     operatorKey = await createKey(database.db, clock, tenant, 'operator');
-    const items = await ctx().post(
-      '/edi/item-master/import',
-      { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [{ itemID: 'SKU-A' }, { itemID: 'SKU-B' }] },
-      customerKey,
-    );
-    expect(items.statusCode).toBe(200);
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create function wharf_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`)
-        .execute(db());
-      await sql
-        .raw(`create function wharf_test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(1); return new; end $$`)
-        .execute(db());
-    }
+    await importItems(ctx(), { tenant, key: customerKey, items: ['SKU-A', 'SKU-B'] });
+    await failures.install();
   });
 
-  /** Makes every insert into `table` fail until the returned function drops the trigger. */
-  const failInsertsInto = async (table: (typeof TABLES)[number]) => {
-    const name = `wharf_fail_${table}`;
-    if (dialect === 'postgres') {
-      await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function wharf_test_fail()`).execute(db());
-      return () => sql.raw(`drop trigger ${name} on ${table}`).execute(db());
-    }
-    await sql.raw(`create trigger ${name} before insert on ${table} begin select raise(abort, 'injected failure'); end`).execute(db());
-    return () => sql.raw(`drop trigger ${name}`).execute(db());
-  };
-  const withFailingInserts = async <T>(table: (typeof TABLES)[number], work: () => Promise<T>): Promise<T> => {
-    const drop = await failInsertsInto(table);
-    try {
-      return await work();
-    } finally {
-      await drop();
-    }
-  };
-
+  const { withFailingInserts, race } = failures;
   /** Every row of the tenant in the tables a receipt request writes (and SQLite's SVCPOID counter). */
-  const snapshot = async () => {
-    const tables: Record<string, string[]> = {};
-    for (const table of TABLES) {
-      const { rows } = await sql`select * from ${sql.table(table)} where company_id = ${tenant.companyId}`.execute(db());
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-    if (dialect === 'sqlite') tables.counters = (await sql`select * from counters`.execute(db())).rows.map((row) => JSON.stringify(row));
-    return tables;
-  };
-  const expectInternalError = (response: LightMyRequestResponse) => {
-    expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual([
-      {
-        code: expect.stringMatching(/^EDI-ERROR-Internal error \(request id [\w-]+\)$/),
-        error: expect.stringMatching(/^Internal error \(request id [\w-]+\)$/),
-      },
-    ]);
-    expect(response.body).not.toMatch(/injected|insert|trigger|select/i);
-  };
+  const snapshot = () => failures.snapshot(tenant.companyId, TABLES);
 
-  const ids = () => ({ CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0]!, FacilityID: tenant.facilityIds[0]! });
-  const facility = () => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0]! });
+  const ids = () => idsOf(tenant);
+  const facility = () => facilityOf(tenant);
   const receiptBody = (poNo: string, content: Record<string, unknown> = {}) => ({
     ...ids(),
     ASNContent: {
@@ -113,7 +62,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     },
   });
   const importReceipt = async (poNo = uniqueId('PO'), content: Record<string, unknown> = {}) => {
-    const response = await ctx().post(IMPORT, receiptBody(poNo, content), customerKey);
+    const response = await ctx().post(RECEIPT_IMPORT, receiptBody(poNo, content), customerKey);
     expect(response.statusCode, response.body).toBe(200);
     return { svcpoid: response.json().Receipt.SVCPOID as string, poNo };
   };
@@ -160,12 +109,12 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const poNo = uniqueId('PO');
     const headers = { 'idempotency-key': uniqueId('IK') };
     const before = await snapshot();
-    const failed = await withFailingInserts('acks', () => ctx().post(IMPORT, receiptBody(poNo), customerKey, headers));
+    const failed = await withFailingInserts('acks', () => ctx().post(RECEIPT_IMPORT, receiptBody(poNo), customerKey, headers));
     expectInternalError(failed);
     expect(await snapshot()).toEqual(before);
 
     // The 500 was not stored under the Idempotency-Key: the same request now does its work.
-    const retried = await ctx().post(IMPORT, receiptBody(poNo), customerKey, headers);
+    const retried = await ctx().post(RECEIPT_IMPORT, receiptBody(poNo), customerKey, headers);
     expect(retried.statusCode).toBe(200);
     expect(retried.json().Receipt).toMatchObject({ PONo: poNo, Status: 'Success' });
     expect(await statusOf(retried.json().Receipt.SVCPOID)).toBe('Imported');
@@ -177,7 +126,11 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const { svcpoid, poNo } = await importReceipt();
     const before = await snapshot();
     const failed = await withFailingInserts('acks', () =>
-      ctx().post(IMPORT, receiptBody(poNo, { BOLNo: 'NEW', Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '1', UOM: 'EA' }] }), customerKey),
+      ctx().post(
+        RECEIPT_IMPORT,
+        receiptBody(poNo, { BOLNo: 'NEW', Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '1', UOM: 'EA' }] }),
+        customerKey,
+      ),
     );
     expectInternalError(failed);
     expect(await snapshot()).toEqual(before);
@@ -191,20 +144,13 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const { svcpoid, poNo } = await importReceipt();
     const before = await snapshot();
     await withFailingInserts('acks', async () => {
-      expectInternalError(await ctx().post(IMPORT, receiptBody(poNo, { ActionCode: 'Cancelled' }), customerKey));
-      expectInternalError(
-        await ctx().app.inject({
-          method: 'PUT',
-          url: `${EDI_PREFIX}/edi/inbound/receipt/cancel`,
-          headers: { 'content-type': 'application/json', authorization: `APIKey ${customerKey}` },
-          payload: JSON.stringify({ ...ids(), PONo: poNo }),
-        }),
-      );
+      expectInternalError(await ctx().post(RECEIPT_IMPORT, receiptBody(poNo, { ActionCode: 'Cancelled' }), customerKey));
+      expectInternalError(await ctx().put(RECEIPT_CANCEL, { ...ids(), PONo: poNo }, customerKey));
     });
     expect(await snapshot()).toEqual(before);
     expect(await statusOf(svcpoid)).toBe('Imported');
     // And the PONo is still taken by the live receipt: an import updates it.
-    const again = await ctx().post(IMPORT, receiptBody(poNo), customerKey);
+    const again = await ctx().post(RECEIPT_IMPORT, receiptBody(poNo), customerKey);
     expect(again.json().Receipt.SVCPOID).toBe(svcpoid);
   });
 
@@ -218,7 +164,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const before = await snapshot();
 
     const failed = await withFailingInserts('receipt_confirmations', () =>
-      ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey, headers),
+      ctx().post(`${THREEPL_RECEIPT}/post-confirmation`, body, operatorKey, headers),
     );
     expectInternalError(failed);
     expect(await snapshot()).toEqual(before);
@@ -229,7 +175,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     ]);
     expect(await ledgerRows(svcpoid)).toBe(0);
 
-    const succeeded = await ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey, headers);
+    const succeeded = await ctx().post(`${THREEPL_RECEIPT}/post-confirmation`, body, operatorKey, headers);
     expect(succeeded.statusCode).toBe(200);
     expect(succeeded.json()).toEqual({
       Receipt: { SVCPOID: svcpoid, Status: 'Partial Received', ConfirmationNo: confirmationNo, Warnings: [] },
@@ -240,7 +186,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
       ['SKU-B', 2],
     ]);
     // Applied once: the same ConfirmationNo again (without the header) replays and posts nothing more.
-    const replay = await ctx().post(`${THREEPL}/post-confirmation`, body, operatorKey);
+    const replay = await ctx().post(`${THREEPL_RECEIPT}/post-confirmation`, body, operatorKey);
     expect(replay.json()).toEqual(succeeded.json());
     expect(await ledgerRows(svcpoid)).toBe(2);
   });
@@ -249,7 +195,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     // Fill SKU-B's balance (lot FULL) to the maximum through one receipt...
     const filler = await importReceipt(uniqueId('PO'), { Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '99999999999.9999', UOM: 'CS' }] });
     const full = await ctx().post(
-      `${THREEPL}/post-confirmation`,
+      `${THREEPL_RECEIPT}/post-confirmation`,
       {
         ...facility(),
         SVCPOID: filler.svcpoid,
@@ -263,7 +209,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const { svcpoid } = await importReceipt();
     const before = await snapshot();
     const refused = await ctx().post(
-      `${THREEPL}/post-confirmation`,
+      `${THREEPL_RECEIPT}/post-confirmation`,
       confirmation(svcpoid, uniqueId('CN'), {
         Items: [
           { ItemNumber: 'SKU-A', ReceivedQuantity: '10', UOM: 'EA' },
@@ -288,13 +234,19 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const before = await snapshot();
     await withFailingInserts('receipt_events', async () => {
       for (const move of ['open', 'cancel', 'force-close']) {
-        expectInternalError(await ctx().post(`${THREEPL}/${move}`, { ...facility(), SVCPOID: first.svcpoid }, operatorKey));
+        expectInternalError(await ctx().post(`${THREEPL_RECEIPT}/${move}`, { ...facility(), SVCPOID: first.svcpoid }, operatorKey));
       }
       expectInternalError(
-        await ctx().post(`${THREEPL}/list`, { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } }, operatorKey),
+        await ctx().post(
+          `${THREEPL_RECEIPT}/list`,
+          { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } },
+          operatorKey,
+        ),
       );
       // A confirmation writes an event before its RC: it fails whole, too.
-      expectInternalError(await ctx().post(`${THREEPL}/post-confirmation`, confirmation(second.svcpoid, uniqueId('CN')), operatorKey));
+      expectInternalError(
+        await ctx().post(`${THREEPL_RECEIPT}/post-confirmation`, confirmation(second.svcpoid, uniqueId('CN')), operatorKey),
+      );
     });
     expect(await snapshot()).toEqual(before);
     expect(await statusOf(first.svcpoid)).toBe('Imported');
@@ -303,32 +255,12 @@ describeEachDialect('receipt atomicity', (dialect) => {
 
   // ---- two requests on one receipt serialize ---------------------------------------------------
 
-  /**
-   * Starts `slow` (a confirmation, slowed on PostgreSQL by a one-second pause in each ledger insert,
-   * that is after it read the receipt), and `fast` while `slow` is inside its transaction.
-   */
-  const race = async (slow: () => Promise<LightMyRequestResponse>, fast: () => Promise<LightMyRequestResponse>) => {
-    if (dialect === 'postgres') {
-      await sql
-        .raw(`create trigger wharf_slow_ledger before insert on inventory_ledger for each row execute function wharf_test_slow()`)
-        .execute(db());
-    }
-    try {
-      const slowAnswer = slow();
-      await sleep(300);
-      const fastAnswer = await fast();
-      return { slow: await slowAnswer, fast: fastAnswer };
-    } finally {
-      if (dialect === 'postgres') await sql.raw(`drop trigger wharf_slow_ledger on inventory_ledger`).execute(db());
-    }
-  };
-
   it('a confirmation and an operator cancel of one receipt serialize: one wins, the other is 409, and the books agree', async () => {
     const { svcpoid } = await importReceipt();
     const confirmationNo = uniqueId('CN');
     const { slow: confirmed, fast: cancelled } = await race(
-      () => ctx().post(`${THREEPL}/post-confirmation`, confirmation(svcpoid, confirmationNo), operatorKey),
-      () => ctx().post(`${THREEPL}/cancel`, { ...facility(), SVCPOID: svcpoid }, operatorKey),
+      () => ctx().post(`${THREEPL_RECEIPT}/post-confirmation`, confirmation(svcpoid, confirmationNo), operatorKey),
+      () => ctx().post(`${THREEPL_RECEIPT}/cancel`, { ...facility(), SVCPOID: svcpoid }, operatorKey),
     );
     expect([confirmed.statusCode, cancelled.statusCode].sort()).toEqual([200, 409]);
     if (confirmed.statusCode === 200) {
@@ -351,7 +283,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
     const { slow: confirmed, fast: updated } = await race(
       () =>
         ctx().post(
-          `${THREEPL}/post-confirmation`,
+          `${THREEPL_RECEIPT}/post-confirmation`,
           {
             ...facility(),
             SVCPOID: svcpoid,
@@ -360,7 +292,7 @@ describeEachDialect('receipt atomicity', (dialect) => {
           },
           operatorKey,
         ),
-      () => ctx().post(IMPORT, receiptBody(poNo, { Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '7', UOM: 'EA' }] }), customerKey),
+      () => ctx().post(RECEIPT_IMPORT, receiptBody(poNo, { Items: [{ ItemNumber: 'SKU-B', ExpectedQty: '7', UOM: 'EA' }] }), customerKey),
     );
     expect(confirmed.statusCode).toBe(200);
     if (updated.statusCode === 409) {

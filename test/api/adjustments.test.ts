@@ -10,15 +10,23 @@ import { formatDecimal } from '../../src/lib/decimal.js';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
+import {
+  createKey,
+  createTenant,
+  importItems,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type StockLine,
+  type Tenant,
+} from '../helpers/factories.js';
+import { ADJUST_PROPERTY, ADJUST_QTY } from '../helpers/paths.js';
 
 /**
  * The 3PL adjustments (DESIGN §4b, §5): quantity changes and property moves, all lines or none,
  * each AdjustmentNo applied once, exact decimals, and no oversell under concurrent writers.
  */
 
-const QTY = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
-const PROPERTY = '/edi/3pl/adjust/inventory-adjust-property';
 const ALL = { offset: 0, pageSize: 1000 };
 
 type Line = Record<string, unknown>;
@@ -51,12 +59,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     operatorKey = await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] });
     adminKey = await createKey(database.db, clock, tenant, 'admin');
     otherOperatorKey = await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] });
-    const items = await ctx().post(
-      '/edi/item-master/import',
-      { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [{ itemID: 'MUG' }, { itemID: 'LAMP' }] },
-      customerKey,
-    );
-    expect(items.statusCode).toBe(200);
+    await importItems(ctx(), { tenant, key: customerKey, items: ['MUG', 'LAMP'] });
   });
 
   const header = (adjustmentNo: string) => ({
@@ -66,14 +69,12 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     AdjustmentNo: adjustmentNo,
   });
   const adjust = (adjustmentNo: string, items: Line[], extra: Line = {}, key = operatorKey, headers: Record<string, string> = {}) =>
-    ctx().post(QTY, { ...header(adjustmentNo), Items: items, ...extra }, key, headers);
+    ctx().post(ADJUST_QTY, { ...header(adjustmentNo), Items: items, ...extra }, key, headers);
   const move = (adjustmentNo: string, items: Line[], key = operatorKey) =>
-    ctx().post(PROPERTY, { ...header(adjustmentNo), Items: items }, key);
+    ctx().post(ADJUST_PROPERTY, { ...header(adjustmentNo), Items: items }, key);
   /** Puts stock on a lot of MUG (or another item) with an adjustment of its own. */
-  const stock = async (lotNo: string, qty: string, line: Line = {}) => {
-    const response = await adjust(uniqueId('SEED'), [{ ItemNumber: 'MUG', LotNo: lotNo, UOM: 'EA', Qty: qty, ...line }]);
-    expect(response.statusCode).toBe(200);
-  };
+  const stock = (lotNo: string, qty: string, line: Partial<StockLine> = {}) =>
+    openingStock(ctx(), { tenant, items: [{ ItemNumber: 'MUG', LotNo: lotNo, UOM: 'EA', Qty: qty, ...line }], key: operatorKey });
   const balances = (lotNo: string, itemId = 'MUG') =>
     inventory.findBalances(
       db(),
@@ -356,7 +357,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     const elsewhere = await adjust(uniqueId('AUTH'), line, {}, otherOperatorKey);
     expect(elsewhere.statusCode).toBe(403);
     expect(elsewhere.json()).toEqual(problems(`FacilityID ${tenant.facilityIds[0]} is outside this API key's scope`));
-    const unknownCustomer = await ctx().post(QTY, { ...header(uniqueId('AUTH')), CustomerID: 'NOBODY', Items: line }, adminKey);
+    const unknownCustomer = await ctx().post(ADJUST_QTY, { ...header(uniqueId('AUTH')), CustomerID: 'NOBODY', Items: line }, adminKey);
     expect(unknownCustomer.statusCode).toBe(403);
     const admin = await adjust(uniqueId('AUTH'), line, {}, adminKey);
     expect(admin.statusCode).toBe(200);
@@ -392,7 +393,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
       ),
     );
 
-    const empty = await ctx().post(QTY, { ...header(''), ReasonCode: 'R'.repeat(51), Items: [] }, operatorKey);
+    const empty = await ctx().post(ADJUST_QTY, { ...header(''), ReasonCode: 'R'.repeat(51), Items: [] }, operatorKey);
     expect(empty.json()).toEqual(
       problems('AdjustmentNo must not be empty', 'ReasonCode must be at most 50 characters', 'Items must have at least 1 item'),
     );
@@ -447,7 +448,7 @@ describeEachDialect('3PL adjustments under concurrency', (dialect) => {
   const adjust = (app: App, adjustmentNo: string, qty: string): Promise<LightMyRequestResponse> =>
     app.inject({
       method: 'POST',
-      url: `${EDI_PREFIX}${QTY}`,
+      url: `${EDI_PREFIX}${ADJUST_QTY}`,
       headers: { 'content-type': 'application/json', authorization: `APIKey ${operatorKey}` },
       payload: {
         CompanyID: tenant.companyId,

@@ -5,11 +5,9 @@ import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
+import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
 
 /** Authentication (401), role and scope (403), Not found facility (400) and their order (DESIGN §3). */
-
-const IMPORT = '/edi/item-master/import';
-const SEARCH = '/edi/item-master/search-by-paging';
 
 /** The spec's error array, one entry per message. */
 

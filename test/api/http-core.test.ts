@@ -8,11 +8,10 @@ import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.js';
 import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
+import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
 
 /** The HTTP core: body parsing and validation (400/413/415), 404, 500, request logs, operations endpoints. */
 
-const IMPORT = '/edi/item-master/import';
-const SEARCH = '/edi/item-master/search-by-paging';
 const BODY_LIMIT = 2048;
 
 /** The spec's error array, one entry per message. */

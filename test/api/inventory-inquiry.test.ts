@@ -20,10 +20,8 @@ import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { TestClock, useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems, type World, createWorld } from '../helpers/factories.js';
-
-const INVENTORY_SEARCH = '/edi/inventory/search-by-paging';
-const LEDGER_SEARCH = '/edi/3pl/inventory/ledger/search-by-paging';
+import { buildReceipt, createKey, createTenant, uniqueId, type Tenant, problems, type World, createWorld } from '../helpers/factories.js';
+import { INVENTORY_SEARCH, LEDGER_SEARCH, RECEIPT_CONFIRM } from '../helpers/paths.js';
 
 /** The documenting response schemas must describe what the routes send. */
 const ajv = new Ajv(ajvOptions);
@@ -54,29 +52,15 @@ function harness(dialect: DialectName) {
 
   /** Imports a receipt (admin key) announcing one line per item, and answers its SVCPOID. */
   const importReceipt = async (world: World, items: string[], { customer = 0, facility = 0 } = {}) => {
-    const response = await ctx().post(
-      '/edi/inbound/receipt',
-      {
-        CompanyID: world.tenant.companyId,
-        CustomerID: world.tenant.customerIds[customer],
-        FacilityID: world.tenant.facilityIds[facility],
-        ASNContent: {
-          PONo: uniqueId('PO'),
-          SCACCode: 'UPSN',
-          Status: 'Imported',
-          Items: items.map((ItemNumber, i) => ({ POLineNo: i + 1, ItemNumber, ExpectedQty: '1000', UOM: 'EA' })),
-        },
-      },
-      world.admin,
-    );
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().Receipt.SVCPOID as string;
+    const lines = items.map((ItemNumber, i) => ({ POLineNo: i + 1, ItemNumber, ExpectedQty: '1000', UOM: 'EA' }));
+    const content = { CarrierName: undefined, SCACCode: 'UPSN', Items: lines };
+    return (await buildReceipt(ctx(), { tenant: world.tenant, customer, facility, key: world.admin, content })).svcpoid;
   };
 
   /** Posts a receiving confirmation of the given lines with the operator key of the receipt's facility. */
   const confirm = async (world: World, svcpoid: string, confirmationNo: string, items: Json[], facility = 0) => {
     const response = await ctx().post(
-      '/edi/3pl/inbound/receipt/post-confirmation',
+      RECEIPT_CONFIRM,
       {
         CompanyID: world.tenant.companyId,
         FacilityID: world.tenant.facilityIds[facility],

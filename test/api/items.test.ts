@@ -4,9 +4,7 @@ import { ITEM_HEAD } from '../../src/modules/items/items.fields.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
 import { createKey, createTenant, type Tenant } from '../helpers/factories.js';
-
-const IMPORT = '/edi/item-master/import';
-const SEARCH = '/edi/item-master/search-by-paging';
+import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
 
 describeEachDialect('item master', (dialect) => {
   const ctx = useTestApp(dialect);

@@ -1,11 +1,19 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../../src/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { SHIP_TO } from '../helpers/orders.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
+import {
+  createRivals,
+  idsOf,
+  orderBody,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type RivalKey,
+  type Tenant,
+} from '../helpers/factories.js';
+import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT } from '../helpers/paths.js';
 
 /**
  * Tenant isolation on the customer's order endpoints — DN import, PUT cancel, DN ACK search
@@ -16,41 +24,22 @@ import { createKey, createTenant, uniqueId, type Tenant, problems } from '../hel
  * customer's or facility's stock; and no answer carries anything of the other tenant.
  */
 
-const IMPORT = '/edi/outbound/order';
-const CANCEL = '/edi/outbound/order/cancel';
-const ACKS = '/edi/outbound/order/ack/search-by-paging';
-const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
-const INVENTORY = '/edi/inventory/search-by-paging';
 const SKU = 'SKU-ISO';
-
-type KeyName = 'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'raterA' | 'customerB' | 'operatorB' | 'adminB';
 
 describeEachDialect('order tenant isolation', (dialect) => {
   const ctx = useTestApp(dialect);
   // Company A: customers C1, C2; facilities F1, F2. Company B: its own customer and facility.
   let a: Tenant;
   let b: Tenant;
-  const keys = {} as Record<KeyName, string>;
+  const keys = {} as Record<RivalKey, string>;
   // C1's order in F1: what the others must never see or touch.
   const secret = { svcpoid: '', poNo: uniqueId('SECRETPO'), referenceNo: uniqueId('SECRETREF') };
 
   beforeAll(async () => {
     const { database, clock } = ctx();
-    a = await createTenant(database.db, clock, { customers: 2, facilities: 2 });
-    b = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
-    keys.c1 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] });
-    keys.c2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] });
-    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', {
-      customerIds: [a.customerIds[0]!],
-      facilityIds: [a.facilityIds[1]!],
-    });
-    keys.opF1 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] });
-    keys.opF2 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] });
-    keys.adminA = await createKey(database.db, clock, a, 'admin');
-    keys.raterA = await createKey(database.db, clock, a, 'rater');
-    keys.customerB = await createKey(database.db, clock, b, 'customer');
-    keys.operatorB = await createKey(database.db, clock, b, 'operator');
-    keys.adminB = await createKey(database.db, clock, b, 'admin');
+    const rivals = await createRivals(database.db, clock);
+    ({ a, b } = rivals);
+    Object.assign(keys, rivals.keys);
 
     // Stock of one SKU for C1 in F1 (10) and in F2 (100), for C2 in F1 (100), and for B (100).
     await stock(a, 0, 0, '10');
@@ -58,50 +47,31 @@ describeEachDialect('order tenant isolation', (dialect) => {
     await stock(a, 1, 0, '100');
     await stock(b, 0, 0, '100');
 
-    const response = await ctx().post(IMPORT, orderBody(a, 0, 0, secret.referenceNo, { PONo: secret.poNo }, '4'), keys.c1);
+    const response = await ctx().post(ORDER_IMPORT, orderFor(a, 0, 0, secret.referenceNo, { PONo: secret.poNo }, '4'), keys.c1);
     expect(response.statusCode, response.body).toBe(200);
     secret.svcpoid = response.json().Order.SVCPOID;
   });
 
   async function stock(tenant: Tenant, customer: number, facility: number, qty: string) {
-    const response = await ctx().post(
-      ADJUST,
-      {
-        CompanyID: tenant.companyId,
-        CustomerID: tenant.customerIds[customer],
-        FacilityID: tenant.facilityIds[facility],
-        AdjustmentNo: uniqueId('ADJ'),
-        Items: [{ ItemNumber: SKU, UOM: 'EA', Qty: qty }],
-      },
-      tenant === a ? keys.adminA : keys.adminB,
-    );
-    expect(response.statusCode, response.body).toBe(200);
+    const key = tenant === a ? keys.adminA : keys.adminB;
+    await openingStock(ctx(), { tenant, customer, facility, items: [{ ItemNumber: SKU, UOM: 'EA', Qty: qty }], key });
   }
-  const idsOf = (tenant: Tenant, customer: number, facility: number) => ({
-    CompanyID: tenant.companyId,
-    CustomerID: tenant.customerIds[customer]!,
-    FacilityID: tenant.facilityIds[facility]!,
-  });
-  function orderBody(
+  const scopeOf = (tenant: Tenant, customer: number, facility: number) => idsOf(tenant, { customer, facility });
+  const orderFor = (
     tenant: Tenant,
     customer: number,
     facility: number,
     referenceNo: unknown,
     content: Record<string, unknown> = {},
     qty = '1',
-  ) {
-    return {
-      ...idsOf(tenant, customer, facility),
-      POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [{ ItemID: SKU, OrderedQty: qty, UOM: 'EA' }], ...content },
-    };
-  }
-  const put = (payload: unknown, key: string, headers: Record<string, string> = {}) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `${EDI_PREFIX}${CANCEL}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}`, ...headers },
-      payload: JSON.stringify(payload),
+  ) =>
+    orderBody({
+      tenant,
+      customer,
+      facility,
+      content: { ReferenceNo: referenceNo, Items: [{ ItemID: SKU, OrderedQty: qty, UOM: 'EA' }], ...content },
     });
+  const put = (payload: unknown, key: string, headers: Record<string, string> = {}) => ctx().put(ORDER_CANCEL, payload, key, headers);
 
   /** Nothing of C1's order in the answer. */
   const expectNoLeak = (response: LightMyRequestResponse, ...hidden: string[]) => {
@@ -130,7 +100,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
   /** A customer's balance of the SKU in a facility: [OnHand, Allocated, Available]. */
   const balanceOf = async (tenant: Tenant, customer: number, facility: number) => {
     const key = tenant === a ? keys.adminA : keys.adminB;
-    const response = await ctx().post(INVENTORY, { ...idsOf(tenant, customer, facility), ItemNumber: SKU }, key);
+    const response = await ctx().post(INVENTORY_SEARCH, { ...scopeOf(tenant, customer, facility), ItemNumber: SKU }, key);
     expect(response.statusCode, response.body).toBe(200);
     return response
       .json()
@@ -142,8 +112,8 @@ describeEachDialect('order tenant isolation', (dialect) => {
   it('DN import: another customer’s or company’s key, a key outside the facility, an operator or rater key → 403, no ACK', async () => {
     const before = await stored();
     const acksBefore = await ackCount();
-    const update = orderBody(a, 0, 0, secret.referenceNo, { PONo: secret.poNo }, '9');
-    const cancel = orderBody(a, 0, 0, secret.referenceNo, { ActionCode: 'Cancelled', Items: undefined, Address: undefined });
+    const update = orderFor(a, 0, 0, secret.referenceNo, { PONo: secret.poNo }, '9');
+    const cancel = orderFor(a, 0, 0, secret.referenceNo, { ActionCode: 'Cancelled', Items: undefined, Address: undefined });
     const cases: [string, string, unknown, string][] = [
       ['another customer of the company', keys.c2, update, `CustomerID ${a.customerIds[0]} is outside this API key's scope`],
       ['another customer cancelling', keys.c2, cancel, `CustomerID ${a.customerIds[0]} is outside this API key's scope`],
@@ -163,7 +133,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
       ['a rater key cancelling', keys.raterA, cancel, 'An API key with role rater may not call this operation'],
     ];
     for (const [who, key, body, message] of cases) {
-      const response = await ctx().post(IMPORT, body, key);
+      const response = await ctx().post(ORDER_IMPORT, body, key);
       expect(response.statusCode, who).toBe(403);
       expect(response.json(), who).toEqual(problems(message));
       expectNoLeak(response, secret.svcpoid);
@@ -176,21 +146,21 @@ describeEachDialect('order tenant isolation', (dialect) => {
     const before = await stored();
     const acksBefore = await ackCount();
     const cases: [string, string, unknown][] = [
-      ['A’s customer naming B’s facility', keys.c1, { ...orderBody(a, 0, 0, secret.referenceNo), FacilityID: b.facilityIds[0] }],
-      ['A’s admin naming B’s facility', keys.adminA, { ...orderBody(a, 0, 0, secret.referenceNo), FacilityID: b.facilityIds[0] }],
-      ['B’s customer naming A’s facility', keys.customerB, { ...orderBody(b, 0, 0, secret.referenceNo), FacilityID: a.facilityIds[0] }],
-      ['B’s admin naming A’s facility', keys.adminB, { ...orderBody(b, 0, 0, secret.referenceNo), FacilityID: a.facilityIds[0] }],
-      ['a facility nobody has', keys.c1, { ...orderBody(a, 0, 0, secret.referenceNo), FacilityID: 'NOWHERE' }],
+      ['A’s customer naming B’s facility', keys.c1, { ...orderFor(a, 0, 0, secret.referenceNo), FacilityID: b.facilityIds[0] }],
+      ['A’s admin naming B’s facility', keys.adminA, { ...orderFor(a, 0, 0, secret.referenceNo), FacilityID: b.facilityIds[0] }],
+      ['B’s customer naming A’s facility', keys.customerB, { ...orderFor(b, 0, 0, secret.referenceNo), FacilityID: a.facilityIds[0] }],
+      ['B’s admin naming A’s facility', keys.adminB, { ...orderFor(b, 0, 0, secret.referenceNo), FacilityID: a.facilityIds[0] }],
+      ['a facility nobody has', keys.c1, { ...orderFor(a, 0, 0, secret.referenceNo), FacilityID: 'NOWHERE' }],
     ];
     for (const [who, key, body] of cases) {
-      const response = await ctx().post(IMPORT, body, key);
+      const response = await ctx().post(ORDER_IMPORT, body, key);
       expect(response.statusCode, who).toBe(400);
       expect(response.json(), who).toEqual({ error: 'Not found facility' });
       expectNoLeak(response, secret.svcpoid);
       const cancel = await put({ ...(body as { POContent: unknown }), POContent: undefined, ReferenceNo: secret.referenceNo }, key);
       expect(cancel.statusCode, `${who} (PUT cancel)`).toBe(400);
       expect(cancel.json(), `${who} (PUT cancel)`).toEqual({ error: 'Not found facility' });
-      const acks = await ctx().post(ACKS, { ...(body as { POContent: unknown }), POContent: undefined }, key);
+      const acks = await ctx().post(ORDER_ACK_SEARCH, { ...(body as { POContent: unknown }), POContent: undefined }, key);
       expect(acks.statusCode, `${who} (ACK search)`).toBe(400);
       expect(acks.json(), `${who} (ACK search)`).toEqual({ error: 'Not found facility' });
     }
@@ -200,10 +170,10 @@ describeEachDialect('order tenant isolation', (dialect) => {
 
   it('DN import: an invalid body naming another customer is a 400 that acknowledges nothing', async () => {
     const acksBefore = await ackCount();
-    const response = await ctx().post(IMPORT, orderBody(a, 0, 0, secret.referenceNo, { PONo: 'P'.repeat(51) }), keys.c2);
+    const response = await ctx().post(ORDER_IMPORT, orderFor(a, 0, 0, secret.referenceNo, { PONo: 'P'.repeat(51) }), keys.c2);
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(problems('POContent.PONo must be at most 50 characters'));
-    const otherCompany = await ctx().post(IMPORT, orderBody(a, 0, 0, secret.referenceNo, { PONo: 'P'.repeat(51) }), keys.customerB);
+    const otherCompany = await ctx().post(ORDER_IMPORT, orderFor(a, 0, 0, secret.referenceNo, { PONo: 'P'.repeat(51) }), keys.customerB);
     expect(otherCompany.statusCode).toBe(400);
     expect(await ackCount()).toBe(acksBefore);
   });
@@ -211,7 +181,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
   it('DN import: another customer’s or company’s same ReferenceNo is its own order, allocated from its own stock', async () => {
     const before = await stored();
     const c1Stock = await balanceOf(a, 0, 0);
-    const response = await ctx().post(IMPORT, orderBody(a, 1, 0, secret.referenceNo, { PONo: uniqueId('PO') }, '30'), keys.c2);
+    const response = await ctx().post(ORDER_IMPORT, orderFor(a, 1, 0, secret.referenceNo, { PONo: uniqueId('PO') }, '30'), keys.c2);
     expect(response.statusCode).toBe(200);
     const theirs = response.json().Order;
     expect(theirs).toMatchObject({ CustomerID: a.customerIds[1], ReferenceNo: secret.referenceNo, Status: 'Success', Error: [] });
@@ -220,7 +190,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
     expect(await balanceOf(a, 1, 0)).toEqual([['100', '30', '70']]);
     expect(await balanceOf(a, 0, 0)).toEqual(c1Stock);
 
-    const other = await ctx().post(IMPORT, orderBody(b, 0, 0, secret.referenceNo, {}, '5'), keys.customerB);
+    const other = await ctx().post(ORDER_IMPORT, orderFor(b, 0, 0, secret.referenceNo, {}, '5'), keys.customerB);
     expect(other.statusCode).toBe(200);
     expect(other.json().Order.SVCPOID).not.toBe(secret.svcpoid);
     expect(other.json().Order.SVCPOID).not.toBe(theirs.SVCPOID);
@@ -229,13 +199,13 @@ describeEachDialect('order tenant isolation', (dialect) => {
 
     // C2's cancel of the ReferenceNo cancels C2's order, and B's B's; C1's stays.
     const cancel = await ctx().post(
-      IMPORT,
-      { ...idsOf(a, 1, 0), POContent: { ReferenceNo: secret.referenceNo, ActionCode: 'Cancelled' } },
+      ORDER_IMPORT,
+      { ...scopeOf(a, 1, 0), POContent: { ReferenceNo: secret.referenceNo, ActionCode: 'Cancelled' } },
       keys.c2,
     );
     expect(cancel.statusCode).toBe(200);
     expect(cancel.json().Order.SVCPOID).toBe(theirs.SVCPOID);
-    const cancelB = await put({ ...idsOf(b, 0, 0), ReferenceNo: secret.referenceNo }, keys.customerB);
+    const cancelB = await put({ ...scopeOf(b, 0, 0), ReferenceNo: secret.referenceNo }, keys.customerB);
     expect(cancelB.statusCode).toBe(200);
     expect(cancelB.json().Order.SVCPOID).toBe(other.json().Order.SVCPOID);
     expect(await statusOf(secret.svcpoid)).toBe('Imported');
@@ -249,7 +219,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
     const c1F2Before = await balanceOf(a, 0, 1);
     const [[, allocated]] = (await balanceOf(a, 0, 0)) as [[string, string, string]];
     const free = 10 - Number(allocated);
-    const response = await ctx().post(IMPORT, orderBody(a, 0, 0, uniqueId('SO'), {}, '50'), keys.c1);
+    const response = await ctx().post(ORDER_IMPORT, orderFor(a, 0, 0, uniqueId('SO'), {}, '50'), keys.c1);
     expect(response.statusCode).toBe(200);
     expect(response.json().Order).toMatchObject({
       Status: 'Warning',
@@ -259,7 +229,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
     expect(await balanceOf(a, 1, 0)).toEqual(c2Before);
     expect(await balanceOf(a, 0, 1)).toEqual(c1F2Before);
     // Cancelled, it gives back only what it took.
-    const cancelled = await put({ ...idsOf(a, 0, 0), ReferenceNo: response.json().Order.ReferenceNo }, keys.c1);
+    const cancelled = await put({ ...scopeOf(a, 0, 0), ReferenceNo: response.json().Order.ReferenceNo }, keys.c1);
     expect(cancelled.statusCode).toBe(200);
     expect(await balanceOf(a, 0, 0)).toEqual([['10', allocated, String(free)]]);
     expect(await balanceOf(a, 1, 0)).toEqual(c2Before);
@@ -267,13 +237,13 @@ describeEachDialect('order tenant isolation', (dialect) => {
 
   it('DN import: an Idempotency-Key is the key’s own — another key’s same Idempotency-Key replays nothing of it', async () => {
     const headers = { 'idempotency-key': uniqueId('SHAREDIK') };
-    const mine = await ctx().post(IMPORT, orderBody(a, 0, 0, uniqueId('SO'), { PONo: uniqueId('PO') }), keys.c1, headers);
+    const mine = await ctx().post(ORDER_IMPORT, orderFor(a, 0, 0, uniqueId('SO'), { PONo: uniqueId('PO') }), keys.c1, headers);
     expect(mine.statusCode).toBe(200);
-    const theirs = await ctx().post(IMPORT, orderBody(a, 1, 0, uniqueId('SO')), keys.c2, headers);
+    const theirs = await ctx().post(ORDER_IMPORT, orderFor(a, 1, 0, uniqueId('SO')), keys.c2, headers);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().Order.CustomerID).toBe(a.customerIds[1]);
     expectNoLeak(theirs, mine.json().Order.SVCPOID, mine.json().Order.PONo, mine.json().Order.ReferenceNo);
-    const otherCompany = await ctx().post(IMPORT, orderBody(b, 0, 0, uniqueId('SO')), keys.customerB, headers);
+    const otherCompany = await ctx().post(ORDER_IMPORT, orderFor(b, 0, 0, uniqueId('SO')), keys.customerB, headers);
     expect(otherCompany.statusCode).toBe(200);
     expectNoLeak(otherCompany, mine.json().Order.SVCPOID, mine.json().Order.PONo, mine.json().Order.ReferenceNo);
   });
@@ -284,7 +254,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
     const before = await stored();
     const acksBefore = await ackCount();
     const cancel = (customer: number, facility: number, numbers: Record<string, string>) => ({
-      ...idsOf(a, customer, facility),
+      ...scopeOf(a, customer, facility),
       ...numbers,
     });
     const forbidden: [string, string, unknown, string][] = [
@@ -345,7 +315,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
       [
         'another company naming the PONo',
         keys.customerB,
-        { ...idsOf(b, 0, 0), PONo: secret.poNo },
+        { ...scopeOf(b, 0, 0), PONo: secret.poNo },
         `Not found order with PONo ${secret.poNo}`,
       ],
     ];
@@ -357,8 +327,8 @@ describeEachDialect('order tenant isolation', (dialect) => {
     }
     // The ActionCode form, too: another facility of the same customer does not find it.
     const elsewhere = await ctx().post(
-      IMPORT,
-      { ...idsOf(a, 0, 1), POContent: { ReferenceNo: secret.referenceNo, ActionCode: 'Cancelled' } },
+      ORDER_IMPORT,
+      { ...scopeOf(a, 0, 1), POContent: { ReferenceNo: secret.referenceNo, ActionCode: 'Cancelled' } },
       keys.c1,
     );
     expect(elsewhere.statusCode).toBe(404);
@@ -372,7 +342,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
 
   it('DN ACK search: 403 outside the scope, and a customer key never sees another customer’s ACKs', async () => {
     const search = (customer: number, facility: number, extra: Record<string, unknown> = {}) => ({
-      ...idsOf(a, customer, facility),
+      ...scopeOf(a, customer, facility),
       ...extra,
     });
     const forbidden: [string, string, unknown, string][] = [
@@ -390,14 +360,14 @@ describeEachDialect('order tenant isolation', (dialect) => {
       ['a rater key', keys.raterA, search(0, 0), 'An API key with role rater may not call this operation'],
     ];
     for (const [who, key, body, message] of forbidden) {
-      const response = await ctx().post(ACKS, body, key);
+      const response = await ctx().post(ORDER_ACK_SEARCH, body, key);
       expect(response.statusCode, who).toBe(403);
       expect(response.json(), who).toEqual(problems(message));
       expectNoLeak(response);
     }
 
     // C2 used the same ReferenceNo: its search shows only its own records, never C1's.
-    const own = await ctx().post(ACKS, search(1, 0, { ReferenceNo: secret.referenceNo, Paging: { PageSize: 1000 } }), keys.c2);
+    const own = await ctx().post(ORDER_ACK_SEARCH, search(1, 0, { ReferenceNo: secret.referenceNo, Paging: { PageSize: 1000 } }), keys.c2);
     expect(own.statusCode).toBe(200);
     expect(own.json().length).toBeGreaterThan(0);
     for (const record of own.json()) {
@@ -407,14 +377,14 @@ describeEachDialect('order tenant isolation', (dialect) => {
     expectNoLeak(own, secret.svcpoid, secret.poNo);
     // All of C2's ACKs in either facility: none is C1's.
     for (const facility of [0, 1]) {
-      const all = await ctx().post(ACKS, search(1, facility, { Paging: { PageSize: 1000 } }), keys.c2);
+      const all = await ctx().post(ORDER_ACK_SEARCH, search(1, facility, { Paging: { PageSize: 1000 } }), keys.c2);
       if (all.statusCode === 404) expect(all.json()).toEqual({ error: 'Not found order' });
       else for (const record of all.json()) expect(record.CustomerID).toBe(a.customerIds[1]);
       // (C2's own failed cancel that named C1's PONo is C2's record, and may show it.)
       expectNoLeak(all, secret.svcpoid);
     }
     // C2 naming C1's PONo under its own CustomerID finds at most its own failed calls that named it.
-    const byPoNo = await ctx().post(ACKS, search(1, 0, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c2);
+    const byPoNo = await ctx().post(ORDER_ACK_SEARCH, search(1, 0, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c2);
     if (byPoNo.statusCode === 404) expect(byPoNo.json()).toEqual({ error: 'Not found order' });
     else {
       expect(byPoNo.statusCode).toBe(200);
@@ -424,20 +394,20 @@ describeEachDialect('order tenant isolation', (dialect) => {
       }
     }
     expectNoLeak(byPoNo, secret.svcpoid);
-    const never = await ctx().post(ACKS, search(1, 0, { PONo: uniqueId('NEVER') }), keys.c2);
+    const never = await ctx().post(ORDER_ACK_SEARCH, search(1, 0, { PONo: uniqueId('NEVER') }), keys.c2);
     expect(never.statusCode).toBe(404);
     expect(never.json()).toEqual({ error: 'Not found order' });
     // Company B's customer used the same ReferenceNo: its search shows its own only.
     const companyB = await ctx().post(
-      ACKS,
-      { ...idsOf(b, 0, 0), ReferenceNo: secret.referenceNo, Paging: { PageSize: 1000 } },
+      ORDER_ACK_SEARCH,
+      { ...scopeOf(b, 0, 0), ReferenceNo: secret.referenceNo, Paging: { PageSize: 1000 } },
       keys.customerB,
     );
     expect(companyB.statusCode).toBe(200);
     for (const record of companyB.json()) expect(record.CustomerID).toBe(b.customerIds[0]);
     expectNoLeak(companyB, secret.svcpoid, secret.poNo, a.customerIds[0]!);
     // C1 in the other facility sees none of the F1 records (only its own failed calls made there).
-    const otherFacility = await ctx().post(ACKS, search(0, 1, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c1);
+    const otherFacility = await ctx().post(ORDER_ACK_SEARCH, search(0, 1, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c1);
     expect(otherFacility.statusCode).toBe(200);
     for (const record of otherFacility.json()) {
       expect(record.FacilityID).toBe(a.facilityIds[1]);
@@ -447,7 +417,7 @@ describeEachDialect('order tenant isolation', (dialect) => {
 
     // Positive controls: C1 and the facility's operator read C1's records there.
     for (const key of [keys.c1, keys.opF1, keys.adminA]) {
-      const response = await ctx().post(ACKS, search(0, 0, { PONo: secret.poNo }), key);
+      const response = await ctx().post(ORDER_ACK_SEARCH, search(0, 0, { PONo: secret.poNo }), key);
       expect(response.statusCode).toBe(200);
       expect(response.json().map((r: { ACK: { SVCPOID?: string } }) => r.ACK.SVCPOID)).toContain(secret.svcpoid);
       for (const record of response.json()) expect(record.CustomerID).toBe(a.customerIds[0]);

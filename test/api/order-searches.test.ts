@@ -7,19 +7,23 @@ import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { SHIP_TO } from '../helpers/orders.js';
-import { createKey, createWorld, problems, uniqueId, type World } from '../helpers/factories.js';
+import {
+  buildOrder,
+  createKey,
+  createWorld,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type StockLine,
+  type World,
+} from '../helpers/factories.js';
+import { ORDER_DC_SEARCH, ORDER_LEVEL_SEARCH, ORDER_SHIP } from '../helpers/paths.js';
 
 /**
  * The customer's read side of outbound orders: the DN header level query (spec 2.10) and the DC
  * search (DESIGN §4b). Orders are imported, stocked and shipped through the real API; the test
  * facilities are in America/Los_Angeles.
  */
-
-const LEVEL_SEARCH = '/edi/outbound/order-level/search-by-paging';
-const DC_SEARCH = '/edi/outbound/order/dc/search-by-paging';
-const IMPORT = '/edi/outbound/order';
-const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
-const SHIP = '/edi/3pl/outbound/order/post-confirmation';
 
 const HEAD = [
   'Facility',
@@ -82,46 +86,20 @@ function actions(ctx: ReturnType<typeof useTestApp>) {
 
   /** Imports an order with the key of its customer; one line of a fresh SKU unless Items are given. */
   const importOrder = async (world: World, content: Json = {}, { customer = 0, facility = 0, root = {} as Json } = {}) => {
-    const response = await ctx().post(
-      IMPORT,
-      {
-        CompanyID: world.tenant.companyId,
-        CustomerID: world.tenant.customerIds[customer],
-        FacilityID: world.tenant.facilityIds[facility],
-        ...root,
-        POContent: {
-          ReferenceNo: uniqueId('SO'),
-          Address: SHIP_TO,
-          Items: [{ ItemID: uniqueId('SKU'), OrderedQty: '1', UOM: 'EA' }],
-          ...content,
-        },
-      },
-      customer === 0 ? world.customer : world.otherCustomer,
-    );
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().Order as { SVCPOID: string; ReferenceNo: string | number; Status: string };
+    const key = customer === 0 ? world.customer : world.otherCustomer;
+    const items = [{ ItemID: uniqueId('SKU'), OrderedQty: '1', UOM: 'EA' }];
+    const order = await buildOrder(ctx(), { tenant: world.tenant, customer, facility, root, key, content: { Items: items, ...content } });
+    return order.answer;
   };
 
   /** Puts stock on hand (admin key) for the first customer unless another is named. */
-  const stock = async (world: World, items: Json[], { customer = 0, facility = 0 } = {}) => {
-    const response = await ctx().post(
-      ADJUST,
-      {
-        CompanyID: world.tenant.companyId,
-        FacilityID: world.tenant.facilityIds[facility],
-        CustomerID: world.tenant.customerIds[customer],
-        AdjustmentNo: uniqueId('ADJ'),
-        Items: items,
-      },
-      world.admin,
-    );
-    expect(response.statusCode, response.body).toBe(200);
-  };
+  const stock = (world: World, items: StockLine[], { customer = 0, facility = 0 } = {}) =>
+    openingStock(ctx(), { tenant: world.tenant, customer, facility, items, key: world.admin });
 
   /** Posts a shipment confirmation with the operator key of the first facility (admin elsewhere). */
   const ship = async (world: World, svcpoid: string, body: Json, facility = 0) => {
     const response = await ctx().post(
-      SHIP,
+      ORDER_SHIP,
       {
         CompanyID: world.tenant.companyId,
         FacilityID: world.tenant.facilityIds[facility],
@@ -153,7 +131,15 @@ function actions(ctx: ReturnType<typeof useTestApp>) {
         key,
       );
 
-  return { setClock, importOrder, stock, ship, shippedOrder, searchLevel: searchWith(LEVEL_SEARCH), searchDc: searchWith(DC_SEARCH) };
+  return {
+    setClock,
+    importOrder,
+    stock,
+    ship,
+    shippedOrder,
+    searchLevel: searchWith(ORDER_LEVEL_SEARCH),
+    searchDc: searchWith(ORDER_DC_SEARCH),
+  };
 }
 
 describeEachDialect('DN header level query', (dialect) => {
@@ -480,7 +466,7 @@ describeEachDialect('DN header level query', (dialect) => {
         'Paging.PageSize must be at most 1000',
       ),
     );
-    const notJson = await ctx().post(LEVEL_SEARCH, '{"CompanyID":', world.customer);
+    const notJson = await ctx().post(ORDER_LEVEL_SEARCH, '{"CompanyID":', world.customer);
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json()).toEqual([{ code: expect.stringMatching(/^EDI-ERROR-/), error: expect.any(String) }]);
   });

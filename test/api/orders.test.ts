@@ -5,7 +5,18 @@ import { formatFacilityLocal } from '../../src/http/time.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { SHIP_TO } from '../helpers/orders.js';
 import { useTestApp } from '../helpers/app.js';
-import { createWorld, uniqueId, problems, type World } from '../helpers/factories.js';
+import {
+  createWorld,
+  facilityOf,
+  idsOf,
+  orderBody,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type StockLine,
+  type World,
+} from '../helpers/factories.js';
+import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT, THREEPL_ORDER } from '../helpers/paths.js';
 
 /**
  * Outbound orders (DN) from the customer's side (DESIGN §4, §4b, §5, §7; spec 2.7, 2.9, 7): the
@@ -17,12 +28,6 @@ import { createWorld, uniqueId, problems, type World } from '../helpers/factorie
  */
 
 const ZONE = 'America/Los_Angeles';
-const IMPORT = '/edi/outbound/order';
-const CANCEL = '/edi/outbound/order/cancel';
-const ACKS = '/edi/outbound/order/ack/search-by-paging';
-const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
-const INVENTORY = '/edi/inventory/search-by-paging';
-const THREEPL = '/edi/3pl/outbound/order';
 
 /** The failure form of an ACK for these messages. */
 const failureAck = (...messages: string[]) => ({ code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') });
@@ -65,30 +70,23 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     world = await createWorld(ctx().database.db, ctx().clock);
   });
 
-  const ids = (facility = 0) => ({
-    CompanyID: world.tenant.companyId,
-    CustomerID: world.tenant.customerIds[0]!,
-    FacilityID: world.tenant.facilityIds[facility]!,
-  });
-  const facility = () => ({ CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0]! });
+  const ids = (facility = 0) => idsOf(world.tenant, { facility });
+  const facility = () => facilityOf(world.tenant);
   const line = (itemId: string, orderedQty: string | number, extra: Json = {}) => ({
     ItemID: itemId,
     OrderedQty: orderedQty,
     UOM: 'EA',
     ...extra,
   });
-  const body = (referenceNo: unknown, content: Json = {}, root: Json = {}) => ({
-    ...ids(),
-    ...root,
-    POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: [line('NOTHING', '1')], ...content },
-  });
+  const body = (referenceNo: unknown, content: Json = {}, root: Json = {}) =>
+    orderBody({ tenant: world.tenant, root, content: { ReferenceNo: referenceNo, Items: [line('NOTHING', '1')], ...content } });
   const importOrder = (
     referenceNo: unknown,
     content: Json = {},
     root: Json = {},
     key = world.customer,
     headers: Record<string, string> = {},
-  ) => ctx().post(IMPORT, body(referenceNo, content, root), key, headers);
+  ) => ctx().post(ORDER_IMPORT, body(referenceNo, content, root), key, headers);
   /** An import that must succeed; its `Order`. */
   const imported = async (referenceNo: unknown, content: Json = {}, root: Json = {}) => {
     const response = await importOrder(referenceNo, content, root);
@@ -96,16 +94,15 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     return response.json().Order as OrderAnswer;
   };
   const cancelBy = (referenceNo: unknown, root: Json = {}, key = world.customer) =>
-    ctx().post(IMPORT, { ...ids(), ...root, POContent: { ReferenceNo: referenceNo, ActionCode: 'Cancelled', Status: 'Imported' } }, key);
+    ctx().post(
+      ORDER_IMPORT,
+      { ...ids(), ...root, POContent: { ReferenceNo: referenceNo, ActionCode: 'Cancelled', Status: 'Imported' } },
+      key,
+    );
   const put = (payload: unknown, key = world.customer, headers: Record<string, string> = {}) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `${EDI_PREFIX}${CANCEL}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}`, ...headers },
-      payload: JSON.stringify(payload),
-    });
+    ctx().put(ORDER_CANCEL, payload, key, headers);
   const acksOf = async (filter: Json, facilityIndex = 0): Promise<AckRecord[]> => {
-    const response = await ctx().post(ACKS, { ...ids(facilityIndex), ...filter, Paging: { PageSize: 1000 } }, world.customer);
+    const response = await ctx().post(ORDER_ACK_SEARCH, { ...ids(facilityIndex), ...filter, Paging: { PageSize: 1000 } }, world.customer);
     if (response.statusCode === 404) {
       expect(response.json()).toEqual({ error: 'Not found order' });
       return [];
@@ -114,13 +111,12 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     return response.json();
   };
   /** Puts stock on hand with an adjustment of its own, then moves the clock so that receipts are ordered. */
-  const stock = async (items: Json[]) => {
-    const response = await ctx().post(ADJUST, { ...ids(), AdjustmentNo: uniqueId('ADJ'), Items: items }, world.operator);
-    expect(response.statusCode, response.body).toBe(200);
+  const stock = async (items: StockLine[]) => {
+    await openingStock(ctx(), { tenant: world.tenant, items, key: world.operator });
     ctx().clock.advance(1000);
   };
   const inventoryOf = async (itemId: string): Promise<InventoryRow[]> => {
-    const response = await ctx().post(INVENTORY, { ...ids(), ItemNumber: itemId, Paging: { PageSize: 1000 } }, world.customer);
+    const response = await ctx().post(INVENTORY_SEARCH, { ...ids(), ItemNumber: itemId, Paging: { PageSize: 1000 } }, world.customer);
     expect(response.statusCode, response.body).toBe(200);
     return response.json().results.data;
   };
@@ -130,7 +126,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
       (await inventoryOf(itemId)).map((row) => [`${row.LotNo ?? ''}/${row.InventoryStatus}`, [row.OnHand, row.Allocated, row.Available]]),
     );
   const getOrder = async (svcpoid: string) => {
-    const response = await ctx().post(`${THREEPL}/get`, { ...facility(), SVCPOID: svcpoid }, world.operator);
+    const response = await ctx().post(`${THREEPL_ORDER}/get`, { ...facility(), SVCPOID: svcpoid }, world.operator);
     expect(response.statusCode, response.body).toBe(200);
     return response.json().Order as Json & { Status: string; Items: Json[] };
   };
@@ -138,14 +134,14 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
   /** Per line of the order: [LineNo, ItemID, OrderedQty, AllocatedQty]. */
   const linesOf = async (svcpoid: string) => (await getOrder(svcpoid)).Items.map((l) => [l.LineNo, l.ItemID, l.OrderedQty, l.AllocatedQty]);
   const openOrder = async (svcpoid: string) => {
-    const response = await ctx().post(`${THREEPL}/open`, { ...facility(), SVCPOID: svcpoid, Note: 'picking' }, world.operator);
+    const response = await ctx().post(`${THREEPL_ORDER}/open`, { ...facility(), SVCPOID: svcpoid, Note: 'picking' }, world.operator);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ Order: { SVCPOID: svcpoid, Status: 'Open' } });
   };
   /** The live and cancelled orders with this ReferenceNo, as the 3PL list shows them. */
   const ordersWith = async (referenceNo: string | number) => {
     const response = await ctx().post(
-      `${THREEPL}/list`,
+      `${THREEPL_ORDER}/list`,
       { ...facility(), ReferenceNo: referenceNo, Paging: { PageSize: 1000 } },
       world.operator,
     );
@@ -208,7 +204,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
         CreatedWhen: now(),
       },
     ]);
-    const raw = await ctx().post(ACKS, { ...ids(), ReferenceNo: '123' }, world.customer);
+    const raw = await ctx().post(ORDER_ACK_SEARCH, { ...ids(), ReferenceNo: '123' }, world.customer);
     expect(raw.body).toContain('"ReferenceNo":123');
     expect(raw.body).toContain('"Error":null');
     expect(await statusOf(order.SVCPOID)).toBe('Imported');
@@ -585,7 +581,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     const referenceNo = uniqueId('SO');
     const order = await imported(referenceNo, { Items: [line(sku, '4')] });
     const shipped = await ctx().post(
-      `${THREEPL}/post-confirmation`,
+      `${THREEPL_ORDER}/post-confirmation`,
       { ...facility(), SVCPOID: order.SVCPOID, ConfirmationNo: uniqueId('CN'), Items: [{ ItemNumber: sku, ShippedQty: '1', UOM: 'EA' }] },
       world.operator,
     );
@@ -841,7 +837,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     const poNo = uniqueId('PO');
     const ordersBefore = await count('orders');
     const response = await ctx().post(
-      IMPORT,
+      ORDER_IMPORT,
       {
         ...ids(),
         POContent: {
@@ -1012,21 +1008,21 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
 
   it('a body that is not JSON, not sent as JSON, or whose identifiers are missing, writes no ACK', async () => {
     const acksBefore = await count('acks');
-    const malformed = await ctx().post(IMPORT, `{"CompanyID":"${world.tenant.companyId}","POContent":`, world.customer);
+    const malformed = await ctx().post(ORDER_IMPORT, `{"CompanyID":"${world.tenant.companyId}","POContent":`, world.customer);
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toEqual(problems('Malformed JSON body'));
     const noFacility = await ctx().post(
-      IMPORT,
+      ORDER_IMPORT,
       { CompanyID: world.tenant.companyId, CustomerID: world.tenant.customerIds[0], POContent: { ReferenceNo: uniqueId('SO') } },
       world.customer,
     );
     expect(noFacility.statusCode).toBe(400);
     expect(noFacility.json()).toEqual(problems('FacilityID is required', 'POContent.Items is required', 'POContent.Address is required'));
-    const unauthenticated = await ctx().post(IMPORT, body(uniqueId('SO')));
+    const unauthenticated = await ctx().post(ORDER_IMPORT, body(uniqueId('SO')));
     expect(unauthenticated.statusCode).toBe(401);
     const text = await ctx().app.inject({
       method: 'POST',
-      url: `${EDI_PREFIX}${IMPORT}`,
+      url: `${EDI_PREFIX}${ORDER_IMPORT}`,
       headers: { 'content-type': 'text/plain', authorization: `APIKey ${world.customer}` },
       payload: JSON.stringify(body(uniqueId('SO'))),
     });
@@ -1095,21 +1091,21 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     await imported(uniqueId('SO'), { PONo: poNo, Items: [line(sku, '1')] });
 
     const day = { PONo: poNo, CreatedWhenFrom: '2026-03-05T00:00:00.000', CreatedWhenTo: '2026-03-05T23:59:59.999' };
-    const page1 = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PageNo: 1, PageSize: 3 } }, world.customer);
-    const page2 = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PagingNo: 2, PageSize: 3 } }, world.customer);
+    const page1 = await ctx().post(ORDER_ACK_SEARCH, { ...ids(), ...day, Paging: { PageNo: 1, PageSize: 3 } }, world.customer);
+    const page2 = await ctx().post(ORDER_ACK_SEARCH, { ...ids(), ...day, Paging: { PagingNo: 2, PageSize: 3 } }, world.customer);
     expect(page1.statusCode).toBe(200);
     expect(page1.headers['x-total-count']).toBe('5');
     expect([...page1.json(), ...page2.json()].map((r: AckRecord) => r.ACK.SVCPOID)).toEqual(svcpoids);
     expect(page1.json()[0].CreatedWhen).toBe('2026-03-05T23:30:00.000');
-    const past = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PageNo: 3, PageSize: 3 } }, world.customer);
+    const past = await ctx().post(ORDER_ACK_SEARCH, { ...ids(), ...day, Paging: { PageNo: 3, PageSize: 3 } }, world.customer);
     expect(past.statusCode).toBe(200);
     expect(past.json()).toEqual([]);
 
-    const none = await ctx().post(ACKS, { ...ids(), PONo: uniqueId('NONE') }, world.customer);
+    const none = await ctx().post(ORDER_ACK_SEARCH, { ...ids(), PONo: uniqueId('NONE') }, world.customer);
     expect(none.statusCode).toBe(404);
     expect(none.json()).toEqual({ error: 'Not found order' });
     // The other facility has none of these.
-    const elsewhere = await ctx().post(ACKS, { ...ids(1), PONo: poNo }, world.customer);
+    const elsewhere = await ctx().post(ORDER_ACK_SEARCH, { ...ids(1), PONo: poNo }, world.customer);
     expect(elsewhere.statusCode).toBe(404);
     expect(elsewhere.json()).toEqual({ error: 'Not found order' });
   });

@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../../src/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
+import { buildReceipt, createRivals, problems, receiptBody, uniqueId, type RivalKey, type Tenant } from '../helpers/factories.js';
+import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 /**
  * Tenant isolation on every receipt endpoint (DESIGN §3: object-level authorization everywhere):
@@ -13,10 +13,6 @@ import { createKey, createTenant, uniqueId, type Tenant, problems } from '../hel
  * carries anything of the other tenant.
  */
 
-const IMPORT = '/edi/inbound/receipt';
-const CANCEL = '/edi/inbound/receipt/cancel';
-const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
-const THREEPL = '/edi/3pl/inbound/receipt';
 const DOCUMENT_OPERATIONS = ['get', 'open', 'cancel', 'force-close', 'post-confirmation'] as const;
 type DocumentOperation = (typeof DOCUMENT_OPERATIONS)[number];
 
@@ -25,56 +21,28 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
   // Company A: customers C1, C2; facilities F1, F2. Company B: its own customer and facility.
   let a: Tenant;
   let b: Tenant;
-  const keys = {} as Record<'c1' | 'c2' | 'c1OnlyF2' | 'opF1' | 'opF2' | 'adminA' | 'customerB' | 'operatorB' | 'adminB', string>;
+  const keys = {} as Record<RivalKey, string>;
   // C1's receipt in F1, and B's receipt: what the others must never see or touch.
   const secret = { svcpoid: '', poNo: uniqueId('SECRETPO'), referenceNo: uniqueId('SECRETREF') };
   const secretB = { svcpoid: '', poNo: uniqueId('BPO') };
 
   beforeAll(async () => {
     const { database, clock } = ctx();
-    a = await createTenant(database.db, clock, { customers: 2, facilities: 2 });
-    b = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
-    keys.c1 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[0]!] });
-    keys.c2 = await createKey(database.db, clock, a, 'customer', { customerIds: [a.customerIds[1]!] });
-    keys.c1OnlyF2 = await createKey(database.db, clock, a, 'customer', {
-      customerIds: [a.customerIds[0]!],
-      facilityIds: [a.facilityIds[1]!],
-    });
-    keys.opF1 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[0]!] });
-    keys.opF2 = await createKey(database.db, clock, a, 'operator', { facilityIds: [a.facilityIds[1]!] });
-    keys.adminA = await createKey(database.db, clock, a, 'admin');
-    keys.customerB = await createKey(database.db, clock, b, 'customer');
-    keys.operatorB = await createKey(database.db, clock, b, 'operator');
-    keys.adminB = await createKey(database.db, clock, b, 'admin');
+    const rivals = await createRivals(database.db, clock);
+    ({ a, b } = rivals);
+    Object.assign(keys, rivals.keys);
 
     secret.svcpoid = await importAs(keys.c1, a, 0, 0, secret.poNo, secret.referenceNo);
     secretB.svcpoid = await importAs(keys.customerB, b, 0, 0, secretB.poNo);
   });
 
-  const importBody = (tenant: Tenant, customer: number, facility: number, poNo: string, referenceNo?: string) => ({
-    CompanyID: tenant.companyId,
-    CustomerID: tenant.customerIds[customer],
-    FacilityID: tenant.facilityIds[facility],
-    ASNContent: {
-      PONo: poNo,
-      ...(referenceNo ? { ReferenceNo: referenceNo } : {}),
-      CarrierName: 'UPS',
-      Status: 'Imported',
-      Items: [{ ItemNumber: 'SKU-1', ExpectedQty: '10', UOM: 'EA' }],
-    },
-  });
+  const numbers = (poNo: string, referenceNo?: string) => ({ PONo: poNo, ...(referenceNo ? { ReferenceNo: referenceNo } : {}) });
+  const importBody = (tenant: Tenant, customer: number, facility: number, poNo: string, referenceNo?: string) =>
+    receiptBody({ tenant, customer, facility, content: numbers(poNo, referenceNo) });
   async function importAs(key: string, tenant: Tenant, customer: number, facility: number, poNo: string, referenceNo?: string) {
-    const response = await ctx().post(IMPORT, importBody(tenant, customer, facility, poNo, referenceNo), key);
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().Receipt.SVCPOID as string;
+    return (await buildReceipt(ctx(), { tenant, customer, facility, key, content: numbers(poNo, referenceNo) })).svcpoid;
   }
-  const put = (payload: unknown, key: string, headers: Record<string, string> = {}) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `${EDI_PREFIX}${CANCEL}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}`, ...headers },
-      payload: JSON.stringify(payload),
-    });
+  const put = (payload: unknown, key: string, headers: Record<string, string> = {}) => ctx().put(RECEIPT_CANCEL, payload, key, headers);
   const documentBody = (operation: DocumentOperation, companyId: string, facilityId: string, svcpoid: string) => ({
     CompanyID: companyId,
     FacilityID: facilityId,
@@ -85,7 +53,7 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       : {}),
   });
   const onDocument = (operation: DocumentOperation, key: string, companyId: string, facilityId: string, svcpoid = secret.svcpoid) =>
-    ctx().post(`${THREEPL}/${operation}`, documentBody(operation, companyId, facilityId, svcpoid), key);
+    ctx().post(`${THREEPL_RECEIPT}/${operation}`, documentBody(operation, companyId, facilityId, svcpoid), key);
 
   /** Nothing of the other tenant's receipts in the answer. */
   const expectNoLeak = (response: LightMyRequestResponse, ...hidden: string[]) => {
@@ -126,13 +94,17 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ['an operator of the facility', keys.opF1, update, 'An API key with role operator may not call this operation'],
     ];
     for (const [who, key, body, message] of cases) {
-      const response = await ctx().post(IMPORT, body, key);
+      const response = await ctx().post(RECEIPT_IMPORT, body, key);
       expect(response.statusCode, who).toBe(403);
       expect(response.json(), who).toEqual(problems(message));
       expectNoLeak(response, secret.svcpoid);
     }
     // Another company naming its own company and A's facility: that facility does not exist for it.
-    const foreignFacility = await ctx().post(IMPORT, { ...importBody(b, 0, 0, secret.poNo), FacilityID: a.facilityIds[0] }, keys.customerB);
+    const foreignFacility = await ctx().post(
+      RECEIPT_IMPORT,
+      { ...importBody(b, 0, 0, secret.poNo), FacilityID: a.facilityIds[0] },
+      keys.customerB,
+    );
     expect(foreignFacility.statusCode).toBe(400);
     expect(foreignFacility.json()).toEqual({ error: 'Not found facility' });
     expect(await stored(secret.svcpoid)).toEqual(before);
@@ -140,18 +112,18 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
 
   it('RN import: another customer’s same PONo and ReferenceNo are its own receipt — no clash, no update, no leak', async () => {
     const before = await stored(secret.svcpoid);
-    const response = await ctx().post(IMPORT, importBody(a, 1, 0, secret.poNo, secret.referenceNo), keys.c2);
+    const response = await ctx().post(RECEIPT_IMPORT, importBody(a, 1, 0, secret.poNo, secret.referenceNo), keys.c2);
     expect(response.statusCode).toBe(200);
     expect(response.json().Receipt.SVCPOID).not.toBe(secret.svcpoid);
     expect(response.json().Receipt.CustomerID).toBe(a.customerIds[1]);
     expectNoLeak(response, secret.svcpoid);
     // Another company's customer may use the same numbers too.
-    const other = await ctx().post(IMPORT, importBody(b, 0, 0, secret.poNo, secret.referenceNo), keys.customerB);
+    const other = await ctx().post(RECEIPT_IMPORT, importBody(b, 0, 0, secret.poNo, secret.referenceNo), keys.customerB);
     expect(other.statusCode).toBe(200);
     expectNoLeak(other, secret.svcpoid);
     // A cancel of C2's own receipt leaves C1's alone.
     const cancel = await ctx().post(
-      IMPORT,
+      RECEIPT_IMPORT,
       { ...importBody(a, 1, 0, secret.poNo), ASNContent: { ...importBody(a, 1, 0, secret.poNo).ASNContent, ActionCode: 'Cancelled' } },
       keys.c2,
     );
@@ -162,13 +134,13 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
 
   it('RN import: an Idempotency-Key is the key’s own — another key’s same Idempotency-Key replays nothing of it', async () => {
     const headers = { 'idempotency-key': uniqueId('SHAREDIK') };
-    const mine = await ctx().post(IMPORT, importBody(a, 0, 0, uniqueId('PO')), keys.c1, headers);
+    const mine = await ctx().post(RECEIPT_IMPORT, importBody(a, 0, 0, uniqueId('PO')), keys.c1, headers);
     expect(mine.statusCode).toBe(200);
-    const theirs = await ctx().post(IMPORT, importBody(a, 1, 0, uniqueId('PO')), keys.c2, headers);
+    const theirs = await ctx().post(RECEIPT_IMPORT, importBody(a, 1, 0, uniqueId('PO')), keys.c2, headers);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.json().Receipt.CustomerID).toBe(a.customerIds[1]);
     expectNoLeak(theirs, mine.json().Receipt.SVCPOID, mine.json().Receipt.PONo);
-    const otherCompany = await ctx().post(IMPORT, importBody(b, 0, 0, uniqueId('PO')), keys.customerB, headers);
+    const otherCompany = await ctx().post(RECEIPT_IMPORT, importBody(b, 0, 0, uniqueId('PO')), keys.customerB, headers);
     expect(otherCompany.statusCode).toBe(200);
     expectNoLeak(otherCompany, mine.json().Receipt.SVCPOID, mine.json().Receipt.PONo);
   });
@@ -268,7 +240,7 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ],
     ];
     for (const [who, key, body, message] of forbidden) {
-      const response = await ctx().post(ACKS, body, key);
+      const response = await ctx().post(RECEIPT_ACK_SEARCH, body, key);
       expect(response.statusCode, who).toBe(403);
       expect(response.json(), who).toEqual(problems(message));
       expectNoLeak(response);
@@ -279,22 +251,22 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ['C1 in the other facility', keys.c1, search(0, 1, { PONo: secret.poNo, Paging: { PageSize: 1000 } })],
       ['an operator of the other facility', keys.opF2, search(0, 1, { Paging: { PageSize: 1000 } })],
     ] as const) {
-      const response = await ctx().post(ACKS, body, key);
+      const response = await ctx().post(RECEIPT_ACK_SEARCH, body, key);
       if (response.statusCode === 404) expect(response.json(), who).toEqual({ error: 'Not found receipt' });
       else for (const record of response.json()) expect(record.FacilityID, who).toBe(a.facilityIds[1]);
       expectNoLeak(response, secret.svcpoid);
     }
-    const never = await ctx().post(ACKS, search(0, 1, { PONo: uniqueId('NEVER') }), keys.c1);
+    const never = await ctx().post(RECEIPT_ACK_SEARCH, search(0, 1, { PONo: uniqueId('NEVER') }), keys.c1);
     expect(never.statusCode).toBe(404);
     expect(never.json()).toEqual({ error: 'Not found receipt' });
     // C2 imported the same PONo: each customer sees only its own ACKs of it.
-    const own = await ctx().post(ACKS, search(1, 0, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c2);
+    const own = await ctx().post(RECEIPT_ACK_SEARCH, search(1, 0, { PONo: secret.poNo, Paging: { PageSize: 1000 } }), keys.c2);
     expect(own.statusCode).toBe(200);
     expect(own.json().length).toBeGreaterThan(0);
     for (const record of own.json()) expect(record.CustomerID).toBe(a.customerIds[1]);
     expectNoLeak(own, secret.svcpoid);
     // The operator of the facility reads C1's records there (a positive control).
-    const operator = await ctx().post(ACKS, search(0, 0, { PONo: secret.poNo }), keys.opF1);
+    const operator = await ctx().post(RECEIPT_ACK_SEARCH, search(0, 0, { PONo: secret.poNo }), keys.opF1);
     expect(operator.statusCode).toBe(200);
     expect(operator.json().map((r: { ACK: { SVCPOID?: string } }) => r.ACK.SVCPOID)).toContain(secret.svcpoid);
   });
@@ -342,7 +314,7 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
       ],
     ];
     for (const [who, key, body, message] of forbidden) {
-      const response = await ctx().post(`${THREEPL}/list`, body, key);
+      const response = await ctx().post(`${THREEPL_RECEIPT}/list`, body, key);
       expect(response.statusCode, who).toBe(403);
       expect(response.json(), who).toEqual(problems(message));
       expectNoLeak(response);
@@ -350,18 +322,18 @@ describeEachDialect('receipt tenant isolation', (dialect) => {
     expect((await stored(secret.svcpoid))!.status).toBe('Imported');
 
     // The other facility's list (and with MarkOpen) has none of F1's receipts.
-    const elsewhere = await ctx().post(`${THREEPL}/list`, list(a.companyId, a.facilityIds[1]!, { MarkOpen: true }), keys.opF2);
+    const elsewhere = await ctx().post(`${THREEPL_RECEIPT}/list`, list(a.companyId, a.facilityIds[1]!, { MarkOpen: true }), keys.opF2);
     expect(elsewhere.statusCode).toBe(200);
     for (const row of elsewhere.json().results.data) expect(row.FacilityID).toBe(a.facilityIds[1]);
     expectNoLeak(elsewhere);
-    const companyB = await ctx().post(`${THREEPL}/list`, list(b.companyId, b.facilityIds[0]!, { MarkOpen: true }), keys.operatorB);
+    const companyB = await ctx().post(`${THREEPL_RECEIPT}/list`, list(b.companyId, b.facilityIds[0]!, { MarkOpen: true }), keys.operatorB);
     expect(companyB.statusCode).toBe(200);
     expect(companyB.json().results.data.map((r: { SVCPOID: string }) => r.SVCPOID)).toContain(secretB.svcpoid);
     // (Company B used the same PONo and ReferenceNo for a receipt of its own; the SVCPOID tells them apart.)
     expectNoLeak(companyB, secret.svcpoid, a.customerIds[0]!, a.facilityIds[0]!);
     expect((await stored(secret.svcpoid))!.status).toBe('Imported');
     // And F1's own list does show it, and nothing of company B (a positive control, without MarkOpen).
-    const own = await ctx().post(`${THREEPL}/list`, list(a.companyId, a.facilityIds[0]!), keys.opF1);
+    const own = await ctx().post(`${THREEPL_RECEIPT}/list`, list(a.companyId, a.facilityIds[0]!), keys.opF1);
     expect(own.json().results.data.map((r: { SVCPOID: string }) => r.SVCPOID)).toContain(secret.svcpoid);
     expectNoLeak(own, secretB.svcpoid, secretB.poNo);
   });

@@ -4,7 +4,20 @@ import { EDI_PREFIX } from '../../src/app.js';
 import { formatFacilityLocal } from '../../src/http/time.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
+import {
+  buildReceipt,
+  createKey,
+  createTenant,
+  facilityOf,
+  idsOf,
+  importItems,
+  problems,
+  receiptBody,
+  uniqueId,
+  type ReceiptStatus as Status,
+  type Tenant,
+} from '../helpers/factories.js';
+import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 /**
  * The receipt rules of DESIGN §4: every row of the receipt state machine (the allowed moves and
@@ -13,13 +26,8 @@ import { createKey, createTenant, uniqueId, type Tenant, problems } from '../hel
  */
 
 const ZONE = 'America/Los_Angeles';
-const IMPORT = '/edi/inbound/receipt';
-const CANCEL = '/edi/inbound/receipt/cancel';
-const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
-const THREEPL = '/edi/3pl/inbound/receipt';
 const failureAck = (...messages: string[]) => ({ code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') });
 
-type Status = 'Imported' | 'Open' | 'In Progress' | 'Partial Received' | 'Closed' | 'Force Closed' | 'Cancelled';
 const STATUSES: Status[] = ['Imported', 'Open', 'In Progress', 'Partial Received', 'Closed', 'Force Closed', 'Cancelled'];
 
 describeEachDialect('receipt rules', (dialect) => {
@@ -37,41 +45,27 @@ describeEachDialect('receipt rules', (dialect) => {
     otherCustomerKey = await createKey(database.db, clock, tenant, 'customer', { customerIds: [tenant.customerIds[1]!] });
     operatorKey = await createKey(database.db, clock, tenant, 'operator');
     adminKey = await createKey(database.db, clock, tenant, 'admin');
-    const items = await ctx().post(
-      '/edi/item-master/import',
-      { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [{ itemID: 'SKU-1' }, { itemID: 'SKU-2' }] },
-      customerKey,
-    );
-    expect(items.statusCode).toBe(200);
+    await importItems(ctx(), { tenant, key: customerKey, items: ['SKU-1', 'SKU-2'] });
   });
 
-  const ids = () => ({ CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0]!, FacilityID: tenant.facilityIds[0]! });
-  const facility = () => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0]! });
+  const ids = () => idsOf(tenant);
+  const facility = () => facilityOf(tenant);
   const line = (extra: Record<string, unknown> = {}) => ({ ItemNumber: 'SKU-1', ExpectedQty: '10', UOM: 'EA', ...extra });
-  const body = (poNo: string, content: Record<string, unknown> = {}, root: Record<string, unknown> = {}) => ({
-    ...ids(),
-    ...root,
-    ASNContent: { PONo: poNo, CarrierName: 'UPS', Status: 'Imported', Items: [line()], ...content },
-  });
+  const body = (poNo: string, content: Record<string, unknown> = {}, root: Record<string, unknown> = {}) =>
+    receiptBody({ tenant, root, content: { PONo: poNo, ...content } });
   const importReceipt = (poNo: string, content: Record<string, unknown> = {}, key = customerKey, headers: Record<string, string> = {}) =>
-    ctx().post(IMPORT, body(poNo, content), key, headers);
+    ctx().post(RECEIPT_IMPORT, body(poNo, content), key, headers);
   const imported = async (poNo: string, content: Record<string, unknown> = {}) => {
     const response = await importReceipt(poNo, content);
     expect(response.statusCode, response.body).toBe(200);
     return response.json().Receipt as { SVCPOID: string; PONo: string; Status: string };
   };
-  const put = (payload: unknown, key = customerKey) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `${EDI_PREFIX}${CANCEL}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
-      payload: JSON.stringify(payload),
-    });
+  const put = (payload: unknown, key = customerKey) => ctx().put(RECEIPT_CANCEL, payload, key);
   const act = (move: 'open' | 'cancel' | 'force-close', svcpoid: string) =>
-    ctx().post(`${THREEPL}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'rules test' }, operatorKey);
+    ctx().post(`${THREEPL_RECEIPT}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'rules test' }, operatorKey);
   const confirm = (svcpoid: string, quantity: string, extra: Record<string, unknown> = {}) =>
     ctx().post(
-      `${THREEPL}/post-confirmation`,
+      `${THREEPL_RECEIPT}/post-confirmation`,
       {
         ...facility(),
         SVCPOID: svcpoid,
@@ -82,7 +76,7 @@ describeEachDialect('receipt rules', (dialect) => {
       operatorKey,
     );
   const get = async (svcpoid: string) => {
-    const response = await ctx().post(`${THREEPL}/get`, { ...facility(), SVCPOID: svcpoid }, operatorKey);
+    const response = await ctx().post(`${THREEPL_RECEIPT}/get`, { ...facility(), SVCPOID: svcpoid }, operatorKey);
     expect(response.statusCode, response.body).toBe(200);
     return response.json().Receipt;
   };
@@ -94,7 +88,7 @@ describeEachDialect('receipt rules', (dialect) => {
     return Number((rows[0] as { n: number | string }).n);
   };
   const acksOf = async (poNo: string) => {
-    const response = await ctx().post(ACKS, { ...ids(), PONo: poNo, Paging: { PageSize: 1000 } }, customerKey);
+    const response = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), PONo: poNo, Paging: { PageSize: 1000 } }, customerKey);
     if (response.statusCode === 404) return [];
     expect(response.statusCode, response.body).toBe(200);
     return response.json() as { PONo: string | null; ReferenceNo: string | null; ACK: Record<string, unknown> }[];
@@ -102,18 +96,7 @@ describeEachDialect('receipt rules', (dialect) => {
 
   /** A fresh receipt (one line, 10 EA of SKU-1) brought to `status` through the API. */
   const receiptIn = async (status: Status) => {
-    const poNo = uniqueId('PO');
-    const { SVCPOID: svcpoid } = await imported(poNo);
-    const step = async (response: Promise<{ statusCode: number; body: string }>) => {
-      const done = await response;
-      expect(done.statusCode, done.body).toBe(200);
-    };
-    if (status === 'Open') await step(act('open', svcpoid));
-    if (status === 'In Progress') await step(confirm(svcpoid, '4'));
-    if (status === 'Partial Received') await step(confirm(svcpoid, '4', { Close: true }));
-    if (status === 'Closed') await step(confirm(svcpoid, '10', { Close: true }));
-    if (status === 'Force Closed') await step(act('force-close', svcpoid));
-    if (status === 'Cancelled') await step(act('cancel', svcpoid));
+    const { svcpoid, poNo } = await buildReceipt(ctx(), { tenant, key: customerKey, operatorKey, status });
     expect(await statusOf(svcpoid)).toBe(status);
     return { svcpoid, poNo };
   };
@@ -132,7 +115,7 @@ describeEachDialect('receipt rules', (dialect) => {
     const open = await receiptIn('Open');
     const busy = await receiptIn('In Progress');
     for (const { svcpoid, poNo } of [fresh, open, busy]) {
-      const list = await ctx().post(`${THREEPL}/list`, { ...facility(), PONo: poNo, MarkOpen: true }, operatorKey);
+      const list = await ctx().post(`${THREEPL_RECEIPT}/list`, { ...facility(), PONo: poNo, MarkOpen: true }, operatorKey);
       expect(list.statusCode).toBe(200);
       expect(list.json().results.data.map((r: { SVCPOID: string; Status: string }) => [r.SVCPOID, r.Status])).toEqual([
         [svcpoid, svcpoid === busy.svcpoid ? 'In Progress' : 'Open'],
@@ -143,7 +126,7 @@ describeEachDialect('receipt rules', (dialect) => {
     expect(await statusOf(busy.svcpoid)).toBe('In Progress');
     // Without MarkOpen the list changes nothing.
     const other = await receiptIn('Imported');
-    await ctx().post(`${THREEPL}/list`, { ...facility(), PONo: other.poNo }, operatorKey);
+    await ctx().post(`${THREEPL_RECEIPT}/list`, { ...facility(), PONo: other.poNo }, operatorKey);
     expect(await statusOf(other.svcpoid)).toBe('Imported');
   });
 
@@ -420,7 +403,7 @@ describeEachDialect('receipt rules', (dialect) => {
     return formatFacilityLocal(ctx().clock.now(), ZONE);
   };
   const acksSince = async (since: string) => {
-    const response = await ctx().post(ACKS, { ...ids(), CreatedWhenFrom: since, Paging: { PageSize: 1000 } }, customerKey);
+    const response = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), CreatedWhenFrom: since, Paging: { PageSize: 1000 } }, customerKey);
     if (response.statusCode === 404) {
       expect(response.json()).toEqual({ error: 'Not found receipt' });
       return [];
@@ -638,7 +621,7 @@ describeEachDialect('receipt rules', (dialect) => {
       const lines = await count('receipt_lines');
       const since = mark();
 
-      const response = await ctx().post(IMPORT, request, customerKey);
+      const response = await ctx().post(RECEIPT_IMPORT, request, customerKey);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(problems(...messages));
       expect(await count('receipts')).toBe(receipts);
@@ -660,7 +643,7 @@ describeEachDialect('receipt rules', (dialect) => {
   it('reports the schema problems and the rule problems of one body together (all problems at once)', async () => {
     const poNo = uniqueId('PO');
     const response = await ctx().post(
-      IMPORT,
+      RECEIPT_IMPORT,
       body(poNo, { BOLNo: long(51), CarrierName: undefined, ScheduledDate: 'tomorrow' }),
       customerKey,
     );
@@ -716,7 +699,7 @@ describeEachDialect('receipt rules', (dialect) => {
     it(`writes no ACK when the identifiers are not valid and in scope: ${what}`, async () => {
       const acks = await count('acks');
       const receipts = await count('receipts');
-      const response = await ctx().post(IMPORT, makeBody(), customerKey);
+      const response = await ctx().post(RECEIPT_IMPORT, makeBody(), customerKey);
       expect(response.statusCode).toBe(status);
       expect(response.json()).toEqual(typeof answer === 'function' ? answer() : answer);
       expect(await count('acks')).toBe(acks);
@@ -727,18 +710,18 @@ describeEachDialect('receipt rules', (dialect) => {
   it('writes no ACK for a 401, a 403 (role or scope), a 415 or unparseable JSON', async () => {
     const poNo = uniqueId('PO');
     const acks = await count('acks');
-    expect((await ctx().post(IMPORT, body(poNo))).statusCode).toBe(401);
-    expect((await ctx().post(IMPORT, body(poNo), 'wk_not-a-real-key')).statusCode).toBe(401);
-    const operator = await ctx().post(IMPORT, body(poNo), operatorKey);
+    expect((await ctx().post(RECEIPT_IMPORT, body(poNo))).statusCode).toBe(401);
+    expect((await ctx().post(RECEIPT_IMPORT, body(poNo), 'wk_not-a-real-key')).statusCode).toBe(401);
+    const operator = await ctx().post(RECEIPT_IMPORT, body(poNo), operatorKey);
     expect(operator.statusCode).toBe(403);
     expect(operator.json()).toEqual(problems('An API key with role operator may not call this operation'));
-    expect((await ctx().post(IMPORT, body(poNo), otherCustomerKey)).statusCode).toBe(403);
-    const invalidByOperator = await ctx().post(IMPORT, body(poNo, { Status: 'Open' }), operatorKey);
+    expect((await ctx().post(RECEIPT_IMPORT, body(poNo), otherCustomerKey)).statusCode).toBe(403);
+    const invalidByOperator = await ctx().post(RECEIPT_IMPORT, body(poNo, { Status: 'Open' }), operatorKey);
     expect(invalidByOperator.statusCode).toBe(400);
-    expect((await ctx().post(IMPORT, `{"CompanyID":"${tenant.companyId}","CustomerID":`, customerKey)).statusCode).toBe(400);
+    expect((await ctx().post(RECEIPT_IMPORT, `{"CompanyID":"${tenant.companyId}","CustomerID":`, customerKey)).statusCode).toBe(400);
     const text = await ctx().app.inject({
       method: 'POST',
-      url: `${EDI_PREFIX}${IMPORT}`,
+      url: `${EDI_PREFIX}${RECEIPT_IMPORT}`,
       headers: { 'content-type': 'text/plain', authorization: `APIKey ${customerKey}` },
       payload: JSON.stringify(body(poNo)),
     });
@@ -749,7 +732,7 @@ describeEachDialect('receipt rules', (dialect) => {
 
   it('an admin key acknowledges like the customer’s own key', async () => {
     const poNo = uniqueId('PO');
-    const response = await ctx().post(IMPORT, body(poNo, { UOM: 'x', Items: [] }), adminKey);
+    const response = await ctx().post(RECEIPT_IMPORT, body(poNo, { UOM: 'x', Items: [] }), adminKey);
     expect(response.statusCode).toBe(400);
     expect(await acksOf(poNo)).toHaveLength(1);
   });
@@ -875,7 +858,7 @@ describeEachDialect('receipt rules', (dialect) => {
       KittingItems: [{ ItemNumber: 'SKU-2', Qty: 2 }],
     };
     const response = await ctx().post(
-      IMPORT,
+      RECEIPT_IMPORT,
       {
         ...body(uniqueId('PO'), { ...extras, Items: [line({ LineColour: 'blue' })] }),
         Channel: 'EDI',

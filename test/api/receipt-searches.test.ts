@@ -5,12 +5,8 @@ import { ajvOptions } from '../../src/lib/validate.js';
 import { RcSearchResultSchema, ReceiptLevelSearchResultSchema } from '../../src/modules/receipts/receipt-searches.schemas.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, uniqueId, problems, type World, createWorld } from '../helpers/factories.js';
-
-const RC_SEARCH = '/edi/inbound/receipt/rc/search-by-paging';
-const LEVEL_SEARCH = '/edi/inbound/receipt-level/search-by-paging';
-const IMPORT = '/edi/inbound/receipt';
-const CONFIRM = '/edi/3pl/inbound/receipt/post-confirmation';
+import { buildReceipt, createKey, createWorld, importItems, problems, uniqueId, type World } from '../helpers/factories.js';
+import { RECEIPT_CONFIRM, RECEIPT_LEVEL_SEARCH, RECEIPT_RC_SEARCH } from '../helpers/paths.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const range20 = Array.from({ length: 20 }, (_, i) => i + 1);
@@ -33,17 +29,9 @@ function worldMaker({ ctx }: Ctx) {
   return async function makeWorld(): Promise<World> {
     const world = await createWorld(ctx().database.db, ctx().clock);
     const { tenant } = world;
-    for (const customerId of tenant.customerIds) {
-      const items = await ctx().post(
-        '/edi/item-master/import',
-        {
-          CompanyID: tenant.companyId,
-          CustomerID: customerId,
-          Items: [{ itemID: 'MUG', itemDescription: 'Stoneware mug', shortDescription: 'mug' }],
-        },
-        world.admin,
-      );
-      expect(items.statusCode).toBe(200);
+    for (const customer of tenant.customerIds.keys()) {
+      const items = [{ itemID: 'MUG', itemDescription: 'Stoneware mug', shortDescription: 'mug' }];
+      await importItems(ctx(), { tenant, customer, key: world.admin, items });
     }
     return world;
   };
@@ -57,30 +45,26 @@ function receiptMaker({ ctx }: Ctx) {
     { customer = 0, facility = 0, root = {} as Record<string, unknown> } = {},
   ) => {
     const poNo = (content.PONo as string | undefined) ?? uniqueId('PO');
-    const response = await ctx().post(
-      IMPORT,
-      {
-        CompanyID: world.tenant.companyId,
-        CustomerID: world.tenant.customerIds[customer],
-        FacilityID: world.tenant.facilityIds[facility],
-        ...root,
-        ASNContent: {
-          SCACCode: 'UPSN',
-          Status: 'Imported',
-          Items: [{ POLineNo: 1, ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA' }],
-          ...content,
-          PONo: poNo,
-        },
-      },
-      world.admin,
-    );
-    expect(response.statusCode, response.body).toBe(200);
-    return { svcpoid: response.json().Receipt.SVCPOID as string, poNo };
+    // SCACCode instead of the default CarrierName, which a test may still give.
+    const defaults = {
+      CarrierName: undefined,
+      SCACCode: 'UPSN',
+      Items: [{ POLineNo: 1, ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA' }],
+    };
+    const { svcpoid } = await buildReceipt(ctx(), {
+      tenant: world.tenant,
+      customer,
+      facility,
+      root,
+      key: world.admin,
+      content: { ...defaults, ...content, PONo: poNo },
+    });
+    return { svcpoid, poNo };
   };
   /** Posts a confirmation (admin key); one MUG unless Items are given. */
   const confirm = async (world: World, svcpoid: string, confirmationNo: string, extra: Record<string, unknown> = {}, facility = 0) => {
     const response = await ctx().post(
-      CONFIRM,
+      RECEIPT_CONFIRM,
       {
         CompanyID: world.tenant.companyId,
         FacilityID: world.tenant.facilityIds[facility],
@@ -106,7 +90,7 @@ describeEachDialect('RC search', (dialect) => {
   };
   const search = (world: World, body: Record<string, unknown> = {}, key = world.customer): Promise<LightMyRequestResponse> =>
     ctx().post(
-      RC_SEARCH,
+      RECEIPT_RC_SEARCH,
       { CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0], CustomerID: world.tenant.customerIds[0], ...body },
       key,
     );
@@ -385,7 +369,7 @@ describeEachDialect('RC search', (dialect) => {
     expect(badPaging.statusCode).toBe(400);
     expect(badPaging.json()[0].error).toMatch(/PageSize/);
     const noCustomer = await ctx().post(
-      RC_SEARCH,
+      RECEIPT_RC_SEARCH,
       { CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0] },
       world.admin,
     );
@@ -446,7 +430,7 @@ describeEachDialect('Receipt-level search', (dialect) => {
   };
   const search = (world: World, body: Record<string, unknown> = {}, key = world.customer): Promise<LightMyRequestResponse> =>
     ctx().post(
-      LEVEL_SEARCH,
+      RECEIPT_LEVEL_SEARCH,
       { CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0], CustomerID: world.tenant.customerIds[0], ...body },
       key,
     );

@@ -1,11 +1,8 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
-
-const IMPORT = '/edi/inbound/receipt';
-const CANCEL = '/edi/inbound/receipt/cancel';
-const ACKS = '/edi/inbound/receipt/ack/search-by-paging';
+import { createKey, createTenant, idsOf, importItems, problems, receiptBody, uniqueId, type Tenant } from '../helpers/factories.js';
+import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT } from '../helpers/paths.js';
 
 describeEachDialect('RN import and ACKs', (dialect) => {
   const ctx = useTestApp(dialect);
@@ -16,39 +13,20 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     const { database, clock } = ctx();
     tenant = await createTenant(database.db, clock, { customers: 2, facilities: 2, timeZone: 'America/Los_Angeles' });
     key = await createKey(database.db, clock, tenant, 'customer');
-    await ctx().post(
-      '/edi/item-master/import',
-      { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [{ itemID: 'SKU-1' }, { itemID: 'SKU-2' }] },
-      key,
-    );
+    await importItems(ctx(), { tenant, key, items: ['SKU-1', 'SKU-2'] });
   });
 
-  const ids = () => ({ CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0]!, FacilityID: tenant.facilityIds[0]! });
-  const receipt = (poNo: string, content: Record<string, unknown> = {}) => ({
-    ...ids(),
-    ASNContent: {
-      PONo: poNo,
-      CarrierName: 'UPS',
-      Status: 'Imported',
-      Items: [{ ItemNumber: 'SKU-1', ExpectedQty: '10', UOM: 'EA' }],
-      ...content,
-    },
-  });
+  const ids = () => idsOf(tenant);
+  const receipt = (poNo: string, content: Record<string, unknown> = {}) => receiptBody({ tenant, content: { PONo: poNo, ...content } });
   const acksOf = async (filter: Record<string, unknown>) => {
-    const response = await ctx().post(ACKS, { ...ids(), ...filter, Paging: { PageSize: 1000 } }, key);
+    const response = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), ...filter, Paging: { PageSize: 1000 } }, key);
     return response.statusCode === 404 ? [] : response.json();
   };
-  const put = (body: unknown) =>
-    ctx().app.inject({
-      method: 'PUT',
-      url: `/shared/bam/v1/public${CANCEL}`,
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
-      payload: JSON.stringify(body),
-    });
+  const put = (body: unknown) => ctx().put(RECEIPT_CANCEL, body, key);
 
   it('creates a receipt, answers the published shape, and acknowledges it once', async () => {
     const poNo = uniqueId('PO');
-    const response = await ctx().post(IMPORT, receipt(poNo), key);
+    const response = await ctx().post(RECEIPT_IMPORT, receipt(poNo), key);
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toEqual({
@@ -84,7 +62,7 @@ describeEachDialect('RN import and ACKs', (dialect) => {
   it('warns about unknown items and repeated lines (not a past schedule), and still saves the receipt', async () => {
     const poNo = uniqueId('PO');
     const response = await ctx().post(
-      IMPORT,
+      RECEIPT_IMPORT,
       receipt(poNo, {
         ReferenceNo: uniqueId('REF'),
         ScheduledDate: '3/1/2026 9:00:00 AM',
@@ -104,14 +82,14 @@ describeEachDialect('RN import and ACKs', (dialect) => {
 
   it('updates a live receipt under the same SVCPOID, and a cancelled PONo starts a new one', async () => {
     const poNo = uniqueId('PO');
-    const first = (await ctx().post(IMPORT, receipt(poNo), key)).json().Receipt.SVCPOID;
-    const update = await ctx().post(IMPORT, receipt(poNo, { Items: [{ ItemNumber: 'SKU-2', ExpectedQty: '3', UOM: 'EA' }] }), key);
+    const first = (await ctx().post(RECEIPT_IMPORT, receipt(poNo), key)).json().Receipt.SVCPOID;
+    const update = await ctx().post(RECEIPT_IMPORT, receipt(poNo, { Items: [{ ItemNumber: 'SKU-2', ExpectedQty: '3', UOM: 'EA' }] }), key);
     expect(update.json().Receipt.SVCPOID).toBe(first);
 
-    const cancel = await ctx().post(IMPORT, receipt(poNo, { ActionCode: 'Cancelled' }), key);
+    const cancel = await ctx().post(RECEIPT_IMPORT, receipt(poNo, { ActionCode: 'Cancelled' }), key);
     expect(cancel.statusCode).toBe(200);
     expect(cancel.json().Receipt).toMatchObject({ SVCPOID: first, Status: 'Success' });
-    const again = await ctx().post(IMPORT, receipt(poNo), key);
+    const again = await ctx().post(RECEIPT_IMPORT, receipt(poNo), key);
     expect(again.json().Receipt.SVCPOID).not.toBe(first);
     expect((await acksOf({ PONo: poNo })).map((a: { ACK: { SVCPOID: string } }) => a.ACK.SVCPOID)).toEqual([
       first,
@@ -124,7 +102,7 @@ describeEachDialect('RN import and ACKs', (dialect) => {
   it('refuses an invalid import with every problem named, saves nothing and writes one failure ACK', async () => {
     const poNo = uniqueId('PO');
     const response = await ctx().post(
-      IMPORT,
+      RECEIPT_IMPORT,
       receipt(poNo, {
         CarrierName: undefined,
         ReceiptType: 'Gift',
@@ -155,19 +133,19 @@ describeEachDialect('RN import and ACKs', (dialect) => {
         .join('; '),
     });
 
-    const carrierless = await ctx().post(IMPORT, receipt(poNo, { CarrierName: null }), key);
+    const carrierless = await ctx().post(RECEIPT_IMPORT, receipt(poNo, { CarrierName: null }), key);
     expect(carrierless.statusCode).toBe(400);
     expect(carrierless.json()).toEqual(problems('ASNContent.CarrierName is required when SCACCode is empty'));
     expect(await acksOf({ PONo: poNo })).toHaveLength(2);
-    const cancelUnknown = await ctx().post(IMPORT, receipt(poNo, { ActionCode: 'Cancelled' }), key);
+    const cancelUnknown = await ctx().post(RECEIPT_IMPORT, receipt(poNo, { ActionCode: 'Cancelled' }), key);
     expect(cancelUnknown.statusCode).toBe(404);
     expect(cancelUnknown.json()).toEqual({ error: `Not found receipt with PONo ${poNo}` });
   });
 
   it('refuses a ReferenceNo another live receipt holds, naming it', async () => {
     const referenceNo = uniqueId('REF');
-    const holder = (await ctx().post(IMPORT, receipt(uniqueId('PO'), { ReferenceNo: referenceNo }), key)).json().Receipt;
-    const clash = await ctx().post(IMPORT, receipt(uniqueId('PO'), { ReferenceNo: referenceNo }), key);
+    const holder = (await ctx().post(RECEIPT_IMPORT, receipt(uniqueId('PO'), { ReferenceNo: referenceNo }), key)).json().Receipt;
+    const clash = await ctx().post(RECEIPT_IMPORT, receipt(uniqueId('PO'), { ReferenceNo: referenceNo }), key);
     expect(clash.statusCode).toBe(409);
     expect(clash.json()).toEqual(problems(`ReferenceNo ${referenceNo} is already used by receipt ${holder.SVCPOID} (PONo ${holder.PONo})`));
   });
@@ -175,7 +153,7 @@ describeEachDialect('RN import and ACKs', (dialect) => {
   it('cancels by PUT with PONo or ReferenceNo; nothing matching is 404', async () => {
     const referenceNo = uniqueId('REF');
     const poNo = uniqueId('PO');
-    const created = (await ctx().post(IMPORT, receipt(poNo, { ReferenceNo: referenceNo }), key)).json().Receipt;
+    const created = (await ctx().post(RECEIPT_IMPORT, receipt(poNo, { ReferenceNo: referenceNo }), key)).json().Receipt;
     const response = await put({ ...ids(), ReferenceNo: referenceNo, CancelNote: 'duplicate order' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
@@ -199,22 +177,22 @@ describeEachDialect('RN import and ACKs', (dialect) => {
   it('replays an Idempotency-Key: same body, same answer and no second ACK; another body is 422', async () => {
     const poNo = uniqueId('PO');
     const headers = { 'idempotency-key': uniqueId('IK') };
-    const first = await ctx().post(IMPORT, receipt(poNo), key, headers);
-    const replay = await ctx().post(IMPORT, receipt(poNo), key, headers);
+    const first = await ctx().post(RECEIPT_IMPORT, receipt(poNo), key, headers);
+    const replay = await ctx().post(RECEIPT_IMPORT, receipt(poNo), key, headers);
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual(first.json());
     expect(await acksOf({ PONo: poNo })).toHaveLength(1);
-    const other = await ctx().post(IMPORT, receipt(uniqueId('PO')), key, headers);
+    const other = await ctx().post(RECEIPT_IMPORT, receipt(uniqueId('PO')), key, headers);
     expect(other.statusCode).toBe(422);
     expect(other.json()).toEqual(problems('Idempotency-Key was already used with a different request'));
   });
 
   it('writes no ACK for a 401, a 403 or unparseable JSON', async () => {
     const poNo = uniqueId('PO');
-    expect((await ctx().post(IMPORT, receipt(poNo))).statusCode).toBe(401);
-    const otherCustomer = await ctx().post(IMPORT, { ...receipt(poNo), CustomerID: tenant.customerIds[1] }, key);
+    expect((await ctx().post(RECEIPT_IMPORT, receipt(poNo))).statusCode).toBe(401);
+    const otherCustomer = await ctx().post(RECEIPT_IMPORT, { ...receipt(poNo), CustomerID: tenant.customerIds[1] }, key);
     expect(otherCustomer.statusCode).toBe(403);
-    expect((await ctx().post(IMPORT, `{"CompanyID":"${tenant.companyId}"`, key)).statusCode).toBe(400);
+    expect((await ctx().post(RECEIPT_IMPORT, `{"CompanyID":"${tenant.companyId}"`, key)).statusCode).toBe(400);
     expect(await acksOf({ PONo: poNo })).toEqual([]);
   });
 
@@ -222,25 +200,25 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     const poNo = uniqueId('PO');
     // 2026-03-06T07:30:00Z is 23:30 on the 5th in Los Angeles.
     ctx().clock.time = Date.parse('2026-03-06T07:30:00.000Z');
-    for (let i = 0; i < 5; i++) await ctx().post(IMPORT, receipt(poNo), key);
+    for (let i = 0; i < 5; i++) await ctx().post(RECEIPT_IMPORT, receipt(poNo), key);
     ctx().clock.time = Date.parse('2026-03-06T09:00:00.000Z');
-    await ctx().post(IMPORT, receipt(poNo), key);
+    await ctx().post(RECEIPT_IMPORT, receipt(poNo), key);
 
     const day = { PONo: poNo, CreatedWhenFrom: '2026-03-05T00:00:00.000', CreatedWhenTo: '2026-03-05T23:59:59.999' };
-    const page1 = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PageNo: 1, PageSize: 3 } }, key);
-    const page2 = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PagingNo: 2, PageSize: 3 } }, key);
+    const page1 = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), ...day, Paging: { PageNo: 1, PageSize: 3 } }, key);
+    const page2 = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), ...day, Paging: { PagingNo: 2, PageSize: 3 } }, key);
     expect(page1.json()).toHaveLength(3);
     expect(page2.json()).toHaveLength(2);
     expect(page1.headers['x-total-count']).toBe('5');
     expect(page1.json()[0].CreatedWhen).toBe('2026-03-05T23:30:00.000');
-    const past = await ctx().post(ACKS, { ...ids(), ...day, Paging: { PageNo: 3, PageSize: 3 } }, key);
+    const past = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), ...day, Paging: { PageNo: 3, PageSize: 3 } }, key);
     expect(past.statusCode).toBe(200);
     expect(past.json()).toEqual([]);
 
-    const none = await ctx().post(ACKS, { ...ids(), PONo: uniqueId('NONE') }, key);
+    const none = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), PONo: uniqueId('NONE') }, key);
     expect(none.statusCode).toBe(404);
     expect(none.json()).toEqual({ error: 'Not found receipt' });
-    const badTime = await ctx().post(ACKS, { ...ids(), CreatedWhenFrom: 'yesterday' }, key);
+    const badTime = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), CreatedWhenFrom: 'yesterday' }, key);
     expect(badTime.statusCode).toBe(400);
     expect(badTime.json()).toEqual(problems('CreatedWhenFrom must be an ISO 8601 local date-time such as 2024-03-05T14:07:09.123'));
   });

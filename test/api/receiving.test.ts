@@ -3,7 +3,8 @@ import { beforeAll, expect, it } from 'vitest';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
-import { createKey, createTenant, uniqueId, type Tenant, problems } from '../helpers/factories.js';
+import { buildReceipt, createKey, createTenant, facilityOf, importItems, problems, type Tenant } from '../helpers/factories.js';
+import { RECEIPT_CONFIRM, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 describeEachDialect('3PL inbound receiving', (dialect) => {
   const ctx = useTestApp(dialect);
@@ -18,30 +19,18 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     customerKey = await createKey(database.db, clock, tenant, 'customer');
     operatorKey = await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[0]!] });
     otherOperatorKey = await createKey(database.db, clock, tenant, 'operator', { facilityIds: [tenant.facilityIds[1]!] });
-    await ctx().post(
-      '/edi/item-master/import',
-      {
-        CompanyID: tenant.companyId,
-        CustomerID: tenant.customerIds[0],
-        Items: [{ itemID: 'MUG', itemDescription: 'Mug', shortDescription: 'mug' }],
-      },
-      customerKey,
-    );
+    await importItems(ctx(), {
+      tenant,
+      key: customerKey,
+      items: [{ itemID: 'MUG', itemDescription: 'Mug', shortDescription: 'mug' }],
+    });
   });
 
-  const facility = () => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0]! });
+  const facility = () => facilityOf(tenant);
   const importReceipt = async (lines = [{ ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', POLineNo: 1 }]) => {
-    const response = await ctx().post(
-      '/edi/inbound/receipt',
-      {
-        ...facility(),
-        CustomerID: tenant.customerIds[0],
-        ASNContent: { PONo: uniqueId('PO'), SCACCode: 'UPSN', Status: 'Imported', Items: lines, DynTxtPropertyValue01: 'h1' },
-      },
-      customerKey,
-    );
-    expect(response.statusCode).toBe(200);
-    return response.json().Receipt.SVCPOID as string;
+    // SCACCode instead of a CarrierName, and a header property the get must return.
+    const content = { CarrierName: undefined, SCACCode: 'UPSN', Items: lines, DynTxtPropertyValue01: 'h1' };
+    return (await buildReceipt(ctx(), { tenant, key: customerKey, content })).svcpoid;
   };
   const confirm = (
     svcpoid: string,
@@ -49,12 +38,7 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     items: Record<string, unknown>[],
     extra: Record<string, unknown> = {},
     key = operatorKey,
-  ) =>
-    ctx().post(
-      '/edi/3pl/inbound/receipt/post-confirmation',
-      { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra },
-      key,
-    );
+  ) => ctx().post(RECEIPT_CONFIRM, { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra }, key);
   const onHand = async (itemId: string, lotNo = '') => {
     const balances = await inventory.findBalances(
       ctx().database.db,
@@ -68,7 +52,7 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     const svcpoid = await importReceipt();
     const before = await onHand('MUG', 'L1');
     const list = await ctx().post(
-      '/edi/3pl/inbound/receipt/list',
+      `${THREEPL_RECEIPT}/list`,
       { ...facility(), Status: 'Imported', MarkOpen: true, Paging: { PageSize: 1000 } },
       operatorKey,
     );
@@ -85,7 +69,7 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     expect(second.json().Receipt).toMatchObject({ Status: 'Closed' });
     expect(await onHand('MUG', 'L1')).toBe(before + 10);
 
-    const got = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, operatorKey);
+    const got = await ctx().post(`${THREEPL_RECEIPT}/get`, { ...facility(), SVCPOID: svcpoid }, operatorKey);
     expect(got.json().Receipt).toMatchObject({ SVCPOID: svcpoid, Status: 'Closed', DynTxtPropertyValue01: 'h1' });
     expect(got.json().Receipt.Items).toEqual([
       { ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', POLineNo: 1, LineNo: 1, ReceivedQty: '10' },
@@ -140,7 +124,7 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
   it('moves by the operator: open, cancel, force-close, and refuses the moves the state machine forbids', async () => {
     const svcpoid = await importReceipt();
     const act = (move: string, key = operatorKey) =>
-      ctx().post(`/edi/3pl/inbound/receipt/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'by test' }, key);
+      ctx().post(`${THREEPL_RECEIPT}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'by test' }, key);
     expect((await act('open')).json()).toEqual({ Receipt: { SVCPOID: svcpoid, Status: 'Open' } });
     const reopen = await act('open');
     expect(reopen.statusCode).toBe(409);
@@ -149,22 +133,22 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     expect((await act('cancel')).statusCode).toBe(409);
 
     const other = await importReceipt();
-    const cancel = await ctx().post('/edi/3pl/inbound/receipt/cancel', { ...facility(), SVCPOID: other }, operatorKey);
+    const cancel = await ctx().post(`${THREEPL_RECEIPT}/cancel`, { ...facility(), SVCPOID: other }, operatorKey);
     expect(cancel.json().Receipt.Status).toBe('Cancelled');
   });
 
   it('keeps facilities apart: an operator of another facility gets 403, an unknown or foreign receipt 404', async () => {
     const svcpoid = await importReceipt();
-    const foreign = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, otherOperatorKey);
+    const foreign = await ctx().post(`${THREEPL_RECEIPT}/get`, { ...facility(), SVCPOID: svcpoid }, otherOperatorKey);
     expect(foreign.statusCode).toBe(403);
     const elsewhere = await ctx().post(
-      '/edi/3pl/inbound/receipt/get',
+      `${THREEPL_RECEIPT}/get`,
       { ...facility(), FacilityID: tenant.facilityIds[1], SVCPOID: svcpoid },
       otherOperatorKey,
     );
     expect(elsewhere.statusCode).toBe(404);
     expect(elsewhere.json()).toEqual({ error: `Not found receipt ${svcpoid}` });
-    const customer = await ctx().post('/edi/3pl/inbound/receipt/get', { ...facility(), SVCPOID: svcpoid }, customerKey);
+    const customer = await ctx().post(`${THREEPL_RECEIPT}/get`, { ...facility(), SVCPOID: svcpoid }, customerKey);
     expect(customer.statusCode).toBe(403);
   });
 });

@@ -6,7 +6,22 @@ import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { SHIP_TO } from '../helpers/orders.js';
-import { createKey, createTenant, createWorld, problems, uniqueId, type Tenant, type World } from '../helpers/factories.js';
+import {
+  buildOrder,
+  createKey,
+  createTenant,
+  createWorld,
+  facilityOf,
+  idsOf,
+  problems,
+  stock as openingStock,
+  uniqueId,
+  type OrderStatus as Status,
+  type StockLine,
+  type Tenant,
+  type World,
+} from '../helpers/factories.js';
+import { INVENTORY_SEARCH, LEDGER_SEARCH, ORDER_SHIP, THREEPL_ORDER } from '../helpers/paths.js';
 
 /**
  * The warehouse's side of outbound orders (DESIGN §4, §4b, §5, §7): the 3PL list (MarkOpen), get,
@@ -21,14 +36,8 @@ import { createKey, createTenant, createWorld, problems, uniqueId, type Tenant, 
  */
 
 const ZONE = 'America/Los_Angeles';
-const IMPORT = '/edi/outbound/order';
-const ADJUST = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
-const INVENTORY = '/edi/inventory/search-by-paging';
-const LEDGER = '/edi/3pl/inventory/ledger/search-by-paging';
-const THREEPL = '/edi/3pl/outbound/order';
 
 type Json = Record<string, unknown>;
-type Status = 'Imported' | 'Open' | 'Partial Shipped' | 'Shipped' | 'Short Shipped' | 'Cancelled';
 const STATUSES: Status[] = ['Imported', 'Open', 'Partial Shipped', 'Shipped', 'Short Shipped', 'Cancelled'];
 const SHIP_REFUSAL = 'only Imported, Open, Partial Shipped orders can be shipped';
 
@@ -63,17 +72,12 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     await stock([{ ItemNumber: tableSku, UOM: 'EA', Qty: '100000' }]);
   });
 
-  const ids = (facility = 0) => ({
-    CompanyID: world.tenant.companyId,
-    CustomerID: world.tenant.customerIds[0]!,
-    FacilityID: world.tenant.facilityIds[facility]!,
-  });
-  const facility = (index = 0) => ({ CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[index]! });
+  const ids = () => idsOf(world.tenant);
+  const facility = (index = 0) => facilityOf(world.tenant, index);
 
   /** Puts stock on hand with an adjustment of its own, then moves the clock so that receipts are ordered. */
-  async function stock(items: Json[], facilityIndex = 0) {
-    const response = await ctx().post(ADJUST, { ...ids(facilityIndex), AdjustmentNo: uniqueId('ADJ'), Items: items }, world.admin);
-    expect(response.statusCode, response.body).toBe(200);
+  async function stock(items: StockLine[], facilityIndex = 0) {
+    await openingStock(ctx(), { tenant: world.tenant, facility: facilityIndex, items, key: world.admin });
     ctx().clock.advance(1000);
   }
 
@@ -85,14 +89,13 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
   });
   /** A DN import by the customer that must succeed; its SVCPOID, ReferenceNo and answer. */
   const importOrder = async (items: Json[], content: Json = {}, facilityIndex = 0) => {
-    const referenceNo = uniqueId('SO');
-    const response = await ctx().post(
-      IMPORT,
-      { ...ids(facilityIndex), POContent: { ReferenceNo: referenceNo, Address: SHIP_TO, Items: items, ...content } },
-      world.customer,
-    );
-    expect(response.statusCode, response.body).toBe(200);
-    return { svcpoid: response.json().Order.SVCPOID as string, referenceNo, answer: response.json().Order as Json };
+    const order = await buildOrder(ctx(), {
+      tenant: world.tenant,
+      facility: facilityIndex,
+      key: world.customer,
+      content: { Items: items, ...content },
+    });
+    return { svcpoid: order.svcpoid, referenceNo: order.referenceNo, answer: order.answer as Json };
   };
 
   const shipLine = (itemNumber: string, shippedQty: string | number, extra: Json = {}) => ({
@@ -108,13 +111,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     extra: Json = {},
     key = world.operator,
     headers: Record<string, string> = {},
-  ) =>
-    ctx().post(
-      `${THREEPL}/post-confirmation`,
-      { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra },
-      key,
-      headers,
-    );
+  ) => ctx().post(ORDER_SHIP, { ...facility(), SVCPOID: svcpoid, ConfirmationNo: confirmationNo, Items: items, ...extra }, key, headers);
   /** A shipment that must succeed; its `Order`. */
   const shipped = async (svcpoid: string, confirmationNo: string, items: Json[], extra: Json = {}) => {
     const response = await ship(svcpoid, confirmationNo, items, extra);
@@ -122,15 +119,15 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     return response.json().Order as { SVCPOID: string; Status: Status; ConfirmationNo: string };
   };
   const act = (move: 'open' | 'cancel', svcpoid: string, key = world.operator, headers: Record<string, string> = {}) =>
-    ctx().post(`${THREEPL}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'shipping test' }, key, headers);
+    ctx().post(`${THREEPL_ORDER}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'shipping test' }, key, headers);
   const list = async (filter: Json, key = world.operator) => {
-    const response = await ctx().post(`${THREEPL}/list`, { ...facility(), Paging: { PageSize: 1000 }, ...filter }, key);
+    const response = await ctx().post(`${THREEPL_ORDER}/list`, { ...facility(), Paging: { PageSize: 1000 }, ...filter }, key);
     expect(response.statusCode, response.body).toBe(200);
     return response.json() as { results: { head: string[]; data: (Json & { SVCPOID: string; Status: Status })[] }; paging: Json };
   };
 
   const getOrder = async (svcpoid: string) => {
-    const response = await ctx().post(`${THREEPL}/get`, { ...facility(), SVCPOID: svcpoid }, world.operator);
+    const response = await ctx().post(`${THREEPL_ORDER}/get`, { ...facility(), SVCPOID: svcpoid }, world.operator);
     expect(response.statusCode, response.body).toBe(200);
     return response.json().Order as OrderDocument;
   };
@@ -141,7 +138,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
 
   /** Per balance of an item with stock on hand: `lot/status` → [OnHand, Allocated, Available]. */
   const balancesOf = async (itemId: string) => {
-    const response = await ctx().post(INVENTORY, { ...ids(), ItemNumber: itemId, Paging: { PageSize: 1000 } }, world.customer);
+    const response = await ctx().post(INVENTORY_SEARCH, { ...ids(), ItemNumber: itemId, Paging: { PageSize: 1000 } }, world.customer);
     expect(response.statusCode, response.body).toBe(200);
     return Object.fromEntries(
       (response.json().results.data as InventoryRow[]).map((row) => [
@@ -195,17 +192,13 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
 
   /** A fresh order of 10 EA of the table item (all allocated) brought to `status` through the API. */
   const orderIn = async (status: Status) => {
-    const { svcpoid, referenceNo } = await importOrder([line(tableSku, '10')]);
-    const step = async (response: Promise<{ statusCode: number; body: string }>) => {
-      const done = await response;
-      expect(done.statusCode, done.body).toBe(200);
-    };
-    const item = (qty: string) => [shipLine(tableSku, qty)];
-    if (status === 'Open') await step(act('open', svcpoid));
-    if (status === 'Partial Shipped') await step(ship(svcpoid, uniqueId('CN'), item('4')));
-    if (status === 'Shipped') await step(ship(svcpoid, uniqueId('CN'), item('10'), { Close: true }));
-    if (status === 'Short Shipped') await step(ship(svcpoid, uniqueId('CN'), item('4'), { Close: true }));
-    if (status === 'Cancelled') await step(act('cancel', svcpoid));
+    const { svcpoid, referenceNo } = await buildOrder(ctx(), {
+      tenant: world.tenant,
+      key: world.customer,
+      operatorKey: world.operator,
+      content: { Items: [line(tableSku, '10')] },
+      status,
+    });
     expect(await statusOf(svcpoid)).toBe(status);
     return { svcpoid, referenceNo };
   };
@@ -531,7 +524,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     // The ledger search shows the same postings, by the operator's key.
     const keyId = (await tenants.authenticateApiKey(ctx().database.db, ctx().clock, world.operator))!.keyId;
     const ledger = await ctx().post(
-      LEDGER,
+      LEDGER_SEARCH,
       { ...ids(), Source: { Type: 'shipment', ID: svcpoid }, Paging: { PageSize: 1000 } },
       world.operator,
     );
@@ -936,13 +929,13 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const before = await stateOf(svcpoid);
     for (const operation of OPERATIONS) {
       const body = requestFor(operation, svcpoid, facility());
-      const foreign = await ctx().post(`${THREEPL}/${operation}`, body, world.otherOperator);
+      const foreign = await ctx().post(`${THREEPL_ORDER}/${operation}`, body, world.otherOperator);
       expect(foreign.statusCode, operation).toBe(403);
       expect(foreign.json(), operation).toEqual(problems(`FacilityID ${world.tenant.facilityIds[0]} is outside this API key's scope`));
-      const customer = await ctx().post(`${THREEPL}/${operation}`, body, world.customer);
+      const customer = await ctx().post(`${THREEPL_ORDER}/${operation}`, body, world.customer);
       expect(customer.statusCode, operation).toBe(403);
       expect(customer.json(), operation).toEqual(problems('An API key with role customer may not call this operation'));
-      const anotherCompany = await ctx().post(`${THREEPL}/${operation}`, body, otherAdmin);
+      const anotherCompany = await ctx().post(`${THREEPL_ORDER}/${operation}`, body, otherAdmin);
       expect(anotherCompany.statusCode, operation).toBe(403);
       expect(anotherCompany.json(), operation).toEqual(problems(`CompanyID ${world.tenant.companyId} is outside this API key's scope`));
     }
@@ -955,21 +948,21 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
   it('an SVCPOID of another facility, another company, or unknown is 404; a FacilityID the company lacks is 400', async () => {
     const { svcpoid: elsewhere } = await importOrder([line(tableSku, '1')], {}, 1);
     const { svcpoid: ours } = await orderIn('Imported');
-    const theirs = await ctx().post(`${THREEPL}/get`, { ...facility(1), SVCPOID: elsewhere }, world.otherOperator);
+    const theirs = await ctx().post(`${THREEPL_ORDER}/get`, { ...facility(1), SVCPOID: elsewhere }, world.otherOperator);
     expect(theirs.statusCode, theirs.body).toBe(200);
     const before = await stateOf(ours);
 
     for (const operation of OPERATIONS.filter((o) => o !== 'list')) {
       for (const key of [world.operator, world.admin]) {
-        const wrongFacility = await ctx().post(`${THREEPL}/${operation}`, requestFor(operation, elsewhere, facility()), key);
+        const wrongFacility = await ctx().post(`${THREEPL_ORDER}/${operation}`, requestFor(operation, elsewhere, facility()), key);
         expect(wrongFacility.statusCode, operation).toBe(404);
         expect(wrongFacility.json(), operation).toEqual({ error: `Not found order ${elsewhere}` });
-        const unknown = await ctx().post(`${THREEPL}/${operation}`, requestFor(operation, 'DN-999999999', facility()), key);
+        const unknown = await ctx().post(`${THREEPL_ORDER}/${operation}`, requestFor(operation, 'DN-999999999', facility()), key);
         expect(unknown.statusCode, operation).toBe(404);
         expect(unknown.json(), operation).toEqual({ error: 'Not found order DN-999999999' });
       }
       const otherCompany = await ctx().post(
-        `${THREEPL}/${operation}`,
+        `${THREEPL_ORDER}/${operation}`,
         requestFor(operation, ours, { CompanyID: other.companyId, FacilityID: other.facilityIds[0] }),
         otherAdmin,
       );
@@ -978,7 +971,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     }
     for (const operation of OPERATIONS) {
       const noFacility = await ctx().post(
-        `${THREEPL}/${operation}`,
+        `${THREEPL_ORDER}/${operation}`,
         requestFor(operation, ours, { CompanyID: world.tenant.companyId, FacilityID: 'NOPE' }),
         world.admin,
       );
@@ -986,7 +979,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
       expect(noFacility.json(), operation).toEqual({ error: 'Not found facility' });
       // Another company's facility is not in this company either.
       const theirFacility = await ctx().post(
-        `${THREEPL}/${operation}`,
+        `${THREEPL_ORDER}/${operation}`,
         requestFor(operation, ours, { CompanyID: world.tenant.companyId, FacilityID: other.facilityIds[0] }),
         world.admin,
       );
@@ -995,7 +988,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     }
     expect(await stateOf(ours)).toEqual(before);
     expect(await statusOf(ours)).toBe('Imported');
-    const stillThere = await ctx().post(`${THREEPL}/get`, { ...facility(1), SVCPOID: elsewhere }, world.otherOperator);
+    const stillThere = await ctx().post(`${THREEPL_ORDER}/get`, { ...facility(1), SVCPOID: elsewhere }, world.otherOperator);
     expect(stillThere.json().Order.Status).toBe('Imported');
   });
 
@@ -1006,7 +999,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '10' }]);
     const { svcpoid } = await importOrder([line(sku, '10')]);
     const before = await stateOf(svcpoid, sku);
-    const post = (body: Json) => ctx().post(`${THREEPL}/post-confirmation`, body, world.operator);
+    const post = (body: Json) => ctx().post(ORDER_SHIP, body, world.operator);
     const valid = { ...facility(), SVCPOID: svcpoid, ConfirmationNo: 'V-1', Items: [shipLine(sku, '1')] };
     const qtyMessage = 'Items[0].ShippedQty must be a positive decimal with at most 11 integer and 4 fractional digits';
     const cases: [string, Json, string[]][] = [

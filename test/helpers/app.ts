@@ -27,6 +27,8 @@ export interface TestContext {
   logs: Record<string, unknown>[];
   /** POST a JSON body to an EDI path (relative to the EDI base) with an API key. */
   post(path: string, body: unknown, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** PUT a JSON body to an EDI path, like `post` (the customer cancels of receipts and orders). */
+  put(path: string, body: unknown, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
 /**
@@ -48,19 +50,16 @@ export function useTestApp(dialect: DialectName, overrides: Partial<Config> = {}
     const config = { ...loadConfig({ databaseUrl: database.url }, {}), logLevel: 'info' as const, ...overrides };
     const app = await buildApp({ config, db: database.db, clock, logger: { level: 'info', stream } });
     await app.ready();
-    context = {
-      app,
-      database,
-      clock,
-      logs,
-      post: (path, body, key, headers = {}) =>
+    const send =
+      (method: 'POST' | 'PUT') =>
+      (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
         app.inject({
-          method: 'POST',
+          method,
           url: `${EDI_PREFIX}${path}`,
           headers: { 'content-type': 'application/json', ...(key ? { authorization: `APIKey ${key}` } : {}), ...headers },
           payload: typeof body === 'string' ? body : JSON.stringify(body),
-        }),
-    };
+        });
+    context = { app, database, clock, logs, post: send('POST'), put: send('PUT') };
   });
   afterAll(async () => {
     await context?.app.close();
