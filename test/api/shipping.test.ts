@@ -550,24 +550,29 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
   it('shipping more than the allocation takes Available stock, never another order’s allocation nor Hold stock', async () => {
     const sku = uniqueId('SKU');
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '5' }]);
-    // Short on import: 5 of 10 allocated.
+    // Short on import: 5 of 10 allocated. Once Partial Shipped, it no longer takes new stock as a
+    // backorder (only Imported and Open orders do), so stock that comes later stays Available.
     const short = await importOrder([line(sku, '10')]);
     expect(short.answer).toMatchObject({ Status: 'Warning', Error: `${sku}: ordered 10, allocated 5, short 5` });
+    expect((await shipped(short.svcpoid, 'OVER-0', [shipLine(sku, '1', { LineNo: 1 })])).Status).toBe('Partial Shipped');
     await stock([
       { ItemNumber: sku, UOM: 'EA', Qty: '3' },
       { ItemNumber: sku, UOM: 'EA', Qty: '4', InventoryStatus: 'Hold' },
     ]);
     const rival = await importOrder([line(sku, '2')]);
-    expect(await balancesOf(sku)).toEqual({ '/Available': ['8', '7', '1'], '/Hold': ['4', '0', '0'] });
+    expect(await balancesOf(sku)).toEqual({ '/Available': ['7', '6', '1'], '/Hold': ['4', '0', '0'] });
 
-    // 5 allocated + 1 Available: this much and no more.
-    const answer = await shipped(short.svcpoid, 'OVER-1', [shipLine(sku, '6', { LineNo: 1 })]);
+    // 4 allocated + 1 Available: this much and no more.
+    const answer = await shipped(short.svcpoid, 'OVER-1', [shipLine(sku, '5', { LineNo: 1 })]);
     expect(answer.Status).toBe('Partial Shipped');
     expect(await balancesOf(sku)).toEqual({ '/Available': ['2', '2', '0'], '/Hold': ['4', '0', '0'] });
     expect(await linesOf(short.svcpoid)).toEqual([[1, '10', '0', '6']]);
     expect(await linesOf(rival.svcpoid)).toEqual([[1, '2', '2', '0']]);
     // One posting per balance taken, summing to what was shipped.
-    expect(await postingsOf(short.svcpoid)).toEqual([[sku, '', '-6', '2', 'OVER-1']]);
+    expect(await postingsOf(short.svcpoid)).toEqual([
+      [sku, '', '-1', '4', 'OVER-0'],
+      [sku, '', '-5', '2', 'OVER-1'],
+    ]);
 
     const before = await stateOf(short.svcpoid, sku);
     const more = await ship(short.svcpoid, 'OVER-2', [shipLine(sku, '1')]);
@@ -581,19 +586,24 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const sku = uniqueId('SKU');
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '8' }]);
     const { svcpoid } = await importOrder([line(sku, '6', { LineNo: 1 }), line(sku, '6', { LineNo: 2 })]);
+    // Partial Shipped: stock that comes now stays Available rather than filling line 2.
+    await shipped(svcpoid, 'TWO-0', [shipLine(sku, '1', { LineNo: 1 })]);
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '4' }]);
     expect(await linesOf(svcpoid)).toEqual([
-      [1, '6', '6', '0'],
+      [1, '6', '5', '1'],
       [2, '6', '2', '0'],
     ]);
-    expect(await balancesOf(sku)).toEqual({ '/Available': ['12', '8', '4'] });
+    expect(await balancesOf(sku)).toEqual({ '/Available': ['11', '7', '4'] });
 
     // Line 2: its 2 allocated and 3 Available; line 1: 2 of its allocation. One balance, one posting.
     await shipped(svcpoid, 'TWO-1', [shipLine(sku, '5', { LineNo: 2 }), shipLine(sku, '2', { LineNo: 1 })]);
-    expect(await postingsOf(svcpoid)).toEqual([[sku, '', '-7', '5', 'TWO-1']]);
-    expect(await balancesOf(sku)).toEqual({ '/Available': ['5', '4', '1'] });
+    expect(await postingsOf(svcpoid)).toEqual([
+      [sku, '', '-1', '7', 'TWO-0'],
+      [sku, '', '-7', '4', 'TWO-1'],
+    ]);
+    expect(await balancesOf(sku)).toEqual({ '/Available': ['4', '3', '1'] });
     expect(await linesOf(svcpoid)).toEqual([
-      [1, '6', '4', '2'],
+      [1, '6', '3', '3'],
       [2, '6', '0', '5'],
     ]);
   });
@@ -651,15 +661,17 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const pool = uniqueId('SKU');
     await stock([{ ItemNumber: pool, UOM: 'EA', Qty: '4' }]);
     const first = await importOrder([line(pool, '4', { LineNo: 1 }), line(pool, '4', { LineNo: 2 })]);
+    // Partial Shipped, so the 3 that come next stay Available instead of filling line 2.
+    await shipped(first.svcpoid, 'POOL-0', [shipLine(pool, '1', { LineNo: 1 })]);
     await stock([{ ItemNumber: pool, UOM: 'EA', Qty: '3' }]);
     expect(await linesOf(first.svcpoid)).toEqual([
-      [1, '4', '4', '0'],
+      [1, '4', '3', '1'],
       [2, '4', '0', '0'],
     ]);
     const shared = await ship(first.svcpoid, 'POOL-1', [shipLine(pool, '2', { LineNo: 2 }), shipLine(pool, '2', { LineNo: 2 })]);
     expect(shared.statusCode).toBe(409);
     expect(shared.json()).toEqual(problems(`Items[1] item ${pool}: 2 to ship, 0 allocated to this order and 1 more available`));
-    expect(await balancesOf(pool)).toEqual({ '/Available': ['7', '4', '3'] });
+    expect(await balancesOf(pool)).toEqual({ '/Available': ['6', '3', '3'] });
   });
 
   it('matches lines by LineNo, and without one fills the first line of the item not yet fully shipped', async () => {
