@@ -257,6 +257,14 @@ export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<any>, query: 
   return dialectNameOfDb(db) === 'postgres' ? query.forUpdate() : query;
 }
 
+/**
+ * Whether a writer must lock rows itself, in one order, before changing several: PostgreSQL's
+ * writers run side by side. SQLite's write transactions (BEGIN IMMEDIATE) run one at a time.
+ */
+export function writersLockRows(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'postgres';
+}
+
 interface DriverError {
   code?: unknown;
 }
