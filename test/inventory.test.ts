@@ -482,6 +482,35 @@ describeEachDialect('inventory postings', (dialect) => {
     expect(ours.map((balance) => balance.onHand).sort((x, y) => x - y)).toEqual(itemIds.map((_, i) => (i + 1) * 10_000));
   });
 
+  it('sends one balance statement per run of increases or decreases in key order, and one ledger insert', async () => {
+    let sent = 0;
+    const counting = db.withPlugin({
+      transformQuery: (args) => {
+        sent++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const statementsOf = async (lines: StockPostingLine[]) => {
+      sent = 0;
+      await inTransaction(counting, (trx) => postStock(trx, { ...base(), sourceType: 'adjustment', lines }));
+      return sent;
+    };
+    const prefix = uniqueId('IT');
+    const tenLines = (quantity: string) =>
+      Array.from({ length: 10 }, (_, i) => ({ itemId: `${prefix}-${i}`, uom: 'EA', lotNo: i % 2 ? 'L1' : '', quantity: q(quantity) }));
+    expect(await statementsOf(tenLines('3'))).toBe(2);
+    expect(await statementsOf(tenLines('-1'))).toBe(2);
+    // +1, −1, +1 in key order (whatever the line order) are three runs
+    expect(
+      await statementsOf([
+        { itemId: `${prefix}-2`, uom: 'EA', quantity: q('1') },
+        { itemId: `${prefix}-0`, uom: 'EA', quantity: q('1') },
+        { itemId: `${prefix}-1`, uom: 'EA', lotNo: 'L1', quantity: q('-1') },
+      ]),
+    ).toBe(4);
+  });
+
   it('refuses with 409 a balance or a line beyond 11 integer digits', async () => {
     const item = uniqueId('IT');
     await post([{ itemId: item, uom: 'EA', quantity: q('99999999999') }]);
