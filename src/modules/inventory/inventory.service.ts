@@ -203,10 +203,10 @@ interface PostingLine {
 
 /**
  * Consecutive lines (in key order) that change one balance in one direction: one row of a
- * multi-row statement. Their conditions hold line after line exactly when they hold for the sum:
- * increases only grow on-hand, so the last one meets the cap if any does; each decrease needs at
- * least as much Available and allocated stock as the one before it left, so the sum needs what
- * the lines need together.
+ * multi-row statement. Their conditions hold line after line exactly when they hold for their sum:
+ * increases only grow on-hand, so if any of them passes the cap the last one does; and what a
+ * decrease needs beyond the lines before it (−quantity − fromAllocated Available, fromAllocated
+ * allocated) is never negative, so the sum needs the most.
  */
 interface BalanceStep {
   key: BalanceKey;
