@@ -329,6 +329,188 @@ describeEachDialect('inventory postings', (dialect) => {
     expect(await findLedger(db, { companyId: tenant.companyId, sourceType: 'receipt', sourceId: posting.sourceId })).toEqual([]);
   });
 
+  it('posts several lines of one balance, in both directions and with lines of 0, as one line after another', async () => {
+    const item = uniqueId('IT');
+    await post([{ itemId: item, uom: 'EA', quantity: q('5') }]);
+    await db
+      .updateTable('inventory_balances')
+      .set({ allocated: q('2') })
+      .where('item_id', '=', item)
+      .execute();
+    const posting = { ...base(), sourceType: 'shipment' as const };
+    const posted = await inTransaction(db, (trx) =>
+      postStock(trx, {
+        ...posting,
+        lines: [
+          { itemId: item, uom: 'EA', quantity: q('0') },
+          { itemId: item, uom: 'EA', quantity: q('-1'), fromAllocated: q('1') },
+          { itemId: `${item}-B`, uom: 'EA', quantity: q('4') },
+          { itemId: item, uom: 'EA', quantity: q('-2.5'), fromAllocated: q('0.5') },
+          { itemId: item, uom: 'EA', quantity: q('0') },
+          { itemId: item, uom: 'EA', quantity: q('10') },
+          { itemId: item, uom: 'EA', quantity: q('0.5') },
+          { itemId: item, uom: 'EA', quantity: q('-3') },
+          { itemId: `${item}-B`, uom: 'EA', quantity: q('-1') },
+        ],
+      }),
+    );
+    expect(posted.map((p) => [p.itemId === item ? 'A' : 'B', formatDecimal(p.onHand), formatDecimal(p.allocated)])).toEqual([
+      ['A', '5', '2'],
+      ['A', '4', '1'],
+      ['B', '4', '0'],
+      ['A', '1.5', '0.5'],
+      ['A', '1.5', '0.5'],
+      ['A', '11.5', '0.5'],
+      ['A', '12', '0.5'],
+      ['A', '9', '0.5'],
+      ['B', '3', '0'],
+    ]);
+    const ledger = await findLedger(db, { companyId: tenant.companyId, sourceType: 'shipment', sourceId: posting.sourceId });
+    expect(ledger.map((e) => [e.itemId === item ? 'A' : 'B', formatDecimal(e.quantity), formatDecimal(e.onHandAfter)])).toEqual([
+      ['A', '-1', '4'],
+      ['B', '4', '4'],
+      ['A', '-2.5', '1.5'],
+      ['A', '10', '11.5'],
+      ['A', '0.5', '12'],
+      ['A', '-3', '9'],
+      ['B', '-1', '3'],
+    ]);
+    const [after] = await balances({ itemId: item });
+    expect([after!.onHand, after!.allocated]).toEqual([q('9'), q('0.5')]);
+  });
+
+  it('judges the lines of one balance one after another, not by their sum', async () => {
+    const item = uniqueId('IT');
+    await post([{ itemId: item, uom: 'EA', quantity: q('5') }]);
+    // two decreases that fit alone: the second is refused with what the first left
+    const second = await conflictOf(
+      post([
+        { itemId: item, uom: 'EA', quantity: q('-3') },
+        { itemId: item, uom: 'EA', quantity: q('-3') },
+      ]),
+    );
+    expect(second).toBe(`Not enough stock of item ${item}, no lot, UOM EA: 2 available, 3 to take`);
+    // a decrease before the increase that would cover it is refused, though the sum is 0
+    const fresh = uniqueId('IT');
+    const early = await conflictOf(
+      post([
+        { itemId: fresh, uom: 'EA', quantity: q('-1') },
+        { itemId: fresh, uom: 'EA', quantity: q('1') },
+      ]),
+    );
+    expect(early).toBe(`Not enough stock of item ${fresh}, no lot, UOM EA: 0 available, 1 to take`);
+    // increases that fit alone but not together: the one that passes the cap is named
+    const full = await conflictOf(
+      post([
+        { itemId: item, uom: 'EA', quantity: q('99999999990') },
+        { itemId: item, uom: 'EA', quantity: q('5') },
+      ]),
+    );
+    expect(full).toBe(`Stock of item ${item}, no lot, UOM EA would exceed 99999999999.9999: 99999999995 on hand, 5 to add`);
+    // and an increase that follows the decrease making room for it is taken
+    const [, , last] = await post([
+      { itemId: item, uom: 'EA', quantity: q('99999999990') },
+      { itemId: item, uom: 'EA', quantity: q('-5') },
+      { itemId: item, uom: 'EA', quantity: q('9.9999') },
+    ]);
+    expect(formatDecimal(last!.onHand)).toBe('99999999999.9999');
+    expect(await onHandOf(fresh)).toBeUndefined();
+  });
+
+  it('refuses a multi-line posting at its short line, in key order, and changes nothing', async () => {
+    const prefix = uniqueId('IT');
+    const [a, b, c, d] = [`${prefix}-A`, `${prefix}-B`, `${prefix}-C`, `${prefix}-D`];
+    await post([a, b, c, d].map((itemId) => ({ itemId, uom: 'EA', quantity: q('2') })));
+    const before = await balances({});
+    const posting = { ...base(), sourceType: 'adjustment' as const };
+    // one statement takes A, B, C and D; B and D are short, and B comes first in key order
+    const message = await conflictOf(
+      inTransaction(db, (trx) =>
+        postStock(trx, {
+          ...posting,
+          lines: [
+            { itemId: d, uom: 'EA', quantity: q('-3') },
+            { itemId: c, uom: 'EA', quantity: q('-1') },
+            { itemId: b, uom: 'EA', quantity: q('-2.0001') },
+            { itemId: a, uom: 'EA', quantity: q('-2') },
+          ],
+        }),
+      ),
+    );
+    expect(message).toBe(`Not enough stock of item ${b}, no lot, UOM EA: 2 available, 2.0001 to take`);
+    expect(await balances({})).toEqual(before);
+    expect(await findLedger(db, { companyId: tenant.companyId, sourceType: 'adjustment', sourceId: posting.sourceId })).toEqual([]);
+
+    // the same with increases: C would pass the cap, A and B come before it and are undone
+    const capped = await conflictOf(
+      post([
+        { itemId: c, uom: 'EA', quantity: q('99999999998') },
+        { itemId: a, uom: 'EA', quantity: q('1') },
+        { itemId: `${prefix}-NEW`, uom: 'EA', quantity: q('1') },
+        { itemId: b, uom: 'EA', quantity: q('1') },
+      ]),
+    );
+    expect(capped).toBe(`Stock of item ${c}, no lot, UOM EA would exceed 99999999999.9999: 2 on hand, 99999999998 to add`);
+    expect(await balances({})).toEqual(before);
+  });
+
+  it('posts more balances than one statement takes, in chunks, with every line answered', async () => {
+    const prefix = uniqueId('I');
+    const count = 1001;
+    const itemIds = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+    const received = await post(itemIds.map((itemId, i) => ({ itemId, uom: 'EA', quantity: asScaled((i + 2) * 10_000) })));
+    expect(received.map((p) => p.onHand)).toEqual(itemIds.map((_, i) => (i + 2) * 10_000));
+    const taken = await post(
+      itemIds.map((itemId) => ({ itemId, uom: 'EA', quantity: q('-1') })),
+      { sourceType: 'adjustment' },
+    );
+    expect(taken.map((p) => p.onHand)).toEqual(itemIds.map((_, i) => (i + 1) * 10_000));
+    // the last line is short: nothing of the 1,001 is taken
+    const refused = await conflictOf(
+      post(
+        itemIds.map((itemId, i) => ({ itemId, uom: 'EA', quantity: asScaled(i === count - 1 ? -(count + 1) * 10_000 : -10_000) })),
+        { sourceType: 'adjustment' },
+      ),
+    );
+    expect(refused).toContain(`item ${itemIds[count - 1]}`);
+    const after = await findBalances(
+      db,
+      { companyId: tenant.companyId, customerId: tenant.customerIds[0]!, includeEmpty: true },
+      { offset: 0, pageSize: 5000 },
+    );
+    const ours = after.filter((balance) => balance.itemId.startsWith(`${prefix}-`));
+    expect(ours.map((balance) => balance.onHand).sort((x, y) => x - y)).toEqual(itemIds.map((_, i) => (i + 1) * 10_000));
+  });
+
+  it('sends one balance statement per run of increases or decreases in key order, and one ledger insert', async () => {
+    let sent = 0;
+    const counting = db.withPlugin({
+      transformQuery: (args) => {
+        sent++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const statementsOf = async (lines: StockPostingLine[]) => {
+      sent = 0;
+      await inTransaction(counting, (trx) => postStock(trx, { ...base(), sourceType: 'adjustment', lines }));
+      return sent;
+    };
+    const prefix = uniqueId('IT');
+    const tenLines = (quantity: string) =>
+      Array.from({ length: 10 }, (_, i) => ({ itemId: `${prefix}-${i}`, uom: 'EA', lotNo: i % 2 ? 'L1' : '', quantity: q(quantity) }));
+    expect(await statementsOf(tenLines('3'))).toBe(2);
+    expect(await statementsOf(tenLines('-1'))).toBe(2);
+    // +1, −1, +1 in key order (whatever the line order) are three runs
+    expect(
+      await statementsOf([
+        { itemId: `${prefix}-2`, uom: 'EA', quantity: q('1') },
+        { itemId: `${prefix}-0`, uom: 'EA', quantity: q('1') },
+        { itemId: `${prefix}-1`, uom: 'EA', lotNo: 'L1', quantity: q('-1') },
+      ]),
+    ).toBe(4);
+  });
+
   it('refuses with 409 a balance or a line beyond 11 integer digits', async () => {
     const item = uniqueId('IT');
     await post([{ itemId: item, uom: 'EA', quantity: q('99999999999') }]);
@@ -520,5 +702,28 @@ describeEachDialect('inventory postings', (dialect) => {
     // rows are locked in key order whatever the line order, so no deadlock had to be retried
     expect(attempts).toBe(12);
     for (const itemId of items) expect(await onHandOf(itemId)).toEqual(['12']);
+  });
+
+  it('runs concurrent multi-line decreases and mixed postings over the same balances, in any line order, to completion', async () => {
+    const prefix = uniqueId('IT');
+    const items = [`${prefix}-A`, `${prefix}-B`, `${prefix}-C`, `${prefix}-D`];
+    await post(items.map((itemId) => ({ itemId, uom: 'EA', quantity: q('100') })));
+    const takes = items.map((itemId) => ({ itemId, uom: 'EA', quantity: q('-1') }));
+    // +1 and −1 alternate in key order: one statement per run, each run's rows locked in key order
+    const mixed = items.map((itemId, i) => ({ itemId, uom: 'EA', quantity: q(i % 2 === 0 ? '1' : '-1') }));
+    let attempts = 0;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, i) =>
+        inTransaction(db, (trx) => {
+          attempts++;
+          const lines = i % 4 < 2 ? takes : mixed;
+          return postStock(trx, { ...base(), sourceType: 'adjustment', lines: i % 2 === 0 ? lines : [...lines].reverse() });
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    expect(attempts).toBe(16);
+    // 8 postings took 1 of each; 8 added 1 to A and C and took 1 of B and D
+    expect(await Promise.all(items.map((itemId) => onHandOf(itemId)))).toEqual([['100'], ['84'], ['100'], ['84']]);
   });
 });

@@ -7,6 +7,7 @@ import {
   sql,
   PostgresAdapter,
   PostgresDialect,
+  SelectQueryNode,
   SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
@@ -15,7 +16,9 @@ import {
   type Dialect,
   type Driver,
   type Kysely,
+  type QueryResult,
 } from 'kysely';
+import { LRUCache } from 'lru-cache';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -58,15 +61,118 @@ function createSqliteDialect(path: string, options: DialectOptions): Dialect {
   });
 }
 
+/** Prepared statements kept per SQLite connection; a miss costs one compilation by SQLite. */
+const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+type SqliteConfig = ConstructorParameters<typeof SqliteDialect>[0];
+
 /**
- * Kysely's SQLite driver opens transactions with a plain BEGIN, which takes the write lock only at
- * the first write and can then fail with SQLITE_BUSY while another process (the CLI) writes.
- * BEGIN IMMEDIATE takes the lock up front, so busy_timeout applies and the transaction never
- * has to be abandoned half-way.
+ * Kysely's SQLite connection prepares every query anew, so better-sqlite3 has SQLite compile the
+ * same SQL text on every call. This one keeps the prepared statements of the most recent SQL texts
+ * and otherwise executes exactly as Kysely's does. A cached statement stays valid across schema
+ * changes: SQLite re-prepares it by itself when the schema it was compiled against changed.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
+class CachingSqliteConnection implements DatabaseConnection {
+  readonly #db: SqliteDatabase.Database;
+  readonly #statements = new LRUCache<string, SqliteDatabase.Statement>({ max: SQLITE_STATEMENT_CACHE_SIZE });
+
+  constructor(db: SqliteDatabase.Database) {
+    this.#db = db;
+  }
+
+  #prepared(sqlText: string): SqliteDatabase.Statement {
+    let statement = this.#statements.get(sqlText);
+    if (!statement) {
+      statement = this.#db.prepare(sqlText);
+      this.#statements.set(sqlText, statement);
+    }
+    return statement;
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const { sql: sqlText, parameters } = compiledQuery;
+    const statement = this.#prepared(sqlText);
+    if (statement.reader) {
+      return Promise.resolve({ rows: statement.all(parameters) as R[] });
+    }
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return Promise.resolve({
+      numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+      insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+      rows: [],
+    });
+  }
+
+  /**
+   * A statement being iterated is busy until the iteration ends, and another query of the same text
+   * may run meanwhile; so a stream prepares a statement of its own, as Kysely's connection does.
+   */
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const { sql: sqlText, parameters, query } = compiledQuery;
+    if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    for (const row of this.#db.prepare(sqlText).iterate(parameters)) {
+      yield { rows: [row as R] };
+    }
+  }
+}
+
+/** SQLite has one connection per database handle: callers take turns on it. */
+class ConnectionTurns {
+  #current: Promise<void> = Promise.resolve();
+
+  /** Waits for the previous holder, then answers the function that hands the connection on. */
+  async take(): Promise<() => void> {
+    let release!: () => void;
+    const previous = this.#current;
+    this.#current = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+}
+
+/**
+ * Kysely's SQLite driver, with two changes. Its connection prepares every query anew: this one
+ * caches the prepared statements (above). And it opens transactions with a plain BEGIN, which takes
+ * the write lock only at the first write and can then fail with SQLITE_BUSY while another process
+ * (the CLI) writes. BEGIN IMMEDIATE takes the lock up front, so busy_timeout applies and the
+ * transaction never has to be abandoned half-way.
+ */
+class CachingImmediateSqliteDriver extends SqliteDriver {
+  readonly #config: SqliteConfig;
+  readonly #turns = new ConnectionTurns();
+  #release: (() => void) | undefined;
+  #db: SqliteDatabase.Database | undefined;
+  #connection: CachingSqliteConnection | undefined;
+
+  constructor(config: SqliteConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override async init(): Promise<void> {
+    const database = typeof this.#config.database === 'function' ? await this.#config.database() : this.#config.database;
+    this.#db = database as SqliteDatabase.Database;
+    this.#connection = new CachingSqliteConnection(this.#db);
+    if (this.#config.onCreateConnection) await this.#config.onCreateConnection(this.#connection);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.#release = await this.#turns.take();
+    return this.#connection!;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async destroy(): Promise<void> {
+    this.#db?.close();
   }
 }
 
@@ -83,15 +189,15 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  readonly #config: SqliteConfig;
 
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(config: SqliteConfig) {
     super(config);
     this.#config = config;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new CachingImmediateSqliteDriver(this.#config);
   }
 
   override createAdapter(): DialectAdapter {
@@ -158,6 +264,14 @@ export async function lockName(trx: Kysely<any>, name: string): Promise<void> {
  */
 export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<any>, query: Q): Q {
   return dialectNameOfDb(db) === 'postgres' ? query.forUpdate() : query;
+}
+
+/**
+ * Whether a writer must lock rows itself, in one order, before changing several: PostgreSQL's
+ * writers run side by side. SQLite's write transactions (BEGIN IMMEDIATE) run one at a time.
+ */
+export function writersLockRows(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'postgres';
 }
 
 interface DriverError {

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { writersLockRows } from '../../db/dialect.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
 
 /** All SQL of the inventory: balances and their ledger. */
@@ -66,22 +67,38 @@ const KEY_COLUMNS = [
   'expiration_date',
 ] as const;
 
+/** A balance's key and its quantities as a change left them. */
+export type ChangedBalance = BalanceKeyColumns & BalanceQuantities;
+
+/** The net change of one balance in a multi-row statement; no balance appears twice in one. */
+export interface BalanceChange {
+  key: BalanceKeyColumns;
+  /** Signed change of on-hand: > 0 for increaseBalances, < 0 for decreaseBalances. */
+  quantity: number;
+  /** The part of a decrease taken out of the allocation (0 ≤ it ≤ −quantity); 0 for an increase. */
+  fromAllocated: number;
+}
+
 /**
- * Adds `delta` (> 0) to a balance, creating it when absent, in one statement: the row is locked
- * and changed by the database, never read and written back. `first_received_at` is set by the
- * first increase and kept after. Answers undefined, changing nothing, when the sum would pass
- * `max`; a new balance above `max` is the caller's to refuse before.
+ * Balances per multi-row statement: a decrease binds 12 parameters a row, an increase 14, so even
+ * the largest chunk stays far below SQLite's 32,766 and PostgreSQL's 65,535 parameters.
  */
-export async function increaseBalance(
-  db: Db,
-  key: BalanceKeyColumns,
-  delta: number,
-  max: number,
-  at: number,
-): Promise<BalanceQuantities | undefined> {
+export const BALANCE_CHANGE_CHUNK = 500;
+
+/**
+ * Adds each change's quantity (> 0) to its balance, creating the balance when absent, in one
+ * statement: the rows are locked and changed by the database, never read and written back, and
+ * PostgreSQL takes them in the order given (callers give key order, so that writers never
+ * deadlock). `first_received_at` is set by the first increase and kept after. A balance whose sum
+ * would pass `max` is left unchanged and is missing from the answer; a new balance above `max` is
+ * the caller's to refuse before (the CHECK would fail the statement).
+ */
+export async function increaseBalances(db: Db, changes: BalanceChange[], max: number, at: number): Promise<ChangedBalance[]> {
   return db
     .insertInto('inventory_balances')
-    .values({ ...keyEquals(key), on_hand: delta, allocated: 0, first_received_at: at, updated_at: at })
+    .values(
+      changes.map(({ key, quantity }) => ({ ...keyEquals(key), on_hand: quantity, allocated: 0, first_received_at: at, updated_at: at })),
+    )
     .onConflict((oc) =>
       oc
         .columns(KEY_COLUMNS)
@@ -92,37 +109,91 @@ export async function increaseBalance(
         }))
         .where((eb) => eb(eb('inventory_balances.on_hand', '+', eb.ref('excluded.on_hand')), '<=', max)),
     )
-    .returning(['on_hand', 'allocated'])
-    .executeTakeFirst();
+    .returning([...KEY_COLUMNS, 'on_hand', 'allocated'])
+    .execute();
+}
+
+/** The columns of the changes a decrease binds, in VALUES order; `ordinal` is the row's position. */
+interface DecreaseRow extends BalanceKeyColumns {
+  ordinal: number;
+  on_hand_change: number;
+  from_allocated: number;
 }
 
 /**
- * Adds `delta` (< 0) to a balance in one conditional statement, `fromAllocated` (0 ≤ it ≤ −delta) of
- * it out of the balance's allocation: on-hand falls by −delta and allocated by `fromAllocated`, so a
- * shipment that takes its own allocation and some Available stock of one balance is one change. It
- * never takes on-hand below what stays allocated, nor the allocation below zero. Answers undefined,
- * changing nothing, when the balance is missing or short; concurrent callers queue on the row and
- * each sees the previous one's result.
+ * The changes as a VALUES list. The quantities are cast because PostgreSQL would type a bare
+ * parameter in VALUES as text; the ordinal is a literal, so that the SQL text depends only on the
+ * number of rows (and SQLite's statement cache can reuse it).
  */
-export async function decreaseBalance(
-  db: Db,
-  key: BalanceKeyColumns,
-  delta: number,
-  fromAllocated: number,
-  at: number,
-): Promise<BalanceQuantities | undefined> {
+function decreaseValues(changes: BalanceChange[]) {
+  const rows = changes.map(
+    ({ key, quantity, fromAllocated }, ordinal) =>
+      sql`(${sql.join([
+        sql.lit(ordinal),
+        ...KEY_COLUMNS.map((column) => key[column]),
+        sql`cast(${quantity} as bigint)`,
+        sql`cast(${fromAllocated} as bigint)`,
+      ])})`,
+  );
+  return sql<DecreaseRow>`(values ${sql.join(rows)})`;
+}
+
+const DECREASE_COLUMNS = `balance_change(ordinal, ${KEY_COLUMNS.join(', ')}, on_hand_change, from_allocated)` as const;
+
+/**
+ * Adds each change's quantity (< 0) to its balance in one conditional statement, `fromAllocated`
+ * of it out of the balance's allocation: on-hand falls by −quantity and allocated by
+ * `fromAllocated`, so a shipment that takes its own allocation and some Available stock of one
+ * balance is one change. It never takes on-hand below what stays allocated, nor the allocation
+ * below zero. A balance that is missing or short is left unchanged and is missing from the
+ * answer; concurrent callers queue on the rows and each sees the previous one's result.
+ *
+ * PostgreSQL would lock the rows an UPDATE … FROM joins in whatever order its plan reads them, so
+ * the changes come through a subquery that locks them first, FOR UPDATE after ORDER BY ordinal:
+ * in the order given (key order), as the other writers of balances do. SQLite needs no row locks:
+ * its write transactions run one at a time. The updated table has no alias because SQLite's
+ * RETURNING accepts only its own name as a qualifier.
+ */
+export async function decreaseBalances(db: Db, changes: BalanceChange[], at: number): Promise<ChangedBalance[]> {
   return db
+    .with(DECREASE_COLUMNS, () => decreaseValues(changes))
     .updateTable('inventory_balances')
-    .set((eb) => ({ on_hand: eb('on_hand', '+', delta), allocated: eb('allocated', '-', fromAllocated), updated_at: at }))
+    .from(
+      writersLockRows(db)
+        ? (eb) =>
+            eb
+              .selectFrom('balance_change as l')
+              .innerJoin('inventory_balances as t', (join) =>
+                KEY_COLUMNS.reduce((on, column) => on.onRef(`t.${column}`, '=', `l.${column}`), join),
+              )
+              .selectAll('l')
+              .orderBy('l.ordinal')
+              .forUpdate(['t'])
+              .as('c')
+        : 'balance_change as c',
+    )
+    .set((eb) => ({
+      on_hand: eb('inventory_balances.on_hand', '+', eb.ref('c.on_hand_change')),
+      allocated: eb('inventory_balances.allocated', '-', eb.ref('c.from_allocated')),
+      updated_at: at,
+    }))
     .where((eb) =>
       eb.and([
-        eb.and(keyEquals(key)),
-        eb('allocated', '>=', fromAllocated),
-        eb(eb('on_hand', '+', delta), '>=', eb(eb.ref('allocated'), '-', fromAllocated)),
+        ...KEY_COLUMNS.map((column) => eb(`inventory_balances.${column}`, '=', eb.ref(`c.${column}`))),
+        eb('inventory_balances.allocated', '>=', eb.ref('c.from_allocated')),
+        eb(
+          eb('inventory_balances.on_hand', '+', eb.ref('c.on_hand_change')),
+          '>=',
+          eb(eb.ref('inventory_balances.allocated'), '-', eb.ref('c.from_allocated')),
+        ),
       ]),
     )
-    .returning(['on_hand', 'allocated'])
-    .executeTakeFirst();
+    .returning([
+      ...KEY_COLUMNS.map((column) => `inventory_balances.${column}` as const),
+      'inventory_balances.on_hand',
+      'inventory_balances.allocated',
+    ])
+    .execute();
 }
 
 export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<BalanceRow | undefined> {

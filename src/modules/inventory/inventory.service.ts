@@ -175,21 +175,150 @@ function beyondLimit(key: BalanceKey, onHand: number, quantity: number) {
   );
 }
 
-/** A decrease refused by its balance: short of Available stock (409), or a caller's bug when its allocation is not there. */
-async function refusedDecrease(trx: Trx, columns: BalanceKeyColumns, key: BalanceKey, quantity: number, fromAllocated: number) {
-  const row = await repo.findBalance(trx, columns);
-  if (fromAllocated > 0 && (row?.allocated ?? 0) < fromAllocated) {
+/** A decrease its balance refuses: short of Available stock (409), or a caller's bug when its allocation is not there. */
+function refusedDecrease(key: BalanceKey, balance: repo.BalanceQuantities | undefined, quantity: number, fromAllocated: number) {
+  if (fromAllocated > 0 && (balance?.allocated ?? 0) < fromAllocated) {
     return new Error(`a posting took more allocated stock of ${describeBalanceKey(key)} than there is`);
   }
-  return shortOfStock(key, row, quantity + fromAllocated);
+  return shortOfStock(key, balance, quantity + fromAllocated);
 }
 
-function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantity: number) {
-  const available = row ? row.on_hand - row.allocated : 0;
-  const allocated = row && row.allocated > 0 ? ` (${formatDecimal(row.on_hand)} on hand, ${formatDecimal(row.allocated)} allocated)` : '';
+function shortOfStock(key: BalanceKey, balance: repo.BalanceQuantities | undefined, quantity: number) {
+  const available = balance ? balance.on_hand - balance.allocated : 0;
+  const allocated =
+    balance && balance.allocated > 0 ? ` (${formatDecimal(balance.on_hand)} on hand, ${formatDecimal(balance.allocated)} allocated)` : '';
   return conflict(
     `Not enough stock of ${describeBalanceKey(key)}: ${formatDecimal(available)} available${allocated}, ${formatDecimal(-quantity)} to take`,
   );
+}
+
+/** A line of a posting, checked, with its normalised key and its place in the document. */
+interface PostingLine {
+  index: number;
+  line: StockPostingLine;
+  key: BalanceKey;
+  quantity: Scaled;
+  fromAllocated: number;
+}
+
+/**
+ * Consecutive lines (in key order) that change one balance in one direction: one row of a
+ * multi-row statement. Their conditions hold line after line exactly when they hold for their sum:
+ * increases only grow on-hand, so if any of them passes the cap the last one does; and what a
+ * decrease needs beyond the lines before it (−quantity − fromAllocated Available, fromAllocated
+ * allocated) is never negative, so the sum needs the most.
+ */
+interface BalanceStep {
+  key: BalanceKey;
+  columns: BalanceKeyColumns;
+  increase: boolean;
+  lines: PostingLine[];
+  /** The sum of the lines' quantities, and of their fromAllocated. */
+  quantity: number;
+  fromAllocated: number;
+  /** A line or a sum beyond 11 integer digits: any balance refuses it, so it is not sent. */
+  beyondLimits: boolean;
+}
+
+function balanceIdOf(columns: BalanceKeyColumns): string {
+  return [
+    columns.company_id,
+    columns.customer_id,
+    columns.facility_id,
+    columns.item_id,
+    columns.uom,
+    columns.lot_no,
+    columns.goods_type,
+    columns.title_id,
+    columns.inventory_status,
+    columns.expiration_date,
+  ].join('\u0000');
+}
+
+/** The lines in key order, grouped into steps; lines of quantity 0 belong to none. */
+function stepsOf(scope: StockScope, ordered: PostingLine[]): BalanceStep[] {
+  const steps: BalanceStep[] = [];
+  for (const posted of ordered) {
+    if (posted.quantity === 0) continue;
+    const increase = posted.quantity > 0;
+    let step = steps.at(-1);
+    if (!step || step.increase !== increase || compareBalanceKeys(step.key, posted.key) !== 0) {
+      step = {
+        key: posted.key,
+        columns: keyColumns(scope, posted.key),
+        increase,
+        lines: [],
+        quantity: 0,
+        fromAllocated: 0,
+        beyondLimits: false,
+      };
+      steps.push(step);
+    }
+    step.lines.push(posted);
+    // Stop summing past the cap: the sum of many large lines would leave the exact integers.
+    if (step.beyondLimits) continue;
+    step.quantity += posted.quantity;
+    step.fromAllocated += posted.fromAllocated;
+    step.beyondLimits = Math.abs(posted.quantity) > MAX_SCALED || Math.abs(step.quantity) > MAX_SCALED;
+  }
+  return steps;
+}
+
+/** Steps in key order, cut where the direction changes or a chunk is full: one statement each. */
+function statementsOf(steps: BalanceStep[]): BalanceStep[][] {
+  const statements: BalanceStep[][] = [];
+  for (const step of steps) {
+    const current = statements.at(-1);
+    if (current && current[0]!.increase === step.increase && current.length < repo.BALANCE_CHANGE_CHUNK) current.push(step);
+    else statements.push([step]);
+  }
+  return statements;
+}
+
+/**
+ * Why the balance refused a step: the line of it that the balance, as it stands, cannot take,
+ * judged line by line as a posting of one statement per line would have been.
+ */
+async function refusalOf(trx: Trx, step: BalanceStep): Promise<Error> {
+  const found = await repo.findBalance(trx, step.columns);
+  let balance: repo.BalanceQuantities | undefined = found && { on_hand: found.on_hand, allocated: found.allocated };
+  for (const { quantity, fromAllocated } of step.lines) {
+    if (step.increase) {
+      const onHand = balance?.on_hand ?? 0;
+      if (!isWithinDecimalRange(quantity) || onHand + quantity > MAX_SCALED) return beyondLimit(step.key, onHand, quantity);
+      balance = { on_hand: onHand + quantity, allocated: balance?.allocated ?? 0 };
+    } else {
+      if (!balance || balance.allocated < fromAllocated || balance.on_hand + quantity < balance.allocated - fromAllocated) {
+        return refusedDecrease(step.key, balance, quantity, fromAllocated);
+      }
+      balance = { on_hand: balance.on_hand + quantity, allocated: balance.allocated - fromAllocated };
+    }
+  }
+  // Only another writer's commit since the refusal gets here: report the first line against what is there now.
+  const first = step.lines[0]!;
+  return step.increase
+    ? beyondLimit(step.key, found?.on_hand ?? 0, first.quantity)
+    : refusedDecrease(step.key, found, first.quantity, first.fromAllocated);
+}
+
+/** Sends one statement's steps; answers each balance as the statement left it, or throws the first refusal in key order. */
+async function applyStatement(trx: Trx, steps: BalanceStep[], at: number): Promise<Map<BalanceStep, repo.BalanceQuantities>> {
+  const sent = steps.filter((step) => !step.beyondLimits);
+  const changes = sent.map(({ columns, quantity, fromAllocated }) => ({ key: columns, quantity, fromAllocated }));
+  const rows =
+    changes.length === 0
+      ? []
+      : steps[0]!.increase
+        ? await repo.increaseBalances(trx, changes, MAX_SCALED, at)
+        : await repo.decreaseBalances(trx, changes, at);
+  const byBalance = new Map(rows.map((row) => [balanceIdOf(row), row]));
+  const after = new Map<BalanceStep, repo.BalanceQuantities>();
+  for (const step of steps) {
+    const row = step.beyondLimits ? undefined : byBalance.get(balanceIdOf(step.columns));
+    if (!row) throw await refusalOf(trx, step);
+    after.set(step, { on_hand: row.on_hand, allocated: row.allocated });
+  }
+  return after;
 }
 
 /**
@@ -198,9 +327,14 @@ function shortOfStock(key: BalanceKey, row: repo.BalanceRow | undefined, quantit
  * line that would take on-hand below the balance's allocation (or below zero), or past 11 integer
  * digits, throws 409 and the caller's rollback undoes the lines before it. A decrease with
  * `fromAllocated` takes that much out of the allocation in the same statement; the rest must be
- * Available. A caller that wants one ledger row per balance passes one line per balance. Lines are applied in
- * key order (see compareBalanceKeys). A line of quantity 0 changes nothing and writes no ledger
- * row; it answers the balance as it stands.
+ * Available. A caller that wants one ledger row per balance passes one line per balance. A line of
+ * quantity 0 changes nothing and writes no ledger row; it answers the balance as it stands.
+ *
+ * Lines are applied in key order (see compareBalanceKeys), as one conditional multi-row statement
+ * per run of increases or of decreases, with the lines of one balance summed into one row of it:
+ * a receipt or a shipment of any size is one statement, and a posting that alternates between
+ * increases and decreases in key order takes one statement per run. Each line's own result is the
+ * balance before its statement plus the lines of that balance up to it.
  */
 /** Stock that a transaction made Available to allocate: one item and UOM of a customer in a facility. */
 export interface StockMadeAvailable extends StockScope {
@@ -230,7 +364,7 @@ export function takeStockMadeAvailable(trx: Trx): StockMadeAvailable[] {
 }
 
 export async function postStock(trx: Trx, posting: StockPosting): Promise<PostedLine[]> {
-  const lines = posting.lines.map((line, index) => {
+  const lines: PostingLine[] = posting.lines.map((line, index) => {
     if (!Number.isSafeInteger(line.quantity)) throw new Error(`a stock posting quantity must be a scaled integer, not ${line.quantity}`);
     const fromAllocated = line.fromAllocated ?? 0;
     if (!Number.isSafeInteger(fromAllocated) || fromAllocated < 0 || fromAllocated > Math.max(0, -line.quantity)) {
@@ -238,23 +372,45 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     }
     return { index, line, key: normalizeBalanceKey(line), quantity: asScaled(line.quantity), fromAllocated };
   });
-  const order = [...lines].sort((a, b) => compareBalanceKeys(a.key, b.key) || a.index - b.index);
+  const ordered = [...lines].sort((a, b) => compareBalanceKeys(a.key, b.key) || a.index - b.index);
 
+  const steps = stepsOf(posting, ordered);
+  const after = new Map<BalanceStep, repo.BalanceQuantities>();
+  for (const statement of statementsOf(steps)) {
+    for (const [step, balance] of await applyStatement(trx, statement, posting.at)) after.set(step, balance);
+  }
+
+  // Each balance's lines in key order, from what the balance held before its first step.
+  const stepOfLine = new Map(steps.flatMap((step) => step.lines.map((posted) => [posted, step] as const)));
   const results: PostedLine[] = new Array(lines.length);
-  for (const { index, key, quantity, fromAllocated } of order) {
-    const columns = keyColumns(posting, key);
-    let after: repo.BalanceQuantities | undefined;
-    if (quantity > 0) {
-      // A line beyond the range cannot be added to any balance; one within may meet a full balance.
-      after = isWithinDecimalRange(quantity) ? await repo.increaseBalance(trx, columns, quantity, MAX_SCALED, posting.at) : undefined;
-      if (!after) throw beyondLimit(key, (await repo.findBalance(trx, columns))?.on_hand ?? 0, quantity);
-    } else if (quantity < 0) {
-      after = await repo.decreaseBalance(trx, columns, quantity, fromAllocated, posting.at);
-      if (!after) throw await refusedDecrease(trx, columns, key, quantity, fromAllocated);
+  for (let start = 0, end = 0; start < ordered.length; start = end) {
+    while (end < ordered.length && compareBalanceKeys(ordered[start]!.key, ordered[end]!.key) === 0) end++;
+    const sameBalance = ordered.slice(start, end);
+    const first = sameBalance.map((posted) => stepOfLine.get(posted)).find((step) => step !== undefined);
+    let balance: repo.BalanceQuantities;
+    if (first) {
+      const changed = after.get(first)!;
+      balance = { on_hand: changed.on_hand - first.quantity, allocated: changed.allocated + first.fromAllocated };
     } else {
-      after = (await repo.findBalance(trx, columns)) ?? { on_hand: 0, allocated: 0 };
+      const found = await repo.findBalance(trx, keyColumns(posting, sameBalance[0]!.key));
+      balance = { on_hand: found?.on_hand ?? 0, allocated: found?.allocated ?? 0 };
     }
-    results[index] = { ...key, quantity, onHand: asScaled(after.on_hand), allocated: asScaled(after.allocated) };
+    for (const posted of sameBalance) {
+      balance = { on_hand: balance.on_hand + posted.quantity, allocated: balance.allocated - posted.fromAllocated };
+      const step = stepOfLine.get(posted);
+      if (step && step.lines.at(-1) === posted) {
+        const changed = after.get(step)!;
+        if (changed.on_hand !== balance.on_hand || changed.allocated !== balance.allocated) {
+          throw new Error(`the balance of ${describeBalanceKey(step.key)} changed during a posting`);
+        }
+      }
+      results[posted.index] = {
+        ...posted.key,
+        quantity: posted.quantity,
+        onHand: asScaled(balance.on_hand),
+        allocated: asScaled(balance.allocated),
+      };
+    }
   }
 
   for (const { key, quantity } of lines) {

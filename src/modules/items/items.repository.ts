@@ -61,6 +61,22 @@ export async function pageItems(db: Db, filter: ItemFilter, offset: number, limi
   return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
 }
 
+/**
+ * The item IDs among `itemIds` that the customer's item master has. It selects the key alone, which
+ * the primary-key index can answer, never the attributes JSON, which may be large.
+ */
+export async function findKnownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
+  if (itemIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('items')
+    .select('item_id')
+    .where('company_id', '=', companyId)
+    .where('customer_id', '=', customerId)
+    .where('item_id', 'in', itemIds)
+    .execute();
+  return rows.map((row) => row.item_id);
+}
+
 export async function findItemAttributes(
   db: Db,
   companyId: string,

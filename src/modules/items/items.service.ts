@@ -136,7 +136,7 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
 /** The item IDs among `itemIds` that the customer's item master does not have, in their order. */
 export async function findUnknownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
   const wanted = [...new Set(itemIds)];
-  const known = new Set((await repo.findItemAttributes(db, companyId, customerId, wanted)).map((row) => row.item_id));
+  const known = new Set(await repo.findKnownItemIds(db, companyId, customerId, wanted));
   return wanted.filter((id) => !known.has(id));
 }
 

@@ -1,0 +1,650 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type QueryResult,
+} from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { Database, Db } from '../../src/db/database.js';
+import type { DialectName } from '../../src/db/dialect.js';
+import * as idempotency from '../../src/modules/idempotency/idempotency.repository.js';
+import * as inventory from '../../src/modules/inventory/inventory.repository.js';
+import * as items from '../../src/modules/items/items.repository.js';
+import * as receipts from '../../src/modules/receipts/receipts.repository.js';
+
+/**
+ * The SQL of the statements on the write path, per dialect, as Kysely compiles them (in the style
+ * of Kysely's own testSql): a change to one of them shows here, for review, before it reaches a
+ * database. The repository functions run against a driver that never connects and answers no
+ * rows; it records what they send.
+ */
+
+interface Sent {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+class RecordingDriver extends DummyDriver {
+  constructor(private readonly sent: Sent[]) {
+    super();
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const sent = this.sent;
+    return {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        sent.push({ sql: query.sql, parameters: query.parameters });
+        return { rows: [] };
+      },
+      async *streamQuery() {},
+    };
+  }
+}
+
+function recordingDialect(name: DialectName, sent: Sent[]): Dialect {
+  return name === 'postgres'
+    ? {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new RecordingDriver(sent),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      }
+    : {
+        createAdapter: () => new SqliteAdapter(),
+        createDriver: () => new RecordingDriver(sent),
+        createIntrospector: (db) => new SqliteIntrospector(db),
+        createQueryCompiler: () => new SqliteQueryCompiler(),
+      };
+}
+
+/** What `run` sends to a database of the given dialect. */
+async function sentBy(name: DialectName, run: (db: Db) => Promise<unknown>): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const db = new Kysely<Database>({ dialect: recordingDialect(name, sent) });
+  await run(db);
+  await db.destroy();
+  return sent;
+}
+
+const KEY = {
+  company_id: 'CO',
+  customer_id: 'CU',
+  facility_id: 'F1',
+  item_id: 'A-1',
+  uom: 'EA',
+  lot_no: 'L1',
+  goods_type: '',
+  title_id: '',
+  inventory_status: 'Available',
+  expiration_date: '',
+};
+const OTHER_KEY = { ...KEY, lot_no: 'L2', expiration_date: '2027-01-31' };
+const MAX = 999_999_999_999_999;
+
+describe('balance changes', () => {
+  const increases = (db: Db) =>
+    inventory.increaseBalances(
+      db,
+      [
+        { key: KEY, quantity: 30_000, fromAllocated: 0 },
+        { key: OTHER_KEY, quantity: 2_500, fromAllocated: 0 },
+      ],
+      MAX,
+      1_700_000_000_000,
+    );
+  const decreases = (db: Db) =>
+    inventory.decreaseBalances(
+      db,
+      [
+        { key: KEY, quantity: -30_000, fromAllocated: 10_000 },
+        { key: OTHER_KEY, quantity: -2_500, fromAllocated: 0 },
+      ],
+      1_700_000_000_000,
+    );
+
+  it('increases several balances with one upsert, rows in the order given', async () => {
+    expect(await sentBy('sqlite', increases)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            30000,
+            0,
+            1700000000000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L2",
+            "",
+            "",
+            "Available",
+            "2027-01-31",
+            2500,
+            0,
+            1700000000000,
+            1700000000000,
+            999999999999999,
+          ],
+          "sql": "insert into "inventory_balances" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand", "allocated", "first_received_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date") do update set "on_hand" = "inventory_balances"."on_hand" + "excluded"."on_hand", "first_received_at" = coalesce("inventory_balances"."first_received_at", "excluded"."first_received_at"), "updated_at" = "excluded"."updated_at" where "inventory_balances"."on_hand" + "excluded"."on_hand" <= ? returning "company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand", "allocated"",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', increases)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            30000,
+            0,
+            1700000000000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L2",
+            "",
+            "",
+            "Available",
+            "2027-01-31",
+            2500,
+            0,
+            1700000000000,
+            1700000000000,
+            999999999999999,
+          ],
+          "sql": "insert into "inventory_balances" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand", "allocated", "first_received_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14), ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28) on conflict ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date") do update set "on_hand" = "inventory_balances"."on_hand" + "excluded"."on_hand", "first_received_at" = coalesce("inventory_balances"."first_received_at", "excluded"."first_received_at"), "updated_at" = "excluded"."updated_at" where "inventory_balances"."on_hand" + "excluded"."on_hand" <= $29 returning "company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand", "allocated"",
+        },
+      ]
+    `);
+  });
+
+  it('decreases several balances with one conditional UPDATE … FROM VALUES; PostgreSQL locks the rows in VALUES order first', async () => {
+    expect(await sentBy('sqlite', decreases)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            -30000,
+            10000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L2",
+            "",
+            "",
+            "Available",
+            "2027-01-31",
+            -2500,
+            0,
+            1700000000000,
+          ],
+          "sql": "with "balance_change"("ordinal", "company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand_change", "from_allocated") as (values (0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, cast(? as bigint), cast(? as bigint)), (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, cast(? as bigint), cast(? as bigint))) update "inventory_balances" set "on_hand" = "inventory_balances"."on_hand" + "c"."on_hand_change", "allocated" = "inventory_balances"."allocated" - "c"."from_allocated", "updated_at" = ? from "balance_change" as "c" where ("inventory_balances"."company_id" = "c"."company_id" and "inventory_balances"."customer_id" = "c"."customer_id" and "inventory_balances"."facility_id" = "c"."facility_id" and "inventory_balances"."item_id" = "c"."item_id" and "inventory_balances"."uom" = "c"."uom" and "inventory_balances"."lot_no" = "c"."lot_no" and "inventory_balances"."goods_type" = "c"."goods_type" and "inventory_balances"."title_id" = "c"."title_id" and "inventory_balances"."inventory_status" = "c"."inventory_status" and "inventory_balances"."expiration_date" = "c"."expiration_date" and "inventory_balances"."allocated" >= "c"."from_allocated" and "inventory_balances"."on_hand" + "c"."on_hand_change" >= "inventory_balances"."allocated" - "c"."from_allocated") returning "inventory_balances"."company_id", "inventory_balances"."customer_id", "inventory_balances"."facility_id", "inventory_balances"."item_id", "inventory_balances"."uom", "inventory_balances"."lot_no", "inventory_balances"."goods_type", "inventory_balances"."title_id", "inventory_balances"."inventory_status", "inventory_balances"."expiration_date", "inventory_balances"."on_hand", "inventory_balances"."allocated"",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', decreases)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            -30000,
+            10000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L2",
+            "",
+            "",
+            "Available",
+            "2027-01-31",
+            -2500,
+            0,
+            1700000000000,
+          ],
+          "sql": "with "balance_change"("ordinal", "company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "on_hand_change", "from_allocated") as (values (0, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, cast($11 as bigint), cast($12 as bigint)), (1, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, cast($23 as bigint), cast($24 as bigint))) update "inventory_balances" set "on_hand" = "inventory_balances"."on_hand" + "c"."on_hand_change", "allocated" = "inventory_balances"."allocated" - "c"."from_allocated", "updated_at" = $25 from (select "l".* from "balance_change" as "l" inner join "inventory_balances" as "t" on "t"."company_id" = "l"."company_id" and "t"."customer_id" = "l"."customer_id" and "t"."facility_id" = "l"."facility_id" and "t"."item_id" = "l"."item_id" and "t"."uom" = "l"."uom" and "t"."lot_no" = "l"."lot_no" and "t"."goods_type" = "l"."goods_type" and "t"."title_id" = "l"."title_id" and "t"."inventory_status" = "l"."inventory_status" and "t"."expiration_date" = "l"."expiration_date" order by "l"."ordinal" for update of "t") as "c" where ("inventory_balances"."company_id" = "c"."company_id" and "inventory_balances"."customer_id" = "c"."customer_id" and "inventory_balances"."facility_id" = "c"."facility_id" and "inventory_balances"."item_id" = "c"."item_id" and "inventory_balances"."uom" = "c"."uom" and "inventory_balances"."lot_no" = "c"."lot_no" and "inventory_balances"."goods_type" = "c"."goods_type" and "inventory_balances"."title_id" = "c"."title_id" and "inventory_balances"."inventory_status" = "c"."inventory_status" and "inventory_balances"."expiration_date" = "c"."expiration_date" and "inventory_balances"."allocated" >= "c"."from_allocated" and "inventory_balances"."on_hand" + "c"."on_hand_change" >= "inventory_balances"."allocated" - "c"."from_allocated") returning "inventory_balances"."company_id", "inventory_balances"."customer_id", "inventory_balances"."facility_id", "inventory_balances"."item_id", "inventory_balances"."uom", "inventory_balances"."lot_no", "inventory_balances"."goods_type", "inventory_balances"."title_id", "inventory_balances"."inventory_status", "inventory_balances"."expiration_date", "inventory_balances"."on_hand", "inventory_balances"."allocated"",
+        },
+      ]
+    `);
+  });
+
+  it('keeps the SQL text of a balance change the same for the same number of rows, whatever their values', async () => {
+    const other = (db: Db) =>
+      inventory.decreaseBalances(
+        db,
+        [
+          { key: { ...KEY, item_id: 'Z-9' }, quantity: -1, fromAllocated: 1 },
+          { key: { ...OTHER_KEY, uom: 'CS' }, quantity: -7, fromAllocated: 0 },
+        ],
+        1,
+      );
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const [first] = await sentBy(dialect, decreases);
+      const [second] = await sentBy(dialect, other);
+      expect(second!.sql).toBe(first!.sql);
+      expect(second!.parameters).not.toEqual(first!.parameters);
+    }
+  });
+
+  it('allocates from and releases to one balance with one conditional UPDATE', async () => {
+    const allocate = (db: Db) => inventory.allocateFromBalance(db, KEY, 20_000, 1_700_000_000_000);
+    const release = (db: Db) => inventory.releaseFromBalance(db, KEY, 20_000, 1_700_000_000_000);
+    expect(await sentBy('sqlite', allocate)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            20000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            20000,
+          ],
+          "sql": "update "inventory_balances" set "allocated" = "allocated" + ?, "updated_at" = ? where (("company_id" = ? and "customer_id" = ? and "facility_id" = ? and "item_id" = ? and "uom" = ? and "lot_no" = ? and "goods_type" = ? and "title_id" = ? and "inventory_status" = ? and "expiration_date" = ?) and "on_hand" - "allocated" >= ?) returning "on_hand", "allocated"",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', allocate)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            20000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            20000,
+          ],
+          "sql": "update "inventory_balances" set "allocated" = "allocated" + $1, "updated_at" = $2 where (("company_id" = $3 and "customer_id" = $4 and "facility_id" = $5 and "item_id" = $6 and "uom" = $7 and "lot_no" = $8 and "goods_type" = $9 and "title_id" = $10 and "inventory_status" = $11 and "expiration_date" = $12) and "on_hand" - "allocated" >= $13) returning "on_hand", "allocated"",
+        },
+      ]
+    `);
+    expect(await sentBy('sqlite', release)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            20000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            20000,
+          ],
+          "sql": "update "inventory_balances" set "allocated" = "allocated" - ?, "updated_at" = ? where (("company_id" = ? and "customer_id" = ? and "facility_id" = ? and "item_id" = ? and "uom" = ? and "lot_no" = ? and "goods_type" = ? and "title_id" = ? and "inventory_status" = ? and "expiration_date" = ?) and "allocated" >= ?)",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', release)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            20000,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            20000,
+          ],
+          "sql": "update "inventory_balances" set "allocated" = "allocated" - $1, "updated_at" = $2 where (("company_id" = $3 and "customer_id" = $4 and "facility_id" = $5 and "item_id" = $6 and "uom" = $7 and "lot_no" = $8 and "goods_type" = $9 and "title_id" = $10 and "inventory_status" = $11 and "expiration_date" = $12) and "allocated" >= $13)",
+        },
+      ]
+    `);
+  });
+});
+
+describe('inserts of documents and their postings', () => {
+  const ledgerRow = (quantity: number, onHandAfter: number, sourceLine: string) => ({
+    ...KEY,
+    quantity,
+    on_hand_after: onHandAfter,
+    source_type: 'receipt',
+    source_id: 'RN-7',
+    source_line: sourceLine,
+    key_id: 3,
+    created_at: 1_700_000_000_000,
+  });
+
+  it("writes a posting's ledger rows with one multi-row INSERT", async () => {
+    const insert = (db: Db) => inventory.insertLedgerRows(db, [ledgerRow(30_000, 30_000, 'C-1'), ledgerRow(10_000, 40_000, '2')]);
+    expect(await sentBy('sqlite', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            30000,
+            30000,
+            "receipt",
+            "RN-7",
+            "C-1",
+            3,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            10000,
+            40000,
+            "receipt",
+            "RN-7",
+            "2",
+            3,
+            1700000000000,
+          ],
+          "sql": "insert into "inventory_ledger" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "quantity", "on_hand_after", "source_type", "source_id", "source_line", "key_id", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            30000,
+            30000,
+            "receipt",
+            "RN-7",
+            "C-1",
+            3,
+            1700000000000,
+            "CO",
+            "CU",
+            "F1",
+            "A-1",
+            "EA",
+            "L1",
+            "",
+            "",
+            "Available",
+            "",
+            10000,
+            40000,
+            "receipt",
+            "RN-7",
+            "2",
+            3,
+            1700000000000,
+          ],
+          "sql": "insert into "inventory_ledger" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "quantity", "on_hand_after", "source_type", "source_id", "source_line", "key_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), ($18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)",
+        },
+      ]
+    `);
+  });
+
+  it("writes a receipt's lines with one multi-row INSERT", async () => {
+    const line = (lineNo: number, itemId: string) => ({
+      company_id: 'CO',
+      svcpoid: 'RN-7',
+      line_no: lineNo,
+      po_line_no: null,
+      item_id: itemId,
+      uom: 'EA',
+      lot_no: '',
+      goods_type: '',
+      title_id: '',
+      expected_qty: 50_000,
+    });
+    const insert = (db: Db) => receipts.insertLines(db, [line(1, 'A-1'), line(2, 'B-2')]);
+    expect(await sentBy('sqlite', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "RN-7",
+            1,
+            null,
+            "A-1",
+            "EA",
+            "",
+            "",
+            "",
+            50000,
+            "CO",
+            "RN-7",
+            2,
+            null,
+            "B-2",
+            "EA",
+            "",
+            "",
+            "",
+            50000,
+          ],
+          "sql": "insert into "receipt_lines" ("company_id", "svcpoid", "line_no", "po_line_no", "item_id", "uom", "lot_no", "goods_type", "title_id", "expected_qty") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "RN-7",
+            1,
+            null,
+            "A-1",
+            "EA",
+            "",
+            "",
+            "",
+            50000,
+            "CO",
+            "RN-7",
+            2,
+            null,
+            "B-2",
+            "EA",
+            "",
+            "",
+            "",
+            50000,
+          ],
+          "sql": "insert into "receipt_lines" ("company_id", "svcpoid", "line_no", "po_line_no", "item_id", "uom", "lot_no", "goods_type", "title_id", "expected_qty") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10), ($11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+        },
+      ]
+    `);
+  });
+
+  it('finds and stores an idempotency record by its key', async () => {
+    const find = (db: Db) => idempotency.findRecord(db, { companyId: 'CO', keyId: 3, idempotencyKey: 'k-1' });
+    const insert = (db: Db) =>
+      idempotency.insertRecord(db, {
+        company_id: 'CO',
+        key_id: 3,
+        idempotency_key: 'k-1',
+        request_hash: 'ab12',
+        status_code: 200,
+        response_body: '{}',
+        created_at: 1_700_000_000_000,
+      });
+    expect(await sentBy('sqlite', find)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            3,
+            "k-1",
+          ],
+          "sql": "select * from "idempotency_records" where "company_id" = ? and "key_id" = ? and "idempotency_key" = ?",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', find)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            3,
+            "k-1",
+          ],
+          "sql": "select * from "idempotency_records" where "company_id" = $1 and "key_id" = $2 and "idempotency_key" = $3",
+        },
+      ]
+    `);
+    expect(await sentBy('sqlite', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            3,
+            "k-1",
+            "ab12",
+            200,
+            "{}",
+            1700000000000,
+          ],
+          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "status_code", "response_body", "created_at") values (?, ?, ?, ?, ?, ?, ?)",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', insert)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            3,
+            "k-1",
+            "ab12",
+            200,
+            "{}",
+            1700000000000,
+          ],
+          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "status_code", "response_body", "created_at") values ($1, $2, $3, $4, $5, $6, $7)",
+        },
+      ]
+    `);
+  });
+
+  it('checks that items exist by their key alone', async () => {
+    const known = (db: Db) => items.findKnownItemIds(db, 'CO', 'CU', ['A-1', 'B-2']);
+    expect(await sentBy('sqlite', known)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "A-1",
+            "B-2",
+          ],
+          "sql": "select "item_id" from "items" where "company_id" = ? and "customer_id" = ? and "item_id" in (?, ?)",
+        },
+      ]
+    `);
+    expect(await sentBy('postgres', known)).toMatchInlineSnapshot(`
+      [
+        {
+          "parameters": [
+            "CO",
+            "CU",
+            "A-1",
+            "B-2",
+          ],
+          "sql": "select "item_id" from "items" where "company_id" = $1 and "customer_id" = $2 and "item_id" in ($3, $4)",
+        },
+      ]
+    `);
+  });
+});
