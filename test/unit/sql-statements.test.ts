@@ -15,7 +15,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { Database, Db } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialect.js';
-import * as idempotency from '../../src/modules/idempotency/idempotency.repository.js';
+import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
 import * as inventory from '../../src/modules/inventory/inventory.repository.js';
 import * as items from '../../src/modules/items/items.repository.js';
 import * as receipts from '../../src/modules/receipts/receipts.repository.js';
@@ -556,8 +556,8 @@ describe('inserts of documents and their postings', () => {
         key_id: 3,
         idempotency_key: 'k-1',
         request_hash: 'ab12',
-        status_code: 200,
-        response_body: '{}',
+        refusal_kind: 'conflict',
+        response_body: '["Receipt RN-1 is Closed"]',
         created_at: 1_700_000_000_000,
       });
     expect(await sentBy('sqlite', find)).toMatchInlineSnapshot(`
@@ -592,11 +592,11 @@ describe('inserts of documents and their postings', () => {
             3,
             "k-1",
             "ab12",
-            200,
-            "{}",
+            "conflict",
+            "[\"Receipt RN-1 is Closed\"]",
             1700000000000,
           ],
-          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "status_code", "response_body", "created_at") values (?, ?, ?, ?, ?, ?, ?)",
+          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "refusal_kind", "response_body", "created_at") values (?, ?, ?, ?, ?, ?, ?)",
         },
       ]
     `);
@@ -608,11 +608,11 @@ describe('inserts of documents and their postings', () => {
             3,
             "k-1",
             "ab12",
-            200,
-            "{}",
+            "conflict",
+            "[\"Receipt RN-1 is Closed\"]",
             1700000000000,
           ],
-          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "status_code", "response_body", "created_at") values ($1, $2, $3, $4, $5, $6, $7)",
+          "sql": "insert into "idempotency_records" ("company_id", "key_id", "idempotency_key", "request_hash", "refusal_kind", "response_body", "created_at") values ($1, $2, $3, $4, $5, $6, $7)",
         },
       ]
     `);
