@@ -127,7 +127,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
       db,
       clock,
       authorize: createAuthorizer({
-        facilityExists: (companyId, facilityId) => tenants.facilityExists(db, companyId, facilityId),
+        findFacility: (companyId, facilityId) => tenants.findFacilityRef(db, companyId, facilityId),
         customerExists: (companyId, customerId) => tenants.customerExists(db, companyId, customerId),
       }),
       cx: commandContexts(db, clock, settleChange),

@@ -191,6 +191,24 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     });
     return { status: response.status, body: await response.text() };
   };
+  /** A DN import of one unit of `itemId`. */
+  const oneUnitOrder = (referenceNo: string, itemId: string) => ({
+    CompanyID: companyId,
+    CustomerID: customerId,
+    FacilityID: facilityId,
+    POContent: {
+      ReferenceNo: referenceNo,
+      Address: {
+        ShipToName: 'R',
+        ShipToAddress1: '1 Main St',
+        ShipToCity: 'Reno',
+        ShipToState: 'NV',
+        ShipToZipCode: '89501',
+        ShipToCountry: 'US',
+      },
+      Items: [{ ItemID: itemId, OrderedQty: '1', UOM: 'EA' }],
+    },
+  });
   const adjust = (wharf: Wharf, adjustmentNo: string, lotNo: string, qty: string) =>
     post(wharf, QTY, {
       CompanyID: companyId,
@@ -388,25 +406,8 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     });
     expect(seed.status, seed.body).toBe(200);
 
-    const order = (referenceNo: string) => ({
-      CompanyID: companyId,
-      CustomerID: customerId,
-      FacilityID: facilityId,
-      POContent: {
-        ReferenceNo: referenceNo,
-        Address: {
-          ShipToName: 'R',
-          ShipToAddress1: '1 Main St',
-          ShipToCity: 'Reno',
-          ShipToState: 'NV',
-          ShipToZipCode: '89501',
-          ShipToCountry: 'US',
-        },
-        Items: [{ ItemID: 'ALLOC', OrderedQty: '1', UOM: 'EA' }],
-      },
-    });
     const answers = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => post(i % 2 === 0 ? a : b, '/edi/outbound/order', order(`RACE-${i}`), adminKey)),
+      Array.from({ length: 150 }, (_, i) => post(i % 2 === 0 ? a : b, '/edi/outbound/order', oneUnitOrder(`RACE-${i}`, 'ALLOC'), adminKey)),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(150).fill(200));
     const orders = answers.map((answer) => JSON.parse(answer.body).Order as { Status: string; Error: unknown; SVCPOID: string });
@@ -477,26 +478,7 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       ),
     );
     const orders = Array.from({ length: 60 }, (_, i) =>
-      post(
-        i % 2 === 0 ? b : a,
-        '/edi/outbound/order',
-        {
-          ...ids,
-          POContent: {
-            ReferenceNo: `BACK-${i}`,
-            Address: {
-              ShipToName: 'R',
-              ShipToAddress1: '1 Main St',
-              ShipToCity: 'Reno',
-              ShipToState: 'NV',
-              ShipToZipCode: '89501',
-              ShipToCountry: 'US',
-            },
-            Items: [{ ItemID: 'BACK', OrderedQty: '1', UOM: 'EA' }],
-          },
-        },
-        adminKey,
-      ),
+      post(i % 2 === 0 ? b : a, '/edi/outbound/order', oneUnitOrder(`BACK-${i}`, 'BACK'), adminKey),
     );
     const answers = await Promise.all([...confirmations, ...orders]);
     expect(answers.map((answer) => answer.status)).toEqual(Array(68).fill(200));

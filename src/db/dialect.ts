@@ -250,12 +250,13 @@ export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise
 }
 
 /**
- * Takes a lock named by `name` until the transaction ends: a PostgreSQL advisory lock on the name's
- * 64-bit hash (two names sharing a hash only wait for each other). SQLite needs none: its write
- * transactions already run one at a time.
+ * Takes the locks named by `names`, in that order, until the transaction ends: PostgreSQL advisory
+ * locks on each name's 64-bit hash (two names sharing a hash only wait for each other), in one
+ * statement. SQLite needs none: its write transactions already run one at a time.
  */
-export async function lockName(trx: Kysely<any>, name: string): Promise<void> {
-  if (dialectNameOfDb(trx) === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+export async function lockNames(trx: Kysely<any>, names: readonly string[]): Promise<void> {
+  if (names.length === 0 || dialectNameOfDb(trx) !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(name, 0)) from unnest(${names}::text[]) as name`.execute(trx);
 }
 
 /**

@@ -27,15 +27,23 @@ export interface Principal {
 /** Resolves a presented key to its principal; undefined when unknown or revoked. */
 export type KeyLookup = (presentedKey: string) => MaybePromise<Principal | undefined>;
 
+/** A facility a request names, as its scope check found it. */
+export interface FacilityRef {
+  facilityId: string;
+  timeZone: string;
+}
+
 /** The tenant facts that scope checks need, answered by the tenants module. */
 export interface TenantDirectory {
-  facilityExists(companyId: string, facilityId: string): Promise<boolean>;
+  findFacility(companyId: string, facilityId: string): Promise<FacilityRef | undefined>;
   customerExists(companyId: string, customerId: string): Promise<boolean>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /** The facility the body names, once the scope check found it (its services need not read it again). */
+    facility?: FacilityRef;
   }
 }
 
@@ -88,19 +96,21 @@ interface BodyIdentifiers {
 export interface Authorize {
   (roles: readonly Role[]): preHandlerHookHandler;
   /**
-   * The same checks without a request: throws the 403 or 400 a request would get. Used where a
-   * body failed validation but its identifiers may still deserve a failure ACK.
+   * The same checks without a request: throws the 403 or 400 a request would get, and answers the
+   * facility the body names. Used where a body failed validation but its identifiers may still
+   * deserve a failure ACK.
    */
-  check(principal: Principal, body: unknown, roles: readonly Role[]): Promise<void>;
+  check(principal: Principal, body: unknown, roles: readonly Role[]): Promise<FacilityRef | undefined>;
 }
 
 /**
  * Checks, in DESIGN's order, the key's role and the body's CompanyID (403), that the FacilityID
  * exists in that company (400 Not found facility), and the CustomerID and FacilityID against the
- * key's scope (403).
+ * key's scope (403). The preHandler keeps the facility it found on the request.
  */
 export function createAuthorizer(directory: TenantDirectory): Authorize {
   const check = async (principal: Principal, body: unknown, roles: readonly Role[]) => {
+    let facility: FacilityRef | undefined;
     const ids = (body ?? {}) as BodyIdentifiers;
     const companyId = ids.CompanyID;
     const customerId = ids.CustomerID;
@@ -111,8 +121,9 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     }
     if (companyId !== principal.companyId) throw forbidden(`CompanyID ${String(companyId)} is outside this API key's scope`);
     if (facilityId !== undefined) {
-      if (typeof facilityId !== 'string' || !(await directory.facilityExists(companyId, facilityId))) throw unknownFacility();
-      if (principal.facilityIds.length > 0 && !principal.facilityIds.includes(facilityId)) {
+      facility = typeof facilityId === 'string' ? await directory.findFacility(principal.companyId, facilityId) : undefined;
+      if (!facility) throw unknownFacility();
+      if (principal.facilityIds.length > 0 && !principal.facilityIds.includes(facility.facilityId)) {
         throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
       }
     }
@@ -124,7 +135,10 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
           : await directory.customerExists(companyId, customerId));
       if (!inScope) throw forbidden(`CustomerID ${String(customerId)} is outside this API key's scope`);
     }
+    return facility;
   };
-  const preHandler = (roles: readonly Role[]) => async (request: FastifyRequest) => check(request.principal, request.body, roles);
+  const preHandler = (roles: readonly Role[]) => async (request: FastifyRequest) => {
+    request.facility = await check(request.principal, request.body, roles);
+  };
   return Object.assign(preHandler, { check });
 }

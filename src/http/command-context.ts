@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db, Trx } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
-import type { Principal } from './auth.js';
+import type { FacilityRef, Principal } from './auth.js';
 import { requestIdentity, type RequestIdentity } from './request-identity.js';
 
 /**
@@ -14,6 +14,8 @@ export interface CommandContext {
   clock: Clock;
   principal: Principal;
   identity: RequestIdentity;
+  /** The facility the request names, as its scope check found it (absent: none named, or not an HTTP request). */
+  facility?: FacilityRef;
   /** What every change does last, in its own transaction (app.ts says what: backorders). */
   settle: Settle;
 }
@@ -29,5 +31,5 @@ export type Settle = (trx: Trx, change: { at: number; keyId: number }) => Promis
 export type ContextOf = (request: FastifyRequest) => CommandContext;
 
 export function commandContexts(db: Db, clock: Clock, settle: Settle): ContextOf {
-  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request), settle });
+  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request), facility: request.facility, settle });
 }

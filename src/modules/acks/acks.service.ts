@@ -118,8 +118,7 @@ export async function searchAcks(
   documentType: DocumentType,
   request: AckSearchRequest,
 ): Promise<{ records: AckRecord[]; paging: Paging }> {
-  const facility = await tenants.findFacility(db, request.CompanyID, request.FacilityID);
-  const timeZone = facility!.time_zone;
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const filter: repo.AckFilter = {

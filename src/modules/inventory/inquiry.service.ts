@@ -59,7 +59,7 @@ export async function searchInventory(db: Db, request: InventorySearchRequest): 
  * document, signed quantity, the balance it left and when, in the facility's time zone.
  */
 export async function searchLedger(db: Db, request: LedgerSearchRequest): Promise<LedgerSearchResult> {
-  const timeZone = (await tenants.findFacility(db, request.CompanyID, request.FacilityID))!.time_zone;
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const sourceType = request.Source?.Type ?? undefined;

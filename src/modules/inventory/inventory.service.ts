@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../../db/database.js';
+import { lockNames } from '../../db/dialect.js';
 import { conflict } from '../../lib/refusal.js';
 import { MAX_SCALED, asScaled, formatDecimal, isWithinDecimalRange, type Scaled } from '../../lib/decimal.js';
 import * as repo from './inventory.repository.js';
@@ -154,7 +155,8 @@ export interface StockScope {
   facilityId: string;
 }
 
-function keyColumns(scope: StockScope, key: BalanceKey): BalanceKeyColumns {
+/** A balance's key columns: its scope and its key. */
+export function balanceColumnsOf(scope: StockScope, key: BalanceKey): BalanceKeyColumns {
   return {
     company_id: scope.companyId,
     customer_id: scope.customerId,
@@ -245,7 +247,7 @@ function stepsOf(scope: StockScope, ordered: PostingLine[]): BalanceStep[] {
     if (!step || step.increase !== increase || compareBalanceKeys(step.key, posted.key) !== 0) {
       step = {
         key: posted.key,
-        columns: keyColumns(scope, posted.key),
+        columns: balanceColumnsOf(scope, posted.key),
         increase,
         lines: [],
         quantity: 0,
@@ -336,6 +338,39 @@ async function applyStatement(trx: Trx, steps: BalanceStep[], at: number): Promi
  * increases and decreases in key order takes one statement per run. Each line's own result is the
  * balance before its statement plus the lines of that balance up to it.
  */
+/** One item in one UOM, the unit that allocation, backorders and their lock work with. */
+export interface ItemUom {
+  itemId: string;
+  uom: string;
+}
+
+/** Item, then UOM, by UTF-16 code units, as compareBalanceKeys orders them. */
+export const compareItems = (a: ItemUom, b: ItemUom) =>
+  a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : a.uom < b.uom ? -1 : a.uom > b.uom ? 1 : 0;
+
+/** The item locks each open transaction holds already (see lockItems). */
+const heldItemLocks = new WeakMap<Trx, Set<string>>();
+
+/**
+ * Takes the lock of each item (of the scope's customer in its facility) until the transaction ends,
+ * those it does not hold yet, in item order. Every writer of an item's balances takes it before it
+ * reads or changes them — postings, releases, allocation, the backorder fill — so that an order
+ * import and a change that makes stock Available never miss each other (the import would miss the
+ * uncommitted stock, the change's fill the uncommitted order), and so that writers of one item
+ * queue on it instead of deadlocking between it and the balance rows. One statement on PostgreSQL
+ * (advisory locks), nothing on SQLite, whose writers already take turns.
+ */
+export async function lockItems(trx: Trx, scope: StockScope, items: readonly ItemUom[]): Promise<void> {
+  const held = heldItemLocks.get(trx) ?? new Set<string>();
+  heldItemLocks.set(trx, held);
+  const names = [...items]
+    .sort(compareItems)
+    .map((item) => JSON.stringify([scope.companyId, scope.customerId, scope.facilityId, item.itemId, item.uom]))
+    .filter((name, index, all) => !held.has(name) && all.indexOf(name) === index);
+  await lockNames(trx, names);
+  for (const name of names) held.add(name);
+}
+
 /** Stock that a transaction made Available to allocate: one item and UOM of a customer in a facility. */
 export interface StockMadeAvailable extends StockScope {
   itemId: string;
@@ -348,7 +383,13 @@ const madeAvailable = new WeakMap<Trx, Map<string, StockMadeAvailable>>();
 function noteMadeAvailable(trx: Trx, scope: StockScope, key: BalanceKey): void {
   const made = madeAvailable.get(trx) ?? new Map<string, StockMadeAvailable>();
   madeAvailable.set(trx, made);
-  const stock = { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, itemId: key.itemId, uom: key.uom };
+  const stock = {
+    companyId: scope.companyId,
+    customerId: scope.customerId,
+    facilityId: scope.facilityId,
+    itemId: key.itemId,
+    uom: key.uom,
+  };
   made.set(JSON.stringify(stock), stock);
 }
 
@@ -373,6 +414,11 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     return { index, line, key: normalizeBalanceKey(line), quantity: asScaled(line.quantity), fromAllocated };
   });
   const ordered = [...lines].sort((a, b) => compareBalanceKeys(a.key, b.key) || a.index - b.index);
+  await lockItems(
+    trx,
+    posting,
+    ordered.map(({ key }) => key),
+  );
 
   const steps = stepsOf(posting, ordered);
   const after = new Map<BalanceStep, repo.BalanceQuantities>();
@@ -392,7 +438,7 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
       const changed = after.get(first)!;
       balance = { on_hand: changed.on_hand - first.quantity, allocated: changed.allocated + first.fromAllocated };
     } else {
-      const found = await repo.findBalance(trx, keyColumns(posting, sameBalance[0]!.key));
+      const found = await repo.findBalance(trx, balanceColumnsOf(posting, sameBalance[0]!.key));
       balance = { on_hand: found?.on_hand ?? 0, allocated: found?.allocated ?? 0 };
     }
     for (const posted of sameBalance) {
@@ -422,7 +468,7 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     lines
       .filter(({ quantity }) => quantity !== 0)
       .map(({ index, line, key, quantity }) => ({
-        ...keyColumns(posting, key),
+        ...balanceColumnsOf(posting, key),
         quantity,
         on_hand_after: results[index]!.onHand,
         source_type: posting.sourceType,
@@ -463,6 +509,7 @@ const ALLOCATION_ROUNDS = 20;
  * same unit; a lost race re-reads the balances.
  */
 export async function allocateStock(trx: Trx, request: AllocationRequest): Promise<Allocation[]> {
+  await lockItems(trx, request, [request]);
   const taken = new Map<string, Allocation>();
   let need: number = request.quantity;
   for (let round = 0; need > 0 && round < ALLOCATION_ROUNDS; round++) {
@@ -487,8 +534,13 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
 
 /** Gives allocated stock back to Available, in key order (see compareBalanceKeys). */
 export async function releaseAllocations(trx: Trx, scope: StockScope, allocations: Allocation[], at: number): Promise<void> {
+  await lockItems(
+    trx,
+    scope,
+    allocations.map(({ key }) => key),
+  );
   for (const { key, quantity } of [...allocations].sort((a, b) => compareBalanceKeys(a.key, b.key))) {
-    if (!(await repo.releaseFromBalance(trx, keyColumns(scope, key), quantity, at))) {
+    if (!(await repo.releaseFromBalance(trx, balanceColumnsOf(scope, key), quantity, at))) {
       throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
     }
     noteMadeAvailable(trx, scope, key);

@@ -1,5 +1,4 @@
 import type { Trx } from '../../db/database.js';
-import { lockName } from '../../db/dialect.js';
 import { asScaled, formatDecimal, type Scaled } from '../../lib/decimal.js';
 import * as inventory from '../inventory/inventory.service.js';
 import { ALLOCATING_STATUSES } from './order-states.js';
@@ -34,17 +33,9 @@ export function allocatableBy(order: OrderRef, line: repo.OrderLineRow) {
   };
 }
 
+/** Lines by item, so that two orders of the same items take their locks and balances in the same order. */
 const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
-  a.item_id < b.item_id ? -1 : a.item_id > b.item_id ? 1 : a.uom < b.uom ? -1 : a.uom > b.uom ? 1 : a.line_no - b.line_no;
-
-/**
- * Makes an order import and a backorder fill of one item (of a customer in a facility) take turns.
- * Without it an import could miss stock that a concurrent change is making Available while that
- * change's fill misses the import's still uncommitted order, and the stock would stay unallocated.
- */
-function lockItemDemand(trx: Trx, stock: { companyId: string; customerId: string; facilityId: string; itemId: string; uom: string }) {
-  return lockName(trx, JSON.stringify(['allocation', stock.companyId, stock.customerId, stock.facilityId, stock.itemId, stock.uom]));
-}
+  inventory.compareItems({ itemId: a.item_id, uom: a.uom }, { itemId: b.item_id, uom: b.uom }) || a.line_no - b.line_no;
 
 /** Allocates up to `quantity` of Available stock to one line and records what the line now holds more. */
 async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, quantity: number, at: number): Promise<number> {
@@ -52,18 +43,9 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
   await repo.addAllocations(
     trx,
     allocations.map(({ key, quantity }) => ({
-      company_id: order.company_id,
+      ...inventory.balanceColumnsOf(scopeOf(order), key),
       svcpoid: order.svcpoid,
       line_no: line.line_no,
-      customer_id: order.customer_id,
-      facility_id: order.facility_id,
-      item_id: key.itemId,
-      uom: key.uom,
-      lot_no: key.lotNo,
-      goods_type: key.goodsType,
-      title_id: key.titleId,
-      inventory_status: key.inventoryStatus,
-      expiration_date: key.expirationDate,
       quantity,
     })),
   );
@@ -77,10 +59,13 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
  */
 export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
   const allocated = new Map<number, number>();
-  for (const line of [...lines].sort(itemOrder)) {
-    await lockItemDemand(trx, { ...scopeOf(order), itemId: line.item_id, uom: line.uom });
-    allocated.set(line.line_no, await allocateLine(trx, order, line, line.ordered_qty, at));
-  }
+  // Every item's lock first, in item order: one statement, and no lock taken while another waits.
+  await inventory.lockItems(
+    trx,
+    scopeOf(order),
+    lines.map((line) => ({ itemId: line.item_id, uom: line.uom })),
+  );
+  for (const line of [...lines].sort(itemOrder)) allocated.set(line.line_no, await allocateLine(trx, order, line, line.ordered_qty, at));
   return lines.flatMap((line) => {
     const got = allocated.get(line.line_no)!;
     if (got >= line.ordered_qty) return [];
@@ -95,8 +80,8 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
  * transaction as the change. A line never gets more than it still has to ship (ordered − shipped −
  * allocated). Each order is locked before its need is read, so two changes that free the same item
  * at once fill a line once, and they lock orders in the same order. Once a line that may take any
- * lot is left short, nothing of the item is Available any more and the rest wait. Items are
- * filled in item order, as an import allocates its lines, so that their locks queue. An order that
+ * lot is left short, nothing of the item is Available any more and the rest wait for it. The fill
+ * reads the waiting lines of every freed item at once, in one statement. An order that
  * gets stock shows it as an update (UpdatedWhen, the key of the change that freed it).
  */
 export async function fillBackorders(
@@ -104,13 +89,22 @@ export async function fillBackorders(
   freed: inventory.StockMadeAvailable[],
   change: { at: number; keyId: number },
 ): Promise<void> {
-  const byItem = [...freed].sort((a, b) =>
-    a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : a.uom < b.uom ? -1 : a.uom > b.uom ? 1 : 0,
-  );
-  for (const stock of byItem) {
-    await lockItemDemand(trx, stock);
-    const waiting = await repo.findWaitingLines(trx, { ...stock, statuses: ALLOCATING_STATUSES });
+  // Almost always one scope: the customer and facility of the document that changed.
+  const scopes = new Map<string, { scope: inventory.StockScope; items: inventory.StockMadeAvailable[] }>();
+  for (const stock of freed) {
+    const id = JSON.stringify([stock.companyId, stock.customerId, stock.facilityId]);
+    const group = scopes.get(id) ?? { scope: stock, items: [] };
+    group.items.push(stock);
+    scopes.set(id, group);
+  }
+  for (const { scope, items } of scopes.values()) {
+    // Under the items' locks (see inventory.lockItems), no import of them is between reading its stock and committing.
+    await inventory.lockItems(trx, scope, items);
+    const waiting = await repo.findWaitingLines(trx, { ...scope, items, statuses: ALLOCATING_STATUSES });
+    const exhausted = new Set<string>();
     for (const candidate of waiting) {
+      const item = JSON.stringify([candidate.item_id, candidate.uom]);
+      if (exhausted.has(item)) continue;
       const order = await repo.findOrder(trx, { companyId: candidate.company_id, svcpoid: candidate.svcpoid }, { lock: true });
       if (!order || !(ALLOCATING_STATUSES as readonly string[]).includes(order.status)) continue;
       // Read again under the lock: a shipment may have changed the line since it was found.
@@ -125,7 +119,7 @@ export async function fillBackorders(
       // The order changed: its update time tells the header searches and the 3PL list.
       if (got > 0) await repo.updateOrder(trx, key, { updated_at: change.at, updated_by_key_id: change.keyId });
       const takesAnyLot = line.lot_no === '' && line.goods_type === '' && line.title_id === '';
-      if (got < need && takesAnyLot) break;
+      if (got < need && takesAnyLot) exhausted.add(item);
     }
   }
 }

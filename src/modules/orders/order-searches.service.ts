@@ -21,10 +21,6 @@ import {
 
 export const SEARCH_ROLES = ['customer', 'operator', 'admin'] as const;
 
-async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
-  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
-}
-
 /** A text filter; empty or null means no filter, as it does for the time bounds. */
 const filterText = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? undefined : value);
 
@@ -36,7 +32,7 @@ const referenceNoFilter = (value: string | number | null | undefined) => filterT
  * id). As in the RC search, nothing matching is an empty page, not a 404.
  */
 export async function searchShipmentConfirmations(db: Db, request: DcSearchRequest): Promise<{ records: DcRecord[]; paging: Paging }> {
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const filter: repo.DcSearchFilter = {
@@ -56,7 +52,7 @@ export async function searchShipmentConfirmations(db: Db, request: DcSearchReque
 
 /** One page of a customer's order headers in a facility, oldest update first, ties by SVCPOID. */
 export async function searchOrderHeaders(db: Db, request: OrderLevelSearchRequest): Promise<OrderLevelSearchResult> {
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
 
   const filter: repo.OrderHeaderFilter = {

@@ -144,13 +144,12 @@ export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTab
     .execute();
 }
 
-/** Where backorders wait: one item and UOM of a customer in a facility, in orders of these statuses. */
+/** Where backorders wait: items and UOMs of a customer in a facility, in orders of these statuses. */
 export interface WaitingLinesFilter {
   companyId: string;
   customerId: string;
   facilityId: string;
-  itemId: string;
-  uom: string;
+  items: readonly { itemId: string; uom: string }[];
   statuses: readonly string[];
 }
 
@@ -160,9 +159,9 @@ export interface WaitingLineRow extends OrderLineRow {
 }
 
 /**
- * The lines of one item and UOM in the customer's orders of the given statuses in the facility that
- * hold less allocated than they still have to ship, the oldest order first (then SVCPOID, line).
- * The orders are found through the partial index of orders that still allocate.
+ * The lines of the given items and UOMs in the customer's orders of the given statuses in the
+ * facility that hold less allocated than they still have to ship, the oldest order first (then
+ * SVCPOID, line). The orders are found through the partial index of orders that still allocate.
  */
 export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Promise<WaitingLineRow[]> {
   const rows = await db
@@ -182,9 +181,12 @@ export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Prom
     .where('o.customer_id', '=', filter.customerId)
     .where('o.facility_id', '=', filter.facilityId)
     // Literal statuses, so that both databases can use the partial index that names them.
-    .where('o.status', 'in', filter.statuses.map((status) => sql.lit(status)))
-    .where('l.item_id', '=', filter.itemId)
-    .where('l.uom', '=', filter.uom)
+    .where(
+      'o.status',
+      'in',
+      filter.statuses.map((status) => sql.lit(status)),
+    )
+    .where((eb) => eb.or(filter.items.map((item) => eb.and([eb('l.item_id', '=', item.itemId), eb('l.uom', '=', item.uom)]))))
     .orderBy('o.created_at')
     .orderBy('o.svcpoid')
     .orderBy('l.line_no')

@@ -59,11 +59,11 @@ function answerOf(
  * What the schema cannot see: the two spellings of the latest ship date naming different times
  * (read in the facility's zone), and a LineNo given twice (shipments name lines by it).
  */
-async function importProblems(trx: Trx, request: OrderImportRequest): Promise<string[]> {
+async function importProblems(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<string[]> {
   const problems: string[] = [];
   const { ShipNoLater: a, ShipNotLater: b } = request.POContent;
   if (blankToNull(a) !== null && blankToNull(b) !== null) {
-    const zone = (await tenants.findFacility(trx, request.CompanyID, request.FacilityID))!.time_zone;
+    const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
     if (parseOrderDate(a!, zone) !== parseOrderDate(b!, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
   }
   const seen = new Map<number, number>();
@@ -136,7 +136,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     if (!live || live.facility_id !== request.FacilityID) throw notFound(`Not found order with ReferenceNo ${referenceNo}`);
     return cancelByCustomer(trx, live, subject, null);
   }
-  const problems = await importProblems(trx, request);
+  const problems = await importProblems(trx, cx, request);
   if (problems.length > 0) throw invalid(...problems);
   if (live && live.facility_id !== request.FacilityID) {
     throw conflict(`ReferenceNo ${referenceNo} is already used by order ${live.svcpoid} in another facility`);

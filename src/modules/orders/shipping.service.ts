@@ -28,10 +28,6 @@ import {
  * and the shipment confirmations that take stock out of the order's allocation and write the DC.
  */
 
-async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
-  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
-}
-
 /**
  * The order a 3PL request names, in the request's facility; unknown or elsewhere is 404. A writer
  * locks it, so that an import, a shipment and an operator move of one order take turns.
@@ -47,7 +43,7 @@ const keyOf = (order: repo.OrderRow): repo.OrderKey => ({ companyId: order.compa
 /** The 3PL get: every imported field, each line with what it holds allocated and has shipped. */
 export async function getOrder(db: Db, lookup: OrderLookup) {
   const order = await requireOrder(db, lookup);
-  const timeZone = await timeZoneOf(db, lookup.CompanyID, lookup.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, lookup.CompanyID, lookup.FacilityID);
   const [lines, allocations] = await Promise.all([repo.findLines(db, keyOf(order)), repo.findAllocations(db, keyOf(order))]);
   const document = storedOrder(order);
   const imported = document.POContent.Items ?? [];
@@ -73,7 +69,7 @@ export async function getOrder(db: Db, lookup: OrderLookup) {
  */
 export async function listOrders(cx: CommandContext, request: OrderListRequest) {
   const { db, principal } = cx;
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
   const filter: repo.OrderListFilter = {
     companyId: request.CompanyID,
@@ -229,7 +225,7 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
         return JSON.parse(earlier.answer) as ShipmentResult;
       }
       requireMove(order, 'ship');
-      const timeZone = await timeZoneOf(trx, request.CompanyID, request.FacilityID);
+      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
       const now = cx.clock.now();
       const shippedAt = request.ShippedTime ? parseFacilityLocal(request.ShippedTime, timeZone)! : now;
 

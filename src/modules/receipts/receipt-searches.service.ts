@@ -21,10 +21,6 @@ import {
 
 export const SEARCH_ROLES = ['customer', 'operator', 'admin'] as const;
 
-async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
-  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
-}
-
 /** A text filter; empty or null means no filter, as it does for the time bounds. */
 const filterText = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? undefined : value);
 
@@ -33,7 +29,7 @@ const filterText = (value: string | null | undefined) => (value === undefined ||
  * Unlike the ACK search, nothing matching is an empty page, not a 404.
  */
 export async function searchConfirmations(db: Db, request: RcSearchRequest): Promise<{ records: RcRecord[]; paging: Paging }> {
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = localWindow(request.CreatedWhenFrom, request.CreatedWhenTo, timeZone);
 
   const filter: repo.ConfirmationSearchFilter = {
@@ -53,7 +49,7 @@ export async function searchConfirmations(db: Db, request: RcSearchRequest): Pro
 
 /** One page of a customer's receipt headers in a facility, oldest update first, ties by SVCPOID. */
 export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRequest): Promise<ReceiptLevelSearchResult> {
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const window = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
 
   const filter: repo.ReceiptHeaderFilter = {

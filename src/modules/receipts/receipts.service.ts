@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../db/database.js';
+import type { Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { parseScheduleDate } from '../../http/time.js';
@@ -86,10 +86,6 @@ function answerOf(customerId: string, poNo: string, referenceNo: string | null, 
   };
 }
 
-async function facilityTimeZone(db: Db, companyId: string, facilityId: string): Promise<string> {
-  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
-}
-
 /** Only an Imported receipt is the customer's to cancel; afterwards the operator cancels it. */
 async function cancelByCustomer(
   trx: Trx,
@@ -130,7 +126,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     return cancelByCustomer(trx, live, subject, null);
   }
 
-  const timeZone = await facilityTimeZone(trx, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
   const problems = importProblems(content);
   if (problems.length > 0) throw invalid(...problems);
   if (referenceNo !== null) {

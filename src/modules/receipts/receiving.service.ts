@@ -28,10 +28,6 @@ import { mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type Rec
  * moves, and the confirmations that receive goods into stock and write the RC.
  */
 
-async function timeZoneOf(db: Db, companyId: string, facilityId: string): Promise<string> {
-  return (await tenants.findFacility(db, companyId, facilityId))!.time_zone;
-}
-
 /**
  * The receipt a 3PL request names, in the request's facility; unknown or elsewhere is 404. A writer
  * locks it, so that an import, a confirmation and an operator move of one receipt take turns.
@@ -65,7 +61,7 @@ function headerOf(row: repo.ReceiptRow, timeZone: string): ReceiptHeader {
 /** The 3PL get: every imported field, each line with what the confirmations received so far. */
 export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const receipt = await requireReceipt(db, lookup);
-  const timeZone = await timeZoneOf(db, lookup.CompanyID, lookup.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, lookup.CompanyID, lookup.FacilityID);
   const lines = await repo.findLines(db, lookup.CompanyID, lookup.SVCPOID);
   const document = JSON.parse(receipt.document) as StoredDocument;
   const imported = document.ASNContent.Items ?? [];
@@ -103,7 +99,7 @@ async function recordMove(trx: Trx, receipt: repo.ReceiptRow, action: string, to
  */
 export async function listReceipts(cx: CommandContext, request: ReceiptListRequest) {
   const { db, principal } = cx;
-  const timeZone = await timeZoneOf(db, request.CompanyID, request.FacilityID);
+  const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);
   const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
   const filter: repo.ReceiptListFilter = {
     companyId: request.CompanyID,
@@ -184,7 +180,7 @@ export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest)
         return JSON.parse(earlier.answer) as ConfirmationResult;
       }
       requireMove(receipt, 'receive');
-      const timeZone = await timeZoneOf(trx, request.CompanyID, request.FacilityID);
+      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
 
       const now = cx.clock.now();
       const receivedAt = request.ReceivedDate ? parseFacilityLocal(request.ReceivedDate, timeZone)! : now;

@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Principal, Role } from '../../http/auth.js';
+import type { FacilityRef, Principal, Role } from '../../http/auth.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
@@ -181,8 +181,10 @@ export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: str
   };
 }
 
-export async function facilityExists(db: Db, companyId: string, facilityId: string): Promise<boolean> {
-  return (await repo.findFacility(db, companyId, facilityId)) !== undefined;
+/** A facility of the company as a request's scope check keeps it; undefined when the company has none such. */
+export async function findFacilityRef(db: Db, companyId: string, facilityId: string): Promise<FacilityRef | undefined> {
+  const facility = await repo.findFacility(db, companyId, facilityId);
+  return facility && { facilityId: facility.facility_id, timeZone: facility.time_zone };
 }
 
 export async function customerExists(db: Db, companyId: string, customerId: string): Promise<boolean> {
@@ -191,4 +193,16 @@ export async function customerExists(db: Db, companyId: string, customerId: stri
 
 export async function findFacility(db: Db, companyId: string, facilityId: string) {
   return repo.findFacility(db, companyId, facilityId);
+}
+
+/**
+ * The time zone of a facility that the request's scope check has already found (DESIGN §3's order
+ * of checks): the one it kept (`known`, a command's `cx.facility`) without reading it again, else
+ * read. A facility missing here is the calling code's bug, not the caller's.
+ */
+export async function facilityTimeZone(db: Db, companyId: string, facilityId: string, known?: FacilityRef): Promise<string> {
+  if (known?.facilityId === facilityId) return known.timeZone;
+  const facility = await repo.findFacility(db, companyId, facilityId);
+  if (!facility) throw new Error(`a facility was used before the scope check found it`);
+  return facility.time_zone;
 }
