@@ -119,6 +119,22 @@ describeEachDialect('backorders', (dialect) => {
     expect(await balance(item)).toEqual([['Available', '104', '10', '94']]);
   });
 
+  it('an adjustment of 1000 lines, the most there may be, fills the orders waiting for any of its items', async () => {
+    const prefix = uniqueId('BIG');
+    const itemIds = Array.from({ length: 1000 }, (_, i) => `${prefix}-${i}`);
+    const first = await order([{ ItemID: itemIds[0], OrderedQty: '2', UOM: 'EA' }]);
+    const last = await order([{ ItemID: itemIds[999], OrderedQty: '1', UOM: 'EA' }]);
+    await ok(
+      ctx().post(
+        '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+        { ...ids(), AdjustmentNo: uniqueId('ADJ'), Items: itemIds.map((ItemNumber) => ({ ItemNumber, UOM: 'EA', Qty: '1' })) },
+        world.admin,
+      ),
+    );
+    expect(await allocated(first.svcpoid)).toEqual(['1']);
+    expect(await allocated(last.svcpoid)).toEqual(['1']);
+  });
+
   it('a property move to Available fills; stock moved to Hold or still on Hold does not', async () => {
     const item = uniqueId('IT');
     await adjust(item, '6', { InventoryStatus: 'Hold' });

@@ -186,14 +186,17 @@ export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Prom
       'in',
       filter.statuses.map((status) => sql.lit(status)),
     )
-    .where((eb) => eb.or(filter.items.map((item) => eb.and([eb('l.item_id', '=', item.itemId), eb('l.uom', '=', item.uom)]))))
+    // Two flat IN lists, the pairs matched below: an OR of up to 1000 pairs nests too deep for SQLite.
+    .where('l.item_id', 'in', [...new Set(filter.items.map((item) => item.itemId))])
+    .where('l.uom', 'in', [...new Set(filter.items.map((item) => item.uom))])
     .orderBy('o.created_at')
     .orderBy('o.svcpoid')
     .orderBy('l.line_no')
     .execute();
+  const wanted = new Set(filter.items.map((item) => JSON.stringify([item.itemId, item.uom])));
   return rows
     .map((row) => ({ ...row, allocated: Number(row.allocated ?? 0) }))
-    .filter((row) => row.ordered_qty - row.shipped_qty > row.allocated);
+    .filter((row) => wanted.has(JSON.stringify([row.item_id, row.uom])) && row.ordered_qty - row.shipped_qty > row.allocated);
 }
 
 export async function deleteAllocations(db: Db, key: OrderKey): Promise<void> {

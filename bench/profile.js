@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+/**
+ * Where one write scenario's server time goes: runs the built `wharf serve` under `node --cpu-prof`
+ * on a scratch database (SQLite with synchronous=FULL, or a temporary PostgreSQL database), seeds
+ * what the scenario needs with the CLI and over HTTP, loads it like `npm run bench` does (pinned to
+ * core 1, the load from core 0, 10 connections, 2 s warm-up and 10 s), then stops the server and
+ * prints the shares of its CPU profile, cut to the measured seconds, by part.
+ *
+ *   npm run build && node bench/profile.js rn-import sqlite     # or adjust-1, adjust-20; postgres
+ *
+ * Each sample goes to the innermost frame that names a part (see PARTS), else to its own frame's
+ * package or file. The profiler slows the server somewhat; read shares, not absolute rates.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases } from './postgres.js';
+import { adjustmentBody, itemIdOf, receiptImportBody } from './payload.js';
+import { choosePinning, freePort, ProcessGroup, runCli } from './processes.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cliPath = join(root, 'dist', 'cli.js');
+const TENANT = { company: 'PROF', customer: 'CUSTP', facility: 'FAC1' };
+const ITEMS = 1000;
+const SECONDS = 10;
+const WARMUP = 2;
+
+/** Parts of the server's work, by the innermost frame whose URL or name matches. */
+const PARTS = [
+  ['better-sqlite3 (statements, COMMIT)', (f) => f.url.includes('/better-sqlite3/')],
+  ['pg (protocol, socket)', (f) => /\/(pg|pg-protocol|pg-pool|pg-types)\//.test(f.url)],
+  ['Kysely (building and compiling SQL)', (f) => f.url.includes('/kysely/')],
+  ['Wharf: inventory', (f) => f.url.includes('/dist/modules/inventory/')],
+  ['Wharf: receipts', (f) => f.url.includes('/dist/modules/receipts/')],
+  ['Wharf: orders', (f) => f.url.includes('/dist/modules/orders/')],
+  ['Wharf: commands, ACKs, items, tenants', (f) => /\/dist\/modules\/(commands|acks|items|tenants)\//.test(f.url)],
+  ['Wharf: db, http, lib', (f) => /\/dist\/(db|http|lib)\//.test(f.url)],
+  ['Validation (ajv)', (f) => f.url.includes('/ajv/') || f.url.includes('/fast-uri/')],
+  ['Luxon', (f) => f.url.includes('/luxon/')],
+  ['Logging (pino)', (f) => f.url.includes('/pino')],
+  ['Metrics (prom-client)', (f) => f.url.includes('/prom-client/')],
+  [
+    'Fastify (routing, hooks, reply, serialization)',
+    (f) => /\/(fastify|fast-json-stringify|find-my-way|avvio|light-my-request|secure-json-parse)\//.test(f.url),
+  ],
+  ['Node: HTTP and sockets', (f) => /^node:(_http|http|net|stream|internal\/(http|streams|net|stream_base))/.test(f.url)],
+  ['Node: other', (f) => f.url.startsWith('node:')],
+  ['Garbage collection', (f) => f.functionName === '(garbage collector)'],
+  ['Idle', (f) => f.functionName === '(idle)'],
+  ['V8 and native code outside JavaScript', (f) => f.functionName === '(program)'],
+];
+
+function scenarioOf(name, key) {
+  let n = 0;
+  const post = (path, body) => ({ method: 'POST', path: `/shared/bam/v1/public${path}`, body });
+  const scenarios = {
+    'rn-import': () =>
+      post(
+        '/edi/inbound/receipt',
+        receiptImportBody(TENANT, { poNo: `PROF-${++n}-${Date.now()}`, referenceNo: `REF-${n}-${Date.now()}`, n, itemCount: ITEMS }),
+      ),
+    'adjust-1': () =>
+      post(
+        '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+        adjustmentBody(TENANT, { adjustmentNo: `A1-${++n}-${Date.now()}`, itemIds: [itemIdOf((n % ITEMS) + 1)] }),
+      ),
+    'adjust-20': () =>
+      post(
+        '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+        adjustmentBody(TENANT, {
+          adjustmentNo: `A20-${++n}-${Date.now()}`,
+          itemIds: Array.from({ length: 20 }, (_, i) => itemIdOf(((n * 20 + i) % ITEMS) + 1)),
+        }),
+      ),
+  };
+  const next = scenarios[name];
+  if (!next) throw new Error(`scenario must be one of ${Object.keys(scenarios).join(', ')}`);
+  return {
+    headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
+    setupRequest: (request) => ({ ...request, ...next() }),
+  };
+}
+
+function load(url, scenario, seconds) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, connections: 10, duration: seconds, headers: scenario.headers, requests: [{ setupRequest: scenario.setupRequest }] },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** Self time per part over the samples taken after `fromUs` (the profile's clock). */
+function sharesOf(profile, fromUs) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const partOf = new Map();
+  const classify = (id) => {
+    if (partOf.has(id)) return partOf.get(id);
+    const frame = nodes.get(id).callFrame;
+    const named = PARTS.find(([, test]) => test(frame));
+    const part = named ? named[0] : parents.has(id) ? classify(parents.get(id)) : `other: ${frame.url || frame.functionName}`;
+    partOf.set(id, part);
+    return part;
+  };
+  const totals = new Map();
+  let at = profile.startTime;
+  let all = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i];
+    if (at < fromUs) return;
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    totals.set(classify(id), (totals.get(classify(id)) ?? 0) + delta);
+    all += delta;
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]).map(([part, us]) => ({ part, share: us / all, seconds: us / 1e6 }));
+}
+
+async function main() {
+  const [scenarioName = 'rn-import', dialect = 'sqlite'] = process.argv.slice(2);
+  const tmp = mkdtempSync(join(tmpdir(), 'wharf-profile-'));
+  const group = new ProcessGroup(tmp, choosePinning());
+  const databases = dialect === 'postgres' ? new TemporaryDatabases(process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL) : undefined;
+  try {
+    const dbUrl = databases ? await databases.create('profile') : `sqlite:${join(tmp, 'wharf.db')}`;
+    const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
+    await runCli(cliPath, ['migrate', '--db', dbUrl], env);
+    await runCli(cliPath, ['company', 'add', TENANT.company, '--db', dbUrl], env);
+    await runCli(cliPath, ['customer', 'add', TENANT.company, TENANT.customer, '--db', dbUrl], env);
+    await runCli(cliPath, ['facility', 'add', TENANT.company, TENANT.facility, '--db', dbUrl], env);
+    const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', TENANT.company, '--db', dbUrl], env);
+    const port = await freePort();
+    const profileDir = join(tmp, 'profile');
+    const url = `http://127.0.0.1:${port}`;
+    const server = group.startServer(
+      'wharf',
+      ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cliPath, 'serve', '--db', dbUrl, '--port', String(port), '--no-migrate'],
+      env,
+    );
+    await group.waitUntilReady(server, async () => (await fetch(`${url}/readyz`)).status === 200);
+    const items = Array.from({ length: ITEMS }, (_, i) => ({ itemID: itemIdOf(i + 1) }));
+    const seeded = await fetch(`${url}/shared/bam/v1/public/edi/item-master/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
+      body: JSON.stringify({ CompanyID: TENANT.company, CustomerID: TENANT.customer, Items: items }),
+    });
+    if (seeded.status !== 200) throw new Error(`seeding the item master answered ${seeded.status}`);
+
+    const scenario = scenarioOf(scenarioName, key);
+    await load(url, scenario, WARMUP);
+    const measuredFrom = Date.now();
+    const result = await load(url, scenario, SECONDS);
+    // A graceful stop: the profile is written as the process exits.
+    await group.stopAll(15_000);
+    if (server.exitCode !== 0) throw new Error(`the server stopped with ${server.exitCode}`);
+    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+    const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
+    // The profile's clock is microseconds of its own; its end is the server's stop, so count back.
+    const fromUs = profile.endTime - (Date.now() - measuredFrom) * 1000;
+    console.log(`${scenarioName} on ${dialect}: ${Math.round(result.requests.average)} req/s with the profiler, ${result.non2xx} non-2xx`);
+    console.log('| Part | Share | CPU seconds |\n|---|---|---|');
+    for (const { part, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
+      console.log(`| ${part} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);
+    }
+  } finally {
+    await group.stopAll();
+    await databases?.dropAll();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
