@@ -7,6 +7,7 @@
  * prints the shares of its CPU profile, cut to the measured seconds, by part.
  *
  *   npm run build && node bench/profile.js rn-import sqlite     # or adjust-1, adjust-20; postgres
+ *   PROFILE_TOP=30 node bench/profile.js …                      # more of the frames with the most self time
  *
  * Each sample goes to the innermost frame that names a part (see PARTS), else to its own frame's
  * package or file. The profiler slows the server somewhat; read shares, not absolute rates.
@@ -29,6 +30,12 @@ const WARMUP = 2;
 
 /** Parts of the server's work, by the innermost frame whose URL or name matches. */
 const PARTS = [
+  // Native code called from JavaScript has no URL: better-sqlite3 running a statement or COMMIT
+  // (the fsync of synchronous=FULL included), or a Node binding (socket writes, crypto).
+  [
+    'Native calls (SQLite statements and COMMIT, socket writes, hashing)',
+    (f) => f.url === '' && !f.functionName.startsWith('(') && f.functionName !== '',
+  ],
   ['better-sqlite3 (statements, COMMIT)', (f) => f.url.includes('/better-sqlite3/')],
   ['pg (protocol, socket)', (f) => /\/(pg|pg-protocol|pg-pool|pg-types)\//.test(f.url)],
   ['Kysely (building and compiling SQL)', (f) => f.url.includes('/kysely/')],
@@ -119,6 +126,30 @@ function sharesOf(profile, fromUs) {
   return [...totals].sort((a, b) => b[1] - a[1]).map(([part, us]) => ({ part, share: us / all, seconds: us / 1e6 }));
 }
 
+/** The frames with the most self time after `fromUs`, each named by its function and file. */
+function topFramesOf(profile, fromUs, count) {
+  const names = new Map(
+    profile.nodes.map((node) => [
+      node.id,
+      `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`,
+    ]),
+  );
+  const totals = new Map();
+  let at = profile.startTime;
+  let all = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i];
+    if (at < fromUs) return;
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    totals.set(names.get(id), (totals.get(names.get(id)) ?? 0) + delta);
+    all += delta;
+  });
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([frame, us]) => ({ frame, share: us / all }));
+}
+
 async function main() {
   const [scenarioName = 'rn-import', dialect = 'sqlite'] = process.argv.slice(2);
   const tmp = mkdtempSync(join(tmpdir(), 'wharf-profile-'));
@@ -126,7 +157,7 @@ async function main() {
   const databases = dialect === 'postgres' ? new TemporaryDatabases(process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL) : undefined;
   try {
     const dbUrl = databases ? await databases.create('profile') : `sqlite:${join(tmp, 'wharf.db')}`;
-    const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
+    const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? 'FULL' };
     await runCli(cliPath, ['migrate', '--db', dbUrl], env);
     await runCli(cliPath, ['company', 'add', TENANT.company, '--db', dbUrl], env);
     await runCli(cliPath, ['customer', 'add', TENANT.company, TENANT.customer, '--db', dbUrl], env);
@@ -164,6 +195,10 @@ async function main() {
     console.log('| Part | Share | CPU seconds |\n|---|---|---|');
     for (const { part, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
       console.log(`| ${part} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);
+    }
+    console.log('\nThe frames with the most self time:');
+    for (const { frame, share } of topFramesOf(profile, fromUs, Number(process.env.PROFILE_TOP ?? 15))) {
+      console.log(`  ${(share * 100).toFixed(1)}%  ${frame}`);
     }
   } finally {
     await group.stopAll();

@@ -131,8 +131,10 @@ export async function acknowledgeRejectedBody(
   if (!rule) return refusal;
   try {
     await authorize.check(cx.principal, body, rule.roles);
-  } catch {
-    return refusal;
+  } catch (error) {
+    // Out of the key's scope: no ACK, the body's own refusal stands. Anything else is a bug.
+    if (error instanceof Refusal) return refusal;
+    throw error;
   }
   const document = acks.documentNamedBy(rule.documentType, body, rule.contentKey);
   if (!document) return refusal;

@@ -33,7 +33,8 @@ export async function findLive(
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('customer_id', '=', key.customerId)
-    .where('status', '<>', 'Cancelled')
+    // A literal, so that SQLite can use the partial unique index of live documents (a parameter it cannot match).
+    .where('status', '<>', sql.lit('Cancelled'))
     .$if(key.facilityId !== undefined, (q) => q.where('facility_id', '=', key.facilityId!))
     .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
@@ -26,7 +26,8 @@ export async function findLive(
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('customer_id', '=', key.customerId)
-    .where('status', '<>', 'Cancelled')
+    // A literal, so that SQLite can use the partial unique index of live documents (a parameter it cannot match).
+    .where('status', '<>', sql.lit('Cancelled'))
     .$if(key.facilityId !== undefined, (q) => q.where('facility_id', '=', key.facilityId!))
     .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
