@@ -18,6 +18,7 @@ import type { DialectName } from '../../src/db/dialect.js';
 import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
 import * as inventory from '../../src/modules/inventory/inventory.repository.js';
 import * as items from '../../src/modules/items/items.repository.js';
+import * as orders from '../../src/modules/orders/orders.repository.js';
 import * as receipts from '../../src/modules/receipts/receipts.repository.js';
 
 /**
@@ -646,5 +647,28 @@ describe('inserts of documents and their postings', () => {
         },
       ]
     `);
+  });
+
+  it('finds the lines waiting for freed items and the live documents with literal statuses, which partial indexes need', async () => {
+    const waiting = (db: Db) =>
+      orders.findWaitingLines(db, {
+        companyId: 'CO',
+        customerId: 'CU',
+        facilityId: 'F1',
+        items: [
+          { itemId: 'A-1', uom: 'EA' },
+          { itemId: 'B-2', uom: 'EA' },
+        ],
+        statuses: ['Imported', 'Open'],
+      });
+    const [found] = await sentBy('sqlite', waiting);
+    expect(found!.sql).toBe(
+      'select "l".*, (select coalesce(sum("a"."quantity"), 0) as "held" from "order_allocations" as "a" where "a"."company_id" = "l"."company_id" and "a"."svcpoid" = "l"."svcpoid" and "a"."line_no" = "l"."line_no") as "allocated" from "orders" as "o" inner join "order_lines" as "l" on "l"."company_id" = "o"."company_id" and "l"."svcpoid" = "o"."svcpoid" where "o"."company_id" = ? and "o"."customer_id" = ? and "o"."facility_id" = ? and "o"."status" in (\'Imported\', \'Open\') and "l"."item_id" in (?, ?) and "l"."uom" in (?) order by "o"."created_at", "o"."svcpoid", "l"."line_no"',
+    );
+    expect(found!.parameters).toEqual(['CO', 'CU', 'F1', 'A-1', 'B-2', 'EA']);
+    const [live] = await sentBy('postgres', (db) => receipts.findLive(db, { companyId: 'CO', customerId: 'CU', poNo: 'P-1' }));
+    expect(live!.sql).toBe(
+      'select * from "receipts" where "company_id" = $1 and "customer_id" = $2 and "status" <> \'Cancelled\' and "po_no" = $3 order by "svcpoid"',
+    );
   });
 });
