@@ -99,7 +99,28 @@ function load(url, scenario, seconds) {
   });
 }
 
-/** Self time per part over the samples taken after `fromUs` (the profile's clock). */
+/** Calls `visit(nodeId, microseconds)` for every sample taken after `fromUs` (the profile's clock). */
+function eachSampleAfter(profile, fromUs, visit) {
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i];
+    if (at >= fromUs) visit(id, profile.timeDeltas[i + 1] ?? 0);
+  });
+}
+
+/** Time per key over the samples after `fromUs`, largest first, as shares of all of it. */
+function totalsBy(profile, fromUs, keyOf) {
+  const totals = new Map();
+  let all = 0;
+  eachSampleAfter(profile, fromUs, (id, us) => {
+    const key = keyOf(id);
+    totals.set(key, (totals.get(key) ?? 0) + us);
+    all += us;
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]).map(([key, us]) => ({ key, share: us / all, seconds: us / 1e6 }));
+}
+
+/** Self time per part: each sample goes to the innermost frame that names a part. */
 function sharesOf(profile, fromUs) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
@@ -113,20 +134,10 @@ function sharesOf(profile, fromUs) {
     partOf.set(id, part);
     return part;
   };
-  const totals = new Map();
-  let at = profile.startTime;
-  let all = 0;
-  profile.samples.forEach((id, i) => {
-    at += profile.timeDeltas[i];
-    if (at < fromUs) return;
-    const delta = profile.timeDeltas[i + 1] ?? 0;
-    totals.set(classify(id), (totals.get(classify(id)) ?? 0) + delta);
-    all += delta;
-  });
-  return [...totals].sort((a, b) => b[1] - a[1]).map(([part, us]) => ({ part, share: us / all, seconds: us / 1e6 }));
+  return totalsBy(profile, fromUs, classify);
 }
 
-/** The frames with the most self time after `fromUs`, each named by its function and file. */
+/** The frames with the most self time, each named by its function and file. */
 function topFramesOf(profile, fromUs, count) {
   const names = new Map(
     profile.nodes.map((node) => [
@@ -134,20 +145,7 @@ function topFramesOf(profile, fromUs, count) {
       `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`,
     ]),
   );
-  const totals = new Map();
-  let at = profile.startTime;
-  let all = 0;
-  profile.samples.forEach((id, i) => {
-    at += profile.timeDeltas[i];
-    if (at < fromUs) return;
-    const delta = profile.timeDeltas[i + 1] ?? 0;
-    totals.set(names.get(id), (totals.get(names.get(id)) ?? 0) + delta);
-    all += delta;
-  });
-  return [...totals]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([frame, us]) => ({ frame, share: us / all }));
+  return totalsBy(profile, fromUs, (id) => names.get(id)).slice(0, count);
 }
 
 async function main() {
@@ -193,12 +191,12 @@ async function main() {
     const fromUs = profile.endTime - (Date.now() - measuredFrom) * 1000;
     console.log(`${scenarioName} on ${dialect}: ${Math.round(result.requests.average)} req/s with the profiler, ${result.non2xx} non-2xx`);
     console.log('| Part | Share | CPU seconds |\n|---|---|---|');
-    for (const { part, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
-      console.log(`| ${part} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);
+    for (const { key, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
+      console.log(`| ${key} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);
     }
     console.log('\nThe frames with the most self time:');
-    for (const { frame, share } of topFramesOf(profile, fromUs, Number(process.env.PROFILE_TOP ?? 15))) {
-      console.log(`  ${(share * 100).toFixed(1)}%  ${frame}`);
+    for (const { key, share } of topFramesOf(profile, fromUs, Number(process.env.PROFILE_TOP ?? 15))) {
+      console.log(`  ${(share * 100).toFixed(1)}%  ${key}`);
     }
   } finally {
     await group.stopAll();

@@ -120,6 +120,20 @@ export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAlloc
     .execute();
 }
 
+/** The primary key of order_allocations: a line, and the balance it holds stock in. */
+const ALLOCATION_KEY = [
+  'company_id',
+  'svcpoid',
+  'line_no',
+  'item_id',
+  'uom',
+  'lot_no',
+  'goods_type',
+  'title_id',
+  'inventory_status',
+  'expiration_date',
+] as const;
+
 /** Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds grows. */
 export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
   if (rows.length === 0) return;
@@ -127,20 +141,7 @@ export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTab
     .insertInto('order_allocations')
     .values(rows)
     .onConflict((oc) =>
-      oc
-        .columns([
-          'company_id',
-          'svcpoid',
-          'line_no',
-          'item_id',
-          'uom',
-          'lot_no',
-          'goods_type',
-          'title_id',
-          'inventory_status',
-          'expiration_date',
-        ])
-        .doUpdateSet((eb) => ({ quantity: eb('order_allocations.quantity', '+', eb.ref('excluded.quantity')) })),
+      oc.columns(ALLOCATION_KEY).doUpdateSet((eb) => ({ quantity: eb('order_allocations.quantity', '+', eb.ref('excluded.quantity')) })),
     )
     .execute();
 }
@@ -206,18 +207,10 @@ export async function deleteAllocations(db: Db, key: OrderKey): Promise<void> {
 
 /** The primary key of one allocation. */
 function allocationKey(row: OrderAllocationRow) {
-  return {
-    company_id: row.company_id,
-    svcpoid: row.svcpoid,
-    line_no: row.line_no,
-    item_id: row.item_id,
-    uom: row.uom,
-    lot_no: row.lot_no,
-    goods_type: row.goods_type,
-    title_id: row.title_id,
-    inventory_status: row.inventory_status,
-    expiration_date: row.expiration_date,
-  };
+  return Object.fromEntries(ALLOCATION_KEY.map((column) => [column, row[column]])) as Pick<
+    OrderAllocationRow,
+    (typeof ALLOCATION_KEY)[number]
+  >;
 }
 
 /** Sets one allocation's quantity; zero removes it. */
