@@ -363,11 +363,14 @@ const heldItemLocks = new WeakMap<Trx, Set<string>>();
 export async function lockItems(trx: Trx, scope: StockScope, items: readonly ItemUom[]): Promise<void> {
   const held = heldItemLocks.get(trx) ?? new Set<string>();
   heldItemLocks.set(trx, held);
-  const names = [...items]
-    .sort(compareItems)
-    .map((item) => JSON.stringify([scope.companyId, scope.customerId, scope.facilityId, item.itemId, item.uom]))
-    .filter((name, index, all) => !held.has(name) && all.indexOf(name) === index);
-  await lockNames(trx, names);
+  // A Set keeps the first of equal names, and the items are sorted first: the names stay in item order.
+  const names = new Set(
+    [...items]
+      .sort(compareItems)
+      .map((item) => JSON.stringify([scope.companyId, scope.customerId, scope.facilityId, item.itemId, item.uom]))
+      .filter((name) => !held.has(name)),
+  );
+  await lockNames(trx, [...names]);
   for (const name of names) held.add(name);
 }
 
