@@ -19,7 +19,7 @@ import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
-import { takeStockMadeAvailable } from './modules/inventory/inventory.service.js';
+import { takeStockMadeAvailable } from './modules/inventory/transaction-stock.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { fillBackorders } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';

@@ -1,6 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { asScaled, formatDecimal, type Scaled } from '../../lib/decimal.js';
 import * as inventory from '../inventory/inventory.service.js';
+import { compareItems, lockItems, type StockMadeAvailable } from '../inventory/transaction-stock.js';
 import { ALLOCATING_STATUSES } from './order-states.js';
 import * as repo from './orders.repository.js';
 
@@ -35,7 +36,7 @@ export function allocatableBy(order: OrderRef, line: repo.OrderLineRow) {
 
 /** Lines by item, so that two orders of the same items take their locks and balances in the same order. */
 const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
-  inventory.compareItems({ itemId: a.item_id, uom: a.uom }, { itemId: b.item_id, uom: b.uom }) || a.line_no - b.line_no;
+  compareItems({ itemId: a.item_id, uom: a.uom }, { itemId: b.item_id, uom: b.uom }) || a.line_no - b.line_no;
 
 /** Allocates up to `quantity` of Available stock to one line and records what the line now holds more. */
 async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, quantity: number, at: number): Promise<number> {
@@ -60,7 +61,7 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
 export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
   const allocated = new Map<number, number>();
   // Every item's lock first, in item order: one statement, and no lock taken while another waits.
-  await inventory.lockItems(
+  await lockItems(
     trx,
     scopeOf(order),
     lines.map((line) => ({ itemId: line.item_id, uom: line.uom })),
@@ -84,13 +85,9 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
  * reads the waiting lines of every freed item at once, in one statement. An order that
  * gets stock shows it as an update (UpdatedWhen, the key of the change that freed it).
  */
-export async function fillBackorders(
-  trx: Trx,
-  freed: inventory.StockMadeAvailable[],
-  change: { at: number; keyId: number },
-): Promise<void> {
+export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], change: { at: number; keyId: number }): Promise<void> {
   // Almost always one scope: the customer and facility of the document that changed.
-  const scopes = new Map<string, { scope: inventory.StockScope; items: inventory.StockMadeAvailable[] }>();
+  const scopes = new Map<string, { scope: inventory.StockScope; items: StockMadeAvailable[] }>();
   for (const stock of freed) {
     const id = JSON.stringify([stock.companyId, stock.customerId, stock.facilityId]);
     const group = scopes.get(id) ?? { scope: stock, items: [] };
@@ -98,8 +95,8 @@ export async function fillBackorders(
     scopes.set(id, group);
   }
   for (const { scope, items } of scopes.values()) {
-    // Under the items' locks (see inventory.lockItems), no import of them is between reading its stock and committing.
-    await inventory.lockItems(trx, scope, items);
+    // Under the items' locks (see lockItems in inventory/transaction-stock.ts), no import of them is between reading its stock and committing.
+    await lockItems(trx, scope, items);
     const waiting = await repo.findWaitingLines(trx, { ...scope, items, statuses: ALLOCATING_STATUSES });
     const exhausted = new Set<string>();
     for (const candidate of waiting) {
