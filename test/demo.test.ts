@@ -60,8 +60,10 @@ describeEachDialect('demo seed', (dialect) => {
     expect(new Set(Object.values(firstKeys)).size).toBe(4);
     expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5, postings: 5 });
 
-    const facility = await tenants.findFacility(database.db, DEMO.company, DEMO.facility);
-    expect(facility?.time_zone).toBe(DEMO.timeZone);
+    expect(await tenants.findFacilityRef(database.db, DEMO.company, DEMO.facility)).toEqual({
+      facilityId: DEMO.facility,
+      timeZone: DEMO.timeZone,
+    });
     expect(await tenants.customerExists(database.db, DEMO.company, DEMO.customer)).toBe(true);
 
     const views = await tenants.listApiKeys(database.db, DEMO.company);

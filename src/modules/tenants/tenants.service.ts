@@ -191,10 +191,6 @@ export async function customerExists(db: Db, companyId: string, customerId: stri
   return (await repo.findCustomerIds(db, companyId, [customerId])).length === 1;
 }
 
-export async function findFacility(db: Db, companyId: string, facilityId: string) {
-  return repo.findFacility(db, companyId, facilityId);
-}
-
 /**
  * The time zone of a facility that the request's scope check has already found (DESIGN §3's order
  * of checks): the one it kept (`known`, a command's `cx.facility`) without reading it again, else
