@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { connectDatabase } from '../src/db/connect.js';
 import type { Db } from '../src/db/database.js';
@@ -177,6 +177,25 @@ describe('SQLite file database', () => {
     const { rows } = await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(db);
     return Object.values(rows[0] ?? {})[0];
   };
+
+  it('prepares a statement once per SQL text and runs it again with new parameters', async () => {
+    const db = open();
+    await migrateToLatest(db);
+    const prepare = vi.spyOn(SqliteDatabase.prototype, 'prepare');
+    try {
+      const names = [];
+      for (const companyId of ['CO-A', 'CO-B', 'CO-C']) {
+        await db.insertInto('companies').values({ company_id: companyId, name: companyId, created_at: 1 }).execute();
+        names.push((await db.selectFrom('companies').select('name').where('company_id', '=', companyId).executeTakeFirst())?.name);
+      }
+      expect(names).toEqual(['CO-A', 'CO-B', 'CO-C']);
+      const texts = prepare.mock.calls.map(([text]) => text);
+      expect(texts.filter((text) => text.startsWith('insert into "companies"'))).toHaveLength(1);
+      expect(texts.filter((text) => text.startsWith('select "name" from "companies"'))).toHaveLength(1);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
 
   it('is created with its directory and opened with WAL, synchronous FULL, foreign keys and a busy timeout', async () => {
     const db = open();
