@@ -3,6 +3,7 @@ import { formatWithOffset } from '../../src/http/time.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createWorld, uniqueId, type World } from '../helpers/factories.js';
+import { expectInternalError, failureInjection } from '../helpers/failures.js';
 import { SHIP_TO } from '../helpers/orders.js';
 
 /**
@@ -17,8 +18,10 @@ const ZONE = 'America/Los_Angeles';
 describeEachDialect('backorders', (dialect) => {
   const ctx = useTestApp(dialect);
   let world: World;
+  const failures = failureInjection(() => ctx().database.db, dialect);
   beforeAll(async () => {
     world = await createWorld(ctx().database.db, ctx().clock);
+    await failures.install();
   });
 
   const ids = (facility = 0, customer = 0) => ({
@@ -107,6 +110,22 @@ describeEachDialect('backorders', (dialect) => {
       [older.svcpoid]: formatWithOffset(receivedAt, ZONE),
       [newer.svcpoid]: formatWithOffset(receivedAt, ZONE),
     });
+  });
+
+  it('fills in the transaction of the change: a change whose last write fails leaves the order waiting', async () => {
+    const item = uniqueId('IT');
+    const waiting = await order([{ ItemID: item, OrderedQty: '3', UOM: 'EA' }]);
+    const body = { ...ids(), AdjustmentNo: uniqueId('ADJ'), Items: [{ ItemNumber: item, UOM: 'EA', Qty: '5' }] };
+    // The Idempotency-Key's record is the last thing a command writes, after the fill.
+    const send = () =>
+      ctx().post('/edi/3pl/adjust/inventory-adjust-qty-incremental', body, world.admin, { 'idempotency-key': uniqueId('IK') });
+    expectInternalError(await failures.withFailingInserts('idempotency_records', send));
+    expect(await allocated(waiting.svcpoid)).toEqual(['0']);
+    expect(await balance(item)).toEqual([]);
+
+    await ok(send());
+    expect(await allocated(waiting.svcpoid)).toEqual(['3']);
+    expect(await balance(item)).toEqual([['Available', '5', '3', '2']]);
   });
 
   it('a positive adjustment fills a short line up to what it still needs, and the rest stays Available', async () => {
