@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, expect, it } from 'vitest';
-import { ORDER_MOVES, ORDER_STATUSES, type OrderMove } from '../../src/modules/orders/order-states.js';
-import { RECEIPT_MOVES, RECEIPT_STATUSES, type ReceiptMove } from '../../src/modules/receipts/receipt-states.js';
+import { ORDER_MOVES, ORDER_STATUSES, type OrderMove, type OrderStatus } from '../../src/modules/orders/order-states.js';
+import { RECEIPT_MOVES, RECEIPT_STATUSES, type ReceiptMove, type ReceiptStatus } from '../../src/modules/receipts/receipt-states.js';
 import { useTestApp, type TestContext } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import {
@@ -38,6 +38,43 @@ import {
 
 /** Customer moves find a document by its natural key among live documents: a Cancelled one is not found, not refused. */
 const reachable = (by: string, status: string) => !(by === 'customer' && status === 'Cancelled');
+
+/** A state table as the test reads it: its moves, each with the rule its row gives. */
+interface Table<Move extends string, Doc> {
+  moves: Record<Move, { by: string; from: readonly string[]; to: readonly string[]; refusal: (svcpoid: string, status: string) => string }>;
+  statuses: readonly string[];
+  /** A fresh document brought to `status` through the API. */
+  build: (status: string) => Promise<Doc & { svcpoid: string }>;
+  /** Makes `move` on the document through the API. */
+  make: Record<Move, (doc: Doc) => Promise<LightMyRequestResponse>>;
+  statusOf: (svcpoid: string) => Promise<string>;
+}
+
+/**
+ * Every reachable (status, move) of the table: the move answers 200 and ends in one of the row's
+ * `to` when the row lists the status in `from`, else 409 with the row's refusal, changing nothing.
+ * Answers how many pairs it checked.
+ */
+async function expectEveryRowHolds<Move extends string, Doc>(table: Table<Move, Doc>): Promise<number> {
+  let checked = 0;
+  for (const [move, row] of Object.entries(table.moves) as [Move, Table<Move, Doc>['moves'][Move]][]) {
+    for (const status of table.statuses.filter((s) => reachable(row.by, s))) {
+      const doc = await table.build(status);
+      const response = await table.make[move](doc);
+      const label = `${status} ${move}`;
+      if (row.from.includes(status)) {
+        expect(response.statusCode, label).toBe(200);
+        expect(row.to, label).toContain(await table.statusOf(doc.svcpoid));
+      } else {
+        expect(response.statusCode, label).toBe(409);
+        expect(response.json(), label).toEqual(problems(row.refusal(doc.svcpoid, status)));
+        expect(await table.statusOf(doc.svcpoid), label).toBe(status);
+      }
+      checked++;
+    }
+  }
+  return checked;
+}
 
 interface Keys {
   customer: string;
@@ -88,23 +125,13 @@ describeEachDialect('receipt state table', (dialect) => {
   };
 
   it('every status answers every move as its row says', async () => {
-    let checked = 0;
-    for (const [move, row] of Object.entries(RECEIPT_MOVES) as [ReceiptMove, (typeof RECEIPT_MOVES)[ReceiptMove]][]) {
-      for (const status of RECEIPT_STATUSES.filter((s) => reachable(row.by, s))) {
-        const receipt = await buildReceipt(ctx(), { tenant, key: keys.customer, operatorKey: keys.operator, status });
-        const response = await make[move](receipt);
-        const label = `${status} ${move}`;
-        if ((row.from as readonly string[]).includes(status)) {
-          expect(response.statusCode, label).toBe(200);
-          expect(row.to, label).toContain(await statusOf(receipt.svcpoid));
-        } else {
-          expect(response.statusCode, label).toBe(409);
-          expect(response.json(), label).toEqual(problems(row.refusal(receipt.svcpoid, status)));
-          expect(await statusOf(receipt.svcpoid), label).toBe(status);
-        }
-        checked++;
-      }
-    }
+    const checked = await expectEveryRowHolds({
+      moves: RECEIPT_MOVES,
+      statuses: RECEIPT_STATUSES,
+      build: (status) => buildReceipt(ctx(), { tenant, key: keys.customer, operatorKey: keys.operator, status: status as ReceiptStatus }),
+      make,
+      statusOf,
+    });
     // Six moves over seven statuses, less the Cancelled receipt for the two customer moves.
     expect(checked).toBe(6 * 7 - 2);
   });
@@ -142,31 +169,23 @@ describeEachDialect('order state table', (dialect) => {
   };
 
   it('every status answers every move as its row says', async () => {
-    let checked = 0;
-    for (const [move, row] of Object.entries(ORDER_MOVES) as [OrderMove, (typeof ORDER_MOVES)[OrderMove]][]) {
-      for (const status of ORDER_STATUSES.filter((s) => reachable(row.by, s))) {
+    const checked = await expectEveryRowHolds({
+      moves: ORDER_MOVES,
+      statuses: ORDER_STATUSES,
+      build: async (status) => {
         // Enough stock for the order's 10 and one more unit to ship.
         await stock(ctx(), { tenant, items: [{ ItemNumber: 'SKU-1', Qty: '11' }], key: keys.operator });
-        const order = await buildOrder(ctx(), {
+        return buildOrder(ctx(), {
           tenant,
           key: keys.customer,
           operatorKey: keys.operator,
-          status,
+          status: status as OrderStatus,
           content: { Items: [{ ItemID: 'SKU-1', OrderedQty: '10', UOM: 'EA' }] },
         });
-        const response = await make[move](order);
-        const label = `${status} ${move}`;
-        if ((row.from as readonly string[]).includes(status)) {
-          expect(response.statusCode, label).toBe(200);
-          expect(row.to, label).toContain(await statusOf(order.svcpoid));
-        } else {
-          expect(response.statusCode, label).toBe(409);
-          expect(response.json(), label).toEqual(problems(row.refusal(order.svcpoid, status)));
-          expect(await statusOf(order.svcpoid), label).toBe(status);
-        }
-        checked++;
-      }
-    }
+      },
+      make,
+      statusOf,
+    });
     // Five moves over six statuses, less the Cancelled order for the two customer moves.
     expect(checked).toBe(5 * 6 - 2);
   });
