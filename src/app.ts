@@ -7,7 +7,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
-import { authenticate, createAuthorizer, rememberKeys } from './http/auth.js';
+import { authenticate, createAuthorizer } from './http/auth.js';
 import { commandContexts, type Settle } from './http/command-context.js';
 import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
@@ -15,6 +15,8 @@ import { registerMetrics } from './http/metrics.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { andThen } from './lib/maybe-promise.js';
+import { rememberFound } from './lib/remember.js';
 import { ajvOptions } from './lib/validate.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
@@ -34,8 +36,8 @@ import { acknowledgeRejectedBody } from './modules/commands/commands.service.js'
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
-/** How long the rate engine may trust a key it looked up (DESIGN §3: about a second). */
-const RATE_KEY_TTL_MS = 1000;
+/** How long a process may trust a key or a tenant fact it looked up (DESIGN §3: about a second). */
+const TRUST_MS = 1000;
 
 /** The EDI modules, in the order their routes register. */
 const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
@@ -121,14 +123,21 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     },
   );
 
-  const lookupKey = (key: string) => tenants.authenticateApiKey(db, clock, key);
+  // Every request looks up its key and most a facility: what was found is trusted for a second.
+  const lookupKey = rememberFound((key: string) => tenants.authenticateApiKey(db, clock, key), clock, TRUST_MS);
+  const findFacility = rememberFound((companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId), clock, TRUST_MS);
+  const findCustomer = rememberFound(
+    async (companyId: string, customerId: string) => ((await tenants.customerExists(db, companyId, customerId)) ? { customerId } : undefined),
+    clock,
+    TRUST_MS,
+  );
   if (config.only !== 'rate') {
     const deps: RouteDeps = {
       db,
       clock,
       authorize: createAuthorizer({
-        findFacility: (companyId, facilityId) => tenants.findFacilityRef(db, companyId, facilityId),
-        customerExists: (companyId, customerId) => tenants.customerExists(db, companyId, customerId),
+        findFacility,
+        customerExists: (companyId, customerId) => andThen(findCustomer(companyId, customerId), (found) => found !== undefined),
       }),
       cx: commandContexts(db, clock, settleChange),
     };
@@ -159,9 +168,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     );
   }
   if (config.only !== 'edi') {
-    // A quote is the hottest path there is: its key lookup is remembered for a second.
     const rater = createRater(db, clock);
-    await app.register(async (rate) => rateRoutes(rate, { rater, lookupKey: rememberKeys(lookupKey, clock, RATE_KEY_TTL_MS) }), {
+    await app.register(async (rate) => rateRoutes(rate, { rater, lookupKey }), {
       prefix: RATE_PREFIX,
     });
   }

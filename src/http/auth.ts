@@ -1,6 +1,4 @@
 import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import type { Clock } from '../lib/clock.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import { forbidden, unauthenticated, unknownFacility } from '../lib/refusal.js';
 
@@ -35,8 +33,8 @@ export interface FacilityRef {
 
 /** The tenant facts that scope checks need, answered by the tenants module. */
 export interface TenantDirectory {
-  findFacility(companyId: string, facilityId: string): Promise<FacilityRef | undefined>;
-  customerExists(companyId: string, customerId: string): Promise<boolean>;
+  findFacility(companyId: string, facilityId: string): MaybePromise<FacilityRef | undefined>;
+  customerExists(companyId: string, customerId: string): MaybePromise<boolean>;
 }
 
 declare module 'fastify' {
@@ -45,20 +43,6 @@ declare module 'fastify' {
     /** The facility the body names, once the scope check found it (its services need not read it again). */
     facility?: FacilityRef;
   }
-}
-
-/**
- * Remembers what `lookup` answered for a key for `ttlMs` (DESIGN §3 allows about a second): a
- * revocation takes effect on every process within that time. Unknown keys are not remembered.
- */
-export function rememberKeys(lookup: KeyLookup, clock: Clock, ttlMs: number): KeyLookup {
-  const known = new LRUCache<string, Principal>({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now: () => clock.now() } });
-  const lookUpAndRemember = async (presentedKey: string) => {
-    const principal = await lookup(presentedKey);
-    if (principal) known.set(presentedKey, principal);
-    return principal;
-  };
-  return (presentedKey) => known.get(presentedKey) ?? lookUpAndRemember(presentedKey);
 }
 
 const SCHEME = /^APIKey +(\S+)$/i;

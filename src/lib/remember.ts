@@ -1,0 +1,26 @@
+import { LRUCache } from 'lru-cache';
+import type { Clock } from './clock.js';
+import type { MaybePromise } from './maybe-promise.js';
+
+/**
+ * Remembers for `ttlMs` what `lookup` found for its arguments. DESIGN §3 lets a process trust keys
+ * and tenant facts for about a second, so a revocation or a change reaches every process within
+ * that time. What it did not find is asked again every time: a new key or facility works at once.
+ * An answer from memory comes back as the value itself, without a turn of the microtask queue.
+ */
+export function rememberFound<A extends string[], V extends object>(
+  lookup: (...args: A) => MaybePromise<V | undefined>,
+  clock: Clock,
+  ttlMs: number,
+): (...args: A) => MaybePromise<V | undefined> {
+  const found = new LRUCache<string, V>({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now: () => clock.now() } });
+  const lookUpAndRemember = async (name: string, args: A) => {
+    const value = await lookup(...args);
+    if (value !== undefined) found.set(name, value);
+    return value;
+  };
+  return (...args) => {
+    const name = args.length === 1 ? args[0]! : JSON.stringify(args);
+    return found.get(name) ?? lookUpAndRemember(name, args);
+  };
+}
