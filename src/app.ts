@@ -125,9 +125,14 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
 
   // Every request looks up its key and most a facility: what was found is trusted for a second.
   const lookupKey = rememberFound((key: string) => tenants.authenticateApiKey(db, clock, key), clock, TRUST_MS);
-  const findFacility = rememberFound((companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId), clock, TRUST_MS);
+  const findFacility = rememberFound(
+    (companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId),
+    clock,
+    TRUST_MS,
+  );
   const findCustomer = rememberFound(
-    async (companyId: string, customerId: string) => ((await tenants.customerExists(db, companyId, customerId)) ? { customerId } : undefined),
+    async (companyId: string, customerId: string) =>
+      (await tenants.customerExists(db, companyId, customerId)) ? { customerId } : undefined,
     clock,
     TRUST_MS,
   );
