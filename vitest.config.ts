@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The tests that run `wharf` as a process share one build of src/.
+    globalSetup: ['test/global-build.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,0 +1,74 @@
+/**
+ * Vitest global setup: compiles `src/` once per change of the sources, for the tests that run the
+ * real `wharf` command as a process. The build is named by a hash of what it is built from, so a
+ * run with unchanged sources reuses it, and two runs at once never write into each other's.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestProject } from 'vitest/node';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BUILDS = join(ROOT, '.test-build');
+/** Builds unused for this long are removed; a run never takes nearly as long. */
+const STALE_MS = 6 * 60 * 60 * 1000;
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The compiled `wharf` command (dist/cli.js beside a copy of package.json). */
+    wharfCli: string;
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+function sourceHash(): string {
+  const hash = createHash('sha256');
+  for (const file of [
+    ...filesUnder(join(ROOT, 'src')),
+    join(ROOT, 'tsconfig.json'),
+    join(ROOT, 'tsconfig.build.json'),
+    join(ROOT, 'package.json'),
+  ]) {
+    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+function removeStaleBuilds(keep: string): void {
+  for (const name of readdirSync(BUILDS)) {
+    const path = join(BUILDS, name);
+    if (path !== keep && Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  const build = join(BUILDS, sourceHash());
+  if (!existsSync(build)) {
+    const partial = `${build}.${process.pid}.partial`;
+    mkdirSync(partial, { recursive: true });
+    await promisify(execFile)(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(partial, 'dist')],
+      { cwd: ROOT },
+    );
+    // The package's layout: code that reads ../package.json from dist/ finds it.
+    copyFileSync(join(ROOT, 'package.json'), join(partial, 'package.json'));
+    try {
+      renameSync(partial, build);
+    } catch {
+      // Another run finished the same build first; use that one.
+      rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  removeStaleBuilds(build);
+  project.provide('wharfCli', join(build, 'dist', 'cli.js'));
+}
