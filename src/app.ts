@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,10 +7,11 @@ import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
-import { commandContexts, type Settle } from './http/command-context.js';
+import { commandContexts, markReplays, type Settle } from './http/command-context.js';
 import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -73,7 +73,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
-    genReqId: () => randomUUID(),
+    genReqId: requestIdOf,
     ajv: {
       customOptions: { ...ajvOptions, formats: dateTimeFormats },
     },
@@ -84,6 +84,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
   // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
   app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
   app.setNotFoundHandler(replyRouteNotFound);
+  echoRequestId(app);
+  markReplays(app);
   registerMetrics(app);
 
   await app.register(swagger, {

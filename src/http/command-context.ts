@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db, Trx } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { FacilityRef, Principal } from './auth.js';
@@ -18,6 +18,8 @@ export interface CommandContext {
   facility?: FacilityRef;
   /** What every change does last, in its own transaction (app.ts says what: backorders). */
   settle: Settle;
+  /** Told when the answer is a replay of an earlier one (HTTP then sends `Idempotent-Replayed: true`). */
+  onReplay?: () => void;
 }
 
 /**
@@ -31,5 +33,31 @@ export type Settle = (trx: Trx, change: { at: number; keyId: number }) => Promis
 export type ContextOf = (request: FastifyRequest) => CommandContext;
 
 export function commandContexts(db: Db, clock: Clock, settle: Settle): ContextOf {
-  return (request) => ({ db, clock, principal: request.principal, identity: requestIdentity(request), facility: request.facility, settle });
+  return (request) => ({
+    db,
+    clock,
+    principal: request.principal,
+    identity: requestIdentity(request),
+    facility: request.facility,
+    settle,
+    onReplay: () => {
+      request.replayed = true;
+    },
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The answer is a replay of an earlier one (an Idempotency-Key or a document number seen before). */
+    replayed: boolean;
+  }
+}
+
+/** Marks every replayed answer, success or refusal, with `Idempotent-Replayed: true` (DESIGN §12). */
+export function markReplays(app: FastifyInstance): void {
+  app.decorateRequest('replayed', false);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.replayed) reply.header('idempotent-replayed', 'true');
+    done(null, payload);
+  });
 }

@@ -195,12 +195,15 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     const again = await adjust(number, body, {}, adminKey);
     expect(again.statusCode).toBe(200);
     expect(again.body).toBe(first.body);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await ledger(number)).toHaveLength(1);
     expect(await onHand(lot)).toBe('4');
 
     const different = await adjust(number, [{ ItemNumber: 'MUG', LotNo: lot, UOM: 'EA', Qty: '5' }]);
     expect(different.statusCode).toBe(409);
     expect(different.json()).toEqual(problems(`AdjustmentNo ${number} was already applied with a different body`));
+    expect(different.headers['idempotent-replayed']).toBeUndefined();
     // The number is taken for property moves of that customer and facility too.
     const asMove = await move(number, [{ ItemNumber: 'MUG', UOM: 'EA', Qty: '1', From: { LotNo: lot }, To: { LotNo: 'X' } }]);
     expect(asMove.statusCode).toBe(409);

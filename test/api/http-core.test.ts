@@ -369,6 +369,11 @@ describeEachDialect('HTTP core', (dialect) => {
       try {
         const [a, b] = await Promise.all([app.inject('/test/boom'), app.inject('/test/boom')]);
         expect(a.json()[0].error).not.toBe(b.json()[0].error);
+        // The id in the body is the one in the header.
+        expect(a.json()).toEqual(problems(`Internal error (request id ${a.headers['x-request-id']})`));
+        const sent = await app.inject({ url: '/test/boom', headers: { 'x-request-id': 'caller-7' } });
+        expect(sent.headers['x-request-id']).toBe('caller-7');
+        expect(sent.json()).toEqual(problems('Internal error (request id caller-7)'));
       } finally {
         await app.close();
       }
@@ -415,37 +420,93 @@ describeEachDialect('HTTP core', (dialect) => {
     });
   });
 
+  describe('X-Request-Id', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+    it("is on every answer: a new uuid each time, or the caller's own, which the log line names too", async () => {
+      const answers = [
+        await ctx().post(SEARCH, ids(), key),
+        await ctx().post(SEARCH, { ...ids(), Paging: { PageNo: 0 } }, key),
+        await ctx().post(SEARCH, ids(), 'wk_not-a-key'),
+        await ctx().app.inject('/nowhere'),
+        await ctx().app.inject('/healthz'),
+      ];
+      const ids_ = answers.map((answer) => answer.headers['x-request-id']);
+      for (const id of ids_) expect(id).toMatch(UUID);
+      expect(new Set(ids_).size).toBe(ids_.length);
+
+      for (const sent of ['order-42.retry_1', 'A'.repeat(128)]) {
+        const before = ctx().logs.length;
+        const answer = await ctx().post(SEARCH, ids(), key, { 'x-request-id': sent });
+        expect(answer.statusCode).toBe(200);
+        expect(answer.headers['x-request-id']).toBe(sent);
+        expect(
+          ctx()
+            .logs.slice(before)
+            .map((line) => line.reqId),
+        ).toEqual([sent]);
+      }
+    });
+
+    it("replaces a caller's id that is too long or has characters outside [A-Za-z0-9._-]", async () => {
+      for (const sent of ['A'.repeat(129), 'two words', 'semi;colon', 'ünïcode', '']) {
+        const answer = await ctx().post(SEARCH, ids(), key, { 'x-request-id': sent });
+        expect(answer.statusCode, sent).toBe(200);
+        expect(answer.headers['x-request-id'], sent).toMatch(UUID);
+      }
+    });
+  });
+
   describe('request log', () => {
-    it('writes exactly one line per request, with its id, method, path, status, time and key id', async () => {
-      const cases: { send: () => Promise<{ statusCode: number }>; status: number; url: string; keyId?: number }[] = [
-        { send: () => ctx().post(SEARCH, ids(), key), status: 200, url: `${EDI_PREFIX}${SEARCH}`, keyId },
-        { send: () => ctx().post(SEARCH, { ...ids(), Paging: { PageNo: 0 } }, key), status: 400, url: `${EDI_PREFIX}${SEARCH}`, keyId },
-        { send: () => ctx().post(SEARCH, '{"a":', key), status: 400, url: `${EDI_PREFIX}${SEARCH}`, keyId },
+    it('writes exactly one line per request: id, method, path, route, status, time, and key, company and customer', async () => {
+      const route = `${EDI_PREFIX}${SEARCH}`;
+      const who = { keyId, companyId: tenant.companyId };
+      const cases: { send: () => Promise<{ statusCode: number }>; status: number; url: string; route?: string; who?: object }[] = [
+        { send: () => ctx().post(SEARCH, ids(), key), status: 200, url: route, route, who: { ...who, customerId: tenant.customerIds[0] } },
+        {
+          send: () => ctx().post(SEARCH, { ...ids(), Paging: { PageNo: 0 } }, key),
+          status: 400,
+          url: route,
+          route,
+          who: { ...who, customerId: tenant.customerIds[0] },
+        },
+        { send: () => ctx().post(SEARCH, '{"a":', key), status: 400, url: route, route, who },
         {
           send: () => ctx().post(SEARCH, { ...ids(), CustomerID: tenant.customerIds[1] }, key),
           status: 403,
-          url: `${EDI_PREFIX}${SEARCH}`,
-          keyId,
+          url: route,
+          route,
+          who: { ...who, customerId: tenant.customerIds[1] },
         },
-        { send: () => ctx().post(SEARCH, 'a=b', key, { 'content-type': 'text/plain' }), status: 415, url: `${EDI_PREFIX}${SEARCH}`, keyId },
-        { send: () => ctx().post(SEARCH, { Pad: 'x'.repeat(BODY_LIMIT) }, key), status: 413, url: `${EDI_PREFIX}${SEARCH}`, keyId },
-        { send: () => ctx().post(`${SEARCH}?apikey=${key}`, ids(), 'wk_not-a-key'), status: 401, url: `${EDI_PREFIX}${SEARCH}` },
+        // A CustomerID no spec ID could be is not written down.
+        { send: () => ctx().post(SEARCH, { ...ids(), CustomerID: 'x'.repeat(16) }, key), status: 400, url: route, route, who },
+        { send: () => ctx().post(SEARCH, 'a=b', key, { 'content-type': 'text/plain' }), status: 415, url: route, route, who },
+        { send: () => ctx().post(SEARCH, { Pad: 'x'.repeat(BODY_LIMIT) }, key), status: 413, url: route, route, who },
+        { send: () => ctx().post(`${SEARCH}?apikey=${key}`, ids(), 'wk_not-a-key'), status: 401, url: route, route },
         { send: () => ctx().app.inject(`/nowhere?key=${key}`), status: 404, url: '/nowhere' },
-        { send: () => ctx().app.inject('/healthz'), status: 200, url: '/healthz' },
+        { send: () => ctx().app.inject('/healthz'), status: 200, url: '/healthz', route: '/healthz' },
       ];
-      for (const { send, status, url, keyId: expectedKeyId } of cases) {
+      for (const { send, status, url, route: expectedRoute, who: expectedWho = {} } of cases) {
         const before = ctx().logs.length;
         const response = await send();
         expect(response.statusCode).toBe(status);
         const lines = ctx().logs.slice(before);
         expect(lines, `${status} ${url}`).toHaveLength(1);
-        const line = lines[0]!;
-        expect(line).toMatchObject({ msg: 'request', level: 30, method: expect.any(String), url, statusCode: status });
-        expect(line.reqId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-        expect(typeof line.responseTime).toBe('number');
-        expect(line.responseTime as number).toBeGreaterThanOrEqual(0);
-        if (expectedKeyId === undefined) expect(line).not.toHaveProperty('keyId');
-        else expect(line.keyId).toBe(expectedKeyId);
+        const { reqId, responseTime, ...line } = lines[0]!;
+        expect(reqId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+        expect(typeof responseTime).toBe('number');
+        expect(responseTime as number).toBeGreaterThanOrEqual(0);
+        const expected = {
+          msg: 'request',
+          level: 30,
+          method: expect.any(String),
+          url,
+          route: expectedRoute,
+          statusCode: status,
+          ...expectedWho,
+        };
+        // Every field of the line is named here (toEqual takes an undefined field for an absent one).
+        expect(Object.fromEntries(Object.entries(line).filter(([name]) => !['time', 'pid', 'hostname'].includes(name)))).toEqual(expected);
       }
       const requestIds = ctx()
         .logs.filter((l) => l.msg === 'request')

@@ -181,10 +181,25 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     const replay = await ctx().post(RECEIPT_IMPORT, receipt(poNo), key, headers);
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual(first.json());
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await acksOf({ PONo: poNo })).toHaveLength(1);
     const other = await ctx().post(RECEIPT_IMPORT, receipt(uniqueId('PO')), key, headers);
     expect(other.statusCode).toBe(422);
     expect(other.json()).toEqual(problems('Idempotency-Key was already used with a different request'));
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+
+    // A refusal is replayed as it was answered, and marked as a replay too.
+    const refusedHeaders = { 'idempotency-key': uniqueId('IK') };
+    const unknownPoNo = uniqueId('PO');
+    const refusedBody = receipt(unknownPoNo, { ActionCode: 'Cancelled' });
+    const refused = await ctx().post(RECEIPT_IMPORT, refusedBody, key, refusedHeaders);
+    const refusedAgain = await ctx().post(RECEIPT_IMPORT, refusedBody, key, refusedHeaders);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json()).toEqual({ error: `Not found receipt with PONo ${unknownPoNo}` });
+    expect([refusedAgain.statusCode, refusedAgain.body]).toEqual([refused.statusCode, refused.body]);
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    expect(refusedAgain.headers['idempotent-replayed']).toBe('true');
   });
 
   it('writes no ACK for a 401, a 403 or unparseable JSON', async () => {

@@ -88,8 +88,10 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     const again = await confirm(svcpoid, 'R-1', body);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(first.json());
+    expect([first, again].map((answer) => answer.headers['idempotent-replayed'])).toEqual([undefined, 'true']);
     const different = await confirm(svcpoid, 'R-1', [{ ItemNumber: 'MUG', ReceivedQuantity: '4', UOM: 'EA' }]);
     expect(different.statusCode).toBe(409);
+    expect(different.headers['idempotent-replayed']).toBeUndefined();
     expect(different.json()).toEqual(problems(`ConfirmationNo R-1 was already applied to ${svcpoid} with a different body`));
     expect(await onHand('MUG')).toBe(before + 3);
   });

@@ -831,6 +831,7 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const byAdmin = await ship(svcpoid, 'R-1', items, {}, world.admin);
     expect(byAdmin.statusCode).toBe(200);
     expect(byAdmin.body).toBe(first.body);
+    expect([first, again, byAdmin].map((answer) => answer.headers['idempotent-replayed'])).toEqual([undefined, 'true', 'true']);
 
     const different = await ship(svcpoid, 'R-1', [shipLine(sku, '5')]);
     expect(different.statusCode).toBe(409);

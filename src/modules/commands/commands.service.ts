@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Authorize, Role } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { idempotencyKeyReused, Refusal, type RefusalKind } from '../../lib/refusal.js';
+import { conflict, idempotencyKeyReused, Refusal, type RefusalKind } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
 import * as repo from './idempotency.repository.js';
 
@@ -54,9 +54,27 @@ async function storeOutcome(trx: Trx, cx: CommandContext, outcome: Outcome): Pro
 }
 
 /** A stored success is answered again; a stored refusal is thrown again. */
-function replay<T>(outcome: Outcome): T {
+function replay<T>(cx: CommandContext, outcome: Outcome): T {
+  cx.onReplay?.();
   if ('refusal' in outcome) throw outcome.refusal;
   return outcome.body as T;
+}
+
+/** A document number already applied: what its first request wrote down about it. */
+export interface AppliedNumber {
+  request_hash: string;
+  /** The first answer, as JSON. */
+  answer: string;
+}
+
+/**
+ * A document number applied before (DESIGN §7: ConfirmationNo, AdjustmentNo): the same request
+ * replays the first answer; another request under the number is 409 with `differs`.
+ */
+export function replayApplied<T>(cx: CommandContext, applied: AppliedNumber, differs: string): T {
+  if (applied.request_hash !== cx.identity.requestHash) throw conflict(differs);
+  cx.onReplay?.();
+  return JSON.parse(applied.answer) as T;
 }
 
 /**
@@ -69,7 +87,7 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
   try {
     return await inTransaction(cx.db, async (trx) => {
       const stored = await storedOutcome(trx, cx);
-      if (stored) return replay<T>(stored);
+      if (stored) return replay<T>(cx, stored);
       const body = await command.run(trx);
       // What every change entails, in its transaction: backorders filled from stock it freed (and,
       // from DESIGN §13, the events of the change).
@@ -91,7 +109,11 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
 async function acknowledgeRefusal(cx: CommandContext, document: acks.AckedDocument, refusal: Refusal): Promise<Refusal> {
   return inTransaction(cx.db, async (trx) => {
     const stored = await storedOutcome(trx, cx);
-    if (stored) return 'refusal' in stored ? stored.refusal : refusal;
+    if (stored && 'refusal' in stored) {
+      cx.onReplay?.();
+      return stored.refusal;
+    }
+    if (stored) return refusal;
     await acks.recordFailure(trx, { ...document, keyId: cx.principal.keyId, at: cx.clock.now() }, refusal.messages);
     await storeOutcome(trx, cx, { refusal });
     return refusal;

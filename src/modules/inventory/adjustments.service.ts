@@ -1,8 +1,8 @@
 import type { Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { asScaled, formatDecimal, parseDecimal } from '../../lib/decimal.js';
-import { conflict, invalid } from '../../lib/refusal.js';
-import { runCommand } from '../commands/commands.service.js';
+import { invalid } from '../../lib/refusal.js';
+import { replayApplied, runCommand } from '../commands/commands.service.js';
 import * as items from '../items/items.service.js';
 import * as repo from './adjustments.repository.js';
 import type {
@@ -44,14 +44,6 @@ function numberOf(request: AdjustmentRequest): repo.AdjustmentNumber {
     customerId: request.CustomerID,
     adjustmentNo: request.AdjustmentNo,
   };
-}
-
-/** The same body replays the first answer; another body under the same number is 409. */
-function replay(earlier: repo.AdjustmentRow, request: AdjustmentRequest, requestHash: string): AdjustmentResult {
-  if (earlier.request_hash !== requestHash) {
-    throw conflict(`AdjustmentNo ${request.AdjustmentNo} was already applied with a different body`);
-  }
-  return JSON.parse(earlier.answer) as AdjustmentResult;
 }
 
 /** Absent key values ('' in the database) are null, as in the inventory reads. */
@@ -131,7 +123,12 @@ function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Pos
   return runCommand(cx, {
     run: async (trx) => {
       const earlier = await repo.findAdjustment(trx, numberOf(request));
-      if (earlier) return replay(earlier, request, identity.requestHash);
+      if (earlier)
+        return replayApplied<AdjustmentResult>(
+          cx,
+          earlier,
+          `AdjustmentNo ${request.AdjustmentNo} was already applied with a different body`,
+        );
       const at = cx.clock.now();
       const id = await claimNumber(trx, request, postings.kind, identity.requestHash, principal.keyId, at);
       const warnings = await unknownItemWarnings(trx, request);

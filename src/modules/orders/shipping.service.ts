@@ -4,7 +4,7 @@ import { pageRequest, pagingOf } from '../../http/paging.js';
 import { offsetWindow, parseFacilityLocal } from '../../http/time.js';
 import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, notFound } from '../../lib/refusal.js';
-import { runCommand } from '../commands/commands.service.js';
+import { replayApplied, runCommand } from '../commands/commands.service.js';
 import type * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './allocation.service.js';
@@ -219,10 +219,11 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
       const key = keyOf(order);
       const earlier = await repo.findConfirmation(trx, { ...key, confirmationNo: request.ConfirmationNo });
       if (earlier) {
-        if (earlier.request_hash !== identity.requestHash) {
-          throw conflict(`ConfirmationNo ${request.ConfirmationNo} was already applied to ${order.svcpoid} with a different body`);
-        }
-        return JSON.parse(earlier.answer) as ShipmentResult;
+        return replayApplied<ShipmentResult>(
+          cx,
+          earlier,
+          `ConfirmationNo ${request.ConfirmationNo} was already applied to ${order.svcpoid} with a different body`,
+        );
       }
       requireMove(order, 'ship');
       const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);

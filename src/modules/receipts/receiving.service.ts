@@ -3,8 +3,8 @@ import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal } from '../../http/time.js';
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
-import { conflict, notFound } from '../../lib/refusal.js';
-import { runCommand } from '../commands/commands.service.js';
+import { notFound } from '../../lib/refusal.js';
+import { replayApplied, runCommand } from '../commands/commands.service.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
@@ -174,10 +174,11 @@ export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest)
       const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
       const earlier = await repo.findConfirmation(trx, { ...key, confirmationNo: request.ConfirmationNo });
       if (earlier) {
-        if (earlier.request_hash !== identity.requestHash) {
-          throw conflict(`ConfirmationNo ${request.ConfirmationNo} was already applied to ${receipt.svcpoid} with a different body`);
-        }
-        return JSON.parse(earlier.answer) as ConfirmationResult;
+        return replayApplied<ConfirmationResult>(
+          cx,
+          earlier,
+          `ConfirmationNo ${request.ConfirmationNo} was already applied to ${receipt.svcpoid} with a different body`,
+        );
       }
       requireMove(receipt, 'receive');
       const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
