@@ -11,6 +11,7 @@ import { commandContexts, markReplays, type Settle } from './http/command-contex
 import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
+import { limitRequests } from './http/rate-limit.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
@@ -23,6 +24,7 @@ import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { takeStockMadeAvailable } from './modules/inventory/transaction-stock.js';
 import { itemRoutes } from './modules/items/items.routes.js';
+import { requestCounter } from './modules/limits/request-counters.js';
 import { fillBackorders } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
@@ -169,6 +171,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
         edi.setErrorHandler(createErrorHandler(onRejectedBody));
         edi.decorateRequest('principal');
         edi.addHook('onRequest', authenticate(lookupKey));
+        await limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
       },
       { prefix: EDI_PREFIX },
@@ -176,9 +179,15 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
   }
   if (config.only !== 'edi') {
     const rater = createRater(db, clock);
-    await app.register(async (rate) => rateRoutes(rate, { rater, lookupKey }), {
-      prefix: RATE_PREFIX,
-    });
+    await app.register(
+      async (rate) => {
+        await limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
+        rateRoutes(rate, { rater, lookupKey });
+      },
+      {
+        prefix: RATE_PREFIX,
+      },
+    );
   }
   return app;
 }

@@ -36,6 +36,11 @@ const parseKeyId = (value: string) => {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a key id (a positive integer)');
   return Number(value);
 };
+const parseRateLimit = (value: string) => {
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 1_000_000_000)
+    throw new InvalidArgumentError('must be requests a minute, 0 to 1000000000');
+  return Number(value);
+};
 const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
 
 /** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
@@ -140,6 +145,11 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--facility <FacilityID>', 'a facility the key is limited to (repeatable; default every facility)', collect)
     .option('--user-id <n>', 'a rate-engine UserID a rater key quotes for (repeatable)', collectInt)
     .option('--label <label>', 'what the key is for')
+    .option(
+      '--rate-limit <n>',
+      'requests a minute the key may make (default: RATE_LIMIT_EDI or RATE_LIMIT_RATE; 0 = no limit)',
+      parseRateLimit,
+    )
     .option('--json', 'print an object with the key and its details')
     .addOption(dbOption())
     .action(async (options) => {
@@ -151,6 +161,7 @@ export function createCli(io: CliIo = processIo): Command {
           facilityIds: options.facility ?? [],
           userIds: options.userId ?? [],
           label: options.label ?? '',
+          rateLimit: options.rateLimit ?? null,
         }),
       );
       io.out(options.json ? JSON.stringify({ key: created.key, ...created.view }, null, 2) : created.key);
@@ -181,6 +192,7 @@ export function createCli(io: CliIo = processIo): Command {
             k.label ? `"${k.label}"` : '',
             `created ${k.createdAt}`,
             `last used ${k.lastUsedAt ?? 'never'}`,
+            k.rateLimit === null ? '' : k.rateLimit === 0 ? 'no rate limit' : `${k.rateLimit} a minute`,
             k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
           ]
             .filter(Boolean)

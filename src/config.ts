@@ -53,6 +53,22 @@ const settings = {
       description: 'Serve both APIs (`all`), only the EDI API (`edi`) or only the rate engine (`rate`)',
     }),
   },
+  rateLimitEdi: {
+    env: 'RATE_LIMIT_EDI',
+    schema: Type.Integer({
+      minimum: 0,
+      default: 600,
+      description: 'Requests a minute an API key may make on the EDI routes, unless the key has its own limit; 0 = no limit',
+    }),
+  },
+  rateLimitRate: {
+    env: 'RATE_LIMIT_RATE',
+    schema: Type.Integer({
+      minimum: 0,
+      default: 6000,
+      description: 'Requests a minute an API key may make on the rate engine, unless the key has its own limit; 0 = no limit',
+    }),
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT_MS',
     schema: Type.Integer({

@@ -59,7 +59,19 @@ async function createCliTarget(dialect: DialectName): Promise<CliTarget> {
 }
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
-const VIEW_KEYS = ['id', 'role', 'company', 'customers', 'facilities', 'userIds', 'label', 'createdAt', 'lastUsedAt', 'revokedAt'];
+const VIEW_KEYS = [
+  'id',
+  'role',
+  'company',
+  'customers',
+  'facilities',
+  'userIds',
+  'label',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+  'rateLimit',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,6 +87,7 @@ interface KeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  rateLimit: number | null;
 }
 
 describeEachDialect('wharf CLI', (dialect) => {
@@ -216,6 +229,26 @@ describeEachDialect('wharf CLI', (dialect) => {
     expect(another.out[0]).not.toBe(key);
   });
 
+  it('key create --rate-limit gives the key its own limit a minute, shown by key list; 0 is none; a bad value is refused', async () => {
+    const { company } = await tenant();
+    const { key, view } = await createKey('--role', 'operator', '--company', company, '--rate-limit', '120');
+    expect(view.rateLimit).toBe(120);
+    const unlimited = await createKey('--role', 'operator', '--company', company, '--rate-limit', '0');
+    expect(unlimited.view.rateLimit).toBe(0);
+    const lines = (await wharf('key', 'list', '--company', company)).out;
+    expect(lines.find((line) => line.startsWith(`#${view.id} `))).toContain('  120 a minute');
+    expect(lines.find((line) => line.startsWith(`#${unlimited.view.id} `))).toContain('  no rate limit');
+    const limited = await tenants.authenticateApiKey(target.db, new TestClock(Date.now()), key);
+    expect(limited?.rateLimit).toBe(120);
+
+    for (const bad of ['-1', 'many', '1.5', '1000000001']) {
+      const refused = await wharf('key', 'create', '--role', 'operator', '--company', company, '--rate-limit', bad);
+      expect(refused.code, bad).not.toBe(0);
+      expect(refused.out, bad).toEqual([]);
+      expect(refused.err.join('\n'), bad).toContain('must be requests a minute, 0 to 1000000000');
+    }
+  });
+
   it('key create --json prints the key with its details', async () => {
     const { company, customer, facility } = await tenant();
     const before = Date.now();
@@ -244,6 +277,7 @@ describeEachDialect('wharf CLI', (dialect) => {
       createdAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokedAt: null,
+      rateLimit: null,
     });
     expect(Date.parse(view.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(view.createdAt)).toBeLessThanOrEqual(Date.now() + 1000);
@@ -578,7 +612,15 @@ describeEachDialect('wharf ratecard', (dialect) => {
     });
     const clock = new TestClock();
     const rater = createRater(target.db, clock);
-    const principal = { keyId: 1, role: 'rater' as const, companyId: co, customerIds: [], facilityIds: [], userIds: [2002] };
+    const principal = {
+      keyId: 1,
+      role: 'rater' as const,
+      companyId: co,
+      customerIds: [],
+      facilityIds: [],
+      userIds: [2002],
+      rateLimit: null,
+    };
     // 90001 → 10001 is 2,449 miles: beyond the 1,000 of the first band, zone 3; 5.2 lb is within the 10 lb break.
     expect(
       await rater.quote(principal, {

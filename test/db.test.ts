@@ -35,6 +35,7 @@ const TABLES = [
   'order_lines',
   'orders',
   'rate_cards',
+  'rate_limit_windows',
   'receipt_confirmations',
   'receipt_events',
   'receipt_lines',

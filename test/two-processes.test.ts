@@ -65,8 +65,9 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     const [, , key, admin] = await Promise.all([
       cli('customer', 'add', companyId, customerId),
       cli('facility', 'add', companyId, facilityId),
-      cli('key', 'create', '--role', 'operator', '--company', companyId, '--label', 'two processes'),
-      cli('key', 'create', '--role', 'admin', '--company', companyId, '--label', 'two processes, orders'),
+      // The load keys carry no rate limit: this file proves what the processes keep exact under load.
+      cli('key', 'create', '--role', 'operator', '--company', companyId, '--label', 'two processes', '--rate-limit', '0'),
+      cli('key', 'create', '--role', 'admin', '--company', companyId, '--label', 'two processes, orders', '--rate-limit', '0'),
     ]);
     expect(key).toMatch(/^wk_[A-Za-z0-9_-]{43,}$/);
     operatorKey = key;
@@ -168,6 +169,36 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
       ledger: ledger.map((row) => ({ quantity: Number(row.quantity), onHandAfter: Number(row.on_hand_after), sourceId: row.source_id })),
     };
   };
+
+  it(
+    "one key's limit is shared by both processes: of 120 requests at once with a limit of 40, at most 40 are served",
+    async () => {
+      const limited = await cli('key', 'create', '--role', 'operator', '--company', companyId, '--label', 'limited', '--rate-limit', '40');
+      const send = (wharf: Wharf) =>
+        fetch(`${wharf.base}${EDI_PREFIX}${INVENTORY}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `APIKey ${limited}` },
+          body: JSON.stringify({ CompanyID: companyId, FacilityID: facilityId, CustomerID: customerId }),
+        });
+      const answers = await Promise.all(
+        Array.from({ length: 120 }, async (_, i) => {
+          const response = await send(wharfs[i % 2]!);
+          await response.arrayBuffer();
+          // The window an answer was counted in ends RateLimit-Reset seconds after it: answers name
+          // the same window when those ends are within a few seconds of each other (windows are a minute apart).
+          const windowEnd = Date.now() + Number(response.headers.get('ratelimit-reset')) * 1000;
+          return { status: response.status, window: Math.round(windowEnd / 60_000), limit: response.headers.get('ratelimit-limit') };
+        }),
+      );
+      expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 429]));
+      expect(new Set(answers.map((answer) => answer.limit))).toEqual(new Set(['40']));
+      const servedByWindow = new Map<number, number>();
+      for (const answer of answers.filter((a) => a.status === 200))
+        servedByWindow.set(answer.window, (servedByWindow.get(answer.window) ?? 0) + 1);
+      for (const served of servedByWindow.values()) expect(served).toBeLessThanOrEqual(40);
+    },
+    PROCESS_TEST_MS,
+  );
 
   it(
     '200 parallel −1 adjustments against 150, alternating between the processes: 150 succeed, 50 are 409, the balance is 0',

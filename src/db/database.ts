@@ -4,6 +4,7 @@ import type { IdempotencyTables } from '../modules/commands/idempotency.tables.j
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
 import type { ItemTables } from '../modules/items/items.tables.js';
+import type { LimitTables } from '../modules/limits/limits.tables.js';
 import type { OrderTables } from '../modules/orders/orders.tables.js';
 import type { RatingTables } from '../modules/rating/rating.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
@@ -19,7 +20,8 @@ export interface Database
     AckTables,
     ReceiptTables,
     OrderTables,
-    RatingTables {}
+    RatingTables,
+    LimitTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -275,6 +275,14 @@ export function writersLockRows(db: Kysely<any>): boolean {
   return dialectNameOfDb(db) === 'postgres';
 }
 
+/**
+ * Whether several processes may serve this database at once (PostgreSQL), so that what they count
+ * between them must be counted in it. One process writes a SQLite database.
+ */
+export function sharedByProcesses(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'postgres';
+}
+
 interface DriverError {
   code?: unknown;
 }

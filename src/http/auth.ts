@@ -20,6 +20,8 @@ export interface Principal {
   facilityIds: string[];
   /** The rate-engine UserIDs a rater key may quote for. */
   userIds: number[];
+  /** The key's own limit of requests a minute (null: the routes' default; 0: none). */
+  rateLimit: number | null;
 }
 
 /** Resolves a presented key to its principal; undefined when unknown or revoked. */

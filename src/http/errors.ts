@@ -34,6 +34,7 @@ const STATUS_OF: Record<RefusalKind, number> = {
   'not-found': 404,
   conflict: 409,
   'idempotency-key-reused': 422,
+  'too-many-requests': 429,
 };
 
 /** Kinds answered with the single `{error}` object of the real system; every other kind is the array. */

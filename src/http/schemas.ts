@@ -64,6 +64,11 @@ const problemResponses = {
   409: { ...ProblemsSchema, description: 'The move is not allowed in the current state, or a document number was reused.' },
   413: { ...ProblemsSchema, description: 'The body is larger than the configured limit.' },
   415: { ...ProblemsSchema, description: 'The body is not application/json.' },
+  429: {
+    ...ProblemsSchema,
+    description:
+      "Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer).",
+  },
   500: { ...ProblemsSchema, description: 'An internal error; the message carries the request id.' },
 };
 

@@ -17,7 +17,9 @@ export type RefusalKind =
   /** The state forbids the move, or a document number was reused with another body. */
   | 'conflict'
   /** An Idempotency-Key reused for another request. */
-  | 'idempotency-key-reused';
+  | 'idempotency-key-reused'
+  /** The API key made more requests than its limit allows in the current window. */
+  | 'too-many-requests';
 
 export class Refusal extends Error {
   constructor(
@@ -37,3 +39,5 @@ export const notFound = (message: string) => new Refusal('not-found', [message])
 export const conflict = (...messages: string[]) => new Refusal('conflict', messages);
 export const idempotencyKeyReused = () =>
   new Refusal('idempotency-key-reused', ['Idempotency-Key was already used with a different request']);
+export const tooManyRequests = (limit: number, retryAfterSeconds: number) =>
+  new Refusal('too-many-requests', [`Too many requests: this API key may make ${limit} a minute; retry in ${retryAfterSeconds} s`]);

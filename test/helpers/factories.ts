@@ -50,7 +50,7 @@ export async function createKey(
   clock: Clock,
   tenant: Tenant,
   role: Role,
-  scope: { customerIds?: string[]; facilityIds?: string[]; userIds?: number[] } = {},
+  scope: { customerIds?: string[]; facilityIds?: string[]; userIds?: number[]; rateLimit?: number } = {},
 ): Promise<string> {
   const { key } = await tenants.createApiKey(db, clock, {
     role,
@@ -59,6 +59,7 @@ export async function createKey(
     facilityIds: scope.facilityIds ?? [],
     userIds: scope.userIds ?? (role === 'rater' ? [1] : []),
     label: `test ${role}`,
+    rateLimit: scope.rateLimit ?? null,
   });
   return key;
 }

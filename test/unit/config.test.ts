@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       bodyLimit: 5 * 1024 * 1024,
       sqliteSynchronous: 'FULL',
       only: 'all',
+      rateLimitEdi: 600,
+      rateLimitRate: 6000,
       shutdownTimeoutMs: 10_000,
     });
   });
@@ -38,6 +40,8 @@ describe('loadConfig', () => {
         BODY_LIMIT: '2048',
         SQLITE_SYNCHRONOUS: 'NORMAL',
         WHARF_ONLY: 'rate',
+        RATE_LIMIT_EDI: '0',
+        RATE_LIMIT_RATE: '120',
         SHUTDOWN_TIMEOUT_MS: '500',
       },
     );
@@ -49,6 +53,8 @@ describe('loadConfig', () => {
       bodyLimit: 2048,
       sqliteSynchronous: 'NORMAL',
       only: 'rate',
+      rateLimitEdi: 0,
+      rateLimitRate: 120,
       shutdownTimeoutMs: 500,
     });
     expect(typeof config.port).toBe('number');
@@ -95,6 +101,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['BODY_LIMIT', 'lots'],
     ['WHARF_ONLY', 'everything'],
+    ['RATE_LIMIT_EDI', '-1'],
+    ['RATE_LIMIT_RATE', 'many'],
   ])('refuses %s=%s with a ConfigError naming the variable', (variable, value) => {
     const error = configError(() => loadConfig({}, { [variable]: value }));
     expect(error.message).toContain(variable);
@@ -138,6 +146,8 @@ describe('loadConfig', () => {
       'BODY_LIMIT',
       'SQLITE_SYNCHRONOUS',
       'WHARF_ONLY',
+      'RATE_LIMIT_EDI',
+      'RATE_LIMIT_RATE',
       'SHUTDOWN_TIMEOUT_MS',
     ]);
     expect(described.find((s) => s.env === 'PORT')?.default).toBe(8080);

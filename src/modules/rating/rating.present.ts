@@ -13,6 +13,7 @@ export const Outcome = {
   badInput: { severity: 2, source: 'RateEngine.Validation' },
   notServiceable: { severity: 3, source: 'RateEngine.Service' },
   notAuthorized: { severity: 4, source: 'RateEngine.Auth' },
+  tooManyRequests: { severity: 4, source: 'RateEngine.RateLimit' },
   internal: { severity: 5, source: 'RateEngine.Internal' },
 } as const;
 

@@ -13,7 +13,7 @@ export const RATE_PREFIX = '/api/RateEngine/SVC';
 
 const tags = ['Rate engine'];
 
-const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403: 'notAuthorized' };
+const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403: 'notAuthorized', 429: 'tooManyRequests' };
 
 /** Every rate answer is the rate envelope, errors included (DESIGN §9). */
 async function replyWithRateError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
@@ -29,6 +29,7 @@ const errorResponses = {
   403: envelopeErrors('A role or UserID the key may not use: ErrorSeverity 4, RateEngine.Auth.'),
   413: envelopeErrors('The body is larger than the limit: ErrorSeverity 2.'),
   415: envelopeErrors('The body is not application/json: ErrorSeverity 2.'),
+  429: envelopeErrors("Too many requests for the key's limit a minute: ErrorSeverity 4, RateEngine.RateLimit; Retry-After says when."),
   500: envelopeErrors('An internal error: ErrorSeverity 5, RateEngine.Internal, the request id in ErrorMsg.'),
 };
 

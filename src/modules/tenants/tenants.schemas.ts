@@ -28,6 +28,8 @@ export const NewApiKeySchema = Type.Object({
   facilityIds: Type.Array(TenantId, { maxItems: 1000 }),
   userIds: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 }),
   label: Type.String({ maxLength: 200 }),
+  /** Requests a minute; absent or null: the routes' default (DESIGN §12); 0: no limit. */
+  rateLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()])),
 });
 export type NewApiKey = Static<typeof NewApiKeySchema>;
 
@@ -43,4 +45,6 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Requests a minute; null: the routes' default; 0: no limit. */
+  rateLimit: number | null;
 }

@@ -145,6 +145,7 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
     created_at: clock.now(),
     last_used_at: null,
     revoked_at: null,
+    rate_limit: input.rateLimit ?? null,
   });
   const row = await repo.findApiKey(db, id);
   return { key, view: presentApiKey(row!) };
@@ -178,6 +179,7 @@ export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: str
     customerIds: JSON.parse(row.customer_ids) as string[],
     facilityIds: JSON.parse(row.facility_ids) as string[],
     userIds: JSON.parse(row.user_ids) as number[],
+    rateLimit: row.rate_limit,
   };
 }
 

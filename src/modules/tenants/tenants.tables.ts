@@ -35,6 +35,8 @@ export interface ApiKeyTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Requests a minute this key may make; null: the route's default; 0: no limit. */
+  rate_limit: number | null;
 }
 
 export interface TenantTables {
