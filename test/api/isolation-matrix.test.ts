@@ -662,6 +662,40 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
       expect(leaked(response, owner.body, w.foreign), 'the owner’s answer carries another company’s data').toEqual([]);
     });
   }
+
+  it('a number the customer holds in another facility: the clash names no document there, nor does the ACK it leaves', async () => {
+    // C1's key for F2 only sends, in F2, the ReferenceNos of C1's receipt and order in F1 (unique
+    // among the customer's documents in every facility): it may learn the number is taken, not by what.
+    const clashes = [
+      {
+        route: edi('POST', paths.RECEIPT_IMPORT),
+        search: edi('POST', paths.RECEIPT_ACK_SEARCH),
+        referenceNo: w.rn.level.referenceNo,
+        body: receiptBody({ tenant: w.a, facility: 1, content: { ReferenceNo: w.rn.level.referenceNo } }),
+        message: `ReferenceNo ${w.rn.level.referenceNo} is already used by a receipt in another facility`,
+      },
+      {
+        route: edi('POST', paths.ORDER_IMPORT),
+        search: edi('POST', paths.ORDER_ACK_SEARCH),
+        referenceNo: w.dn.level.referenceNo,
+        body: orderBody({ tenant: w.a, facility: 1, content: { ReferenceNo: w.dn.level.referenceNo } }),
+        message: `ReferenceNo ${w.dn.level.referenceNo} is already used by an order in another facility`,
+      },
+    ];
+    for (const { route, search, referenceNo, body, message } of clashes) {
+      const response = await send(route, body, w.keys.c1OnlyF2);
+      expect({ route, status: response.statusCode, body: response.json() }).toEqual({ route, status: 409, body: problems(message) });
+      expect(leaked(response, body, w.owned), route).toEqual([]);
+      // The failure ACK is in F2, where F2's operator and the key itself read it.
+      for (const key of ['c1OnlyF2', 'opF2'] as const) {
+        const filter = { ...ids(w.a, 0, 1), ReferenceNo: referenceNo };
+        const acks = await send(search, filter, w.keys[key]);
+        expect(acks.statusCode, acks.body).toBe(200);
+        expect(acks.json().map((record: { ACK: unknown }) => record.ACK)).toContainEqual({ code: `EDI-ERROR-${message}`, error: message });
+        expect(leaked(acks, filter, w.owned), `${key} reading the ACKs of ${route}`).toEqual([]);
+      }
+    }
+  });
 });
 
 describe('the isolation matrix’s table check', () => {
