@@ -53,7 +53,11 @@ const READ: readonly Role[] = ['customer', 'operator', 'admin'];
 const RATE: readonly Role[] = ['rater', 'admin'];
 const ROLES: readonly Role[] = ['customer', 'operator', 'admin', 'rater'];
 
-/** The routes open without a key (DESIGN §2): GET (and its HEAD) only. */
+/**
+ * The routes open without a key (DESIGN §2): GET (and its HEAD) only. Fastify reports `/docs/`, the
+ * trailing-slash twin of swagger-ui's root route, to onRoute hooks as HEAD only; the twin shares the
+ * root route's options and hooks (so would an EDI route's).
+ */
 const OPEN = [
   '/healthz',
   '/readyz',
