@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, type HTTPMethods } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
@@ -67,10 +67,12 @@ export interface AppOptions {
   clock?: Clock;
   /** pino options or an instance; defaults to JSON lines at the configured level. */
   logger?: FastifyServerOptions['logger'];
+  /** Sees every route as it registers, with its full URL: how a caller lists the routes the app serves. */
+  onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string }) => void;
 }
 
 /** Builds the whole HTTP application on an open database; the caller listens and closes. */
-export async function buildApp({ config, db, clock = systemClock, logger }: AppOptions): Promise<App> {
+export async function buildApp({ config, db, clock = systemClock, logger, onRoute }: AppOptions): Promise<App> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
@@ -80,6 +82,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
       customOptions: { ...ajvOptions, formats: dateTimeFormats },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (onRoute) app.addHook('onRoute', onRoute);
 
   // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
   app.removeContentTypeParser('text/plain');

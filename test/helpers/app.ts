@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp, EDI_PREFIX } from '../../src/app.js';
+import { buildApp, EDI_PREFIX, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { DialectName } from '../../src/db/dialect.js';
 import type { App } from '../../src/http/module.js';
@@ -33,9 +33,13 @@ export interface TestContext {
 
 /**
  * Builds the app on a fresh database of `dialect` before the block's tests and tears both down
- * after; read the returned getter inside tests.
+ * after; read the returned getter inside tests. `options` passes `onRoute` on to buildApp.
  */
-export function useTestApp(dialect: DialectName, overrides: Partial<Config> = {}): () => TestContext {
+export function useTestApp(
+  dialect: DialectName,
+  overrides: Partial<Config> = {},
+  options: Pick<AppOptions, 'onRoute'> = {},
+): () => TestContext {
   let context: TestContext | undefined;
   beforeAll(async () => {
     const database = await createTestDatabase(dialect);
@@ -48,7 +52,7 @@ export function useTestApp(dialect: DialectName, overrides: Partial<Config> = {}
       },
     });
     const config = { ...loadConfig({ databaseUrl: database.url }, {}), logLevel: 'info' as const, ...overrides };
-    const app = await buildApp({ config, db: database.db, clock, logger: { level: 'info', stream } });
+    const app = await buildApp({ config, db: database.db, clock, logger: { level: 'info', stream }, ...options });
     await app.ready();
     const send =
       (method: 'POST' | 'PUT') =>

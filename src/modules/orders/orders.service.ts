@@ -139,7 +139,8 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
   const problems = await importProblems(trx, cx, request);
   if (problems.length > 0) throw invalid(...problems);
   if (live && live.facility_id !== request.FacilityID) {
-    throw conflict(`ReferenceNo ${referenceNo} is already used by order ${live.svcpoid} in another facility`);
+    // Not named: the key may be limited to this facility, and the failure ACK is read here (DESIGN §3).
+    throw conflict(`ReferenceNo ${referenceNo} is already used by an order in another facility`);
   }
   if (live) requireMove(live, 'update');
 

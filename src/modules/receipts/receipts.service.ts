@@ -133,7 +133,12 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
       (r) => r.svcpoid !== live?.svcpoid,
     );
-    if (holder) throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
+    // A holder in another facility is not named: the key may be limited to this facility, and the
+    // failure ACK is read here (DESIGN §3: no key reads another facility's data).
+    if (holder?.facility_id === request.FacilityID) {
+      throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
+    }
+    if (holder) throw conflict(`ReferenceNo ${referenceNo} is already used by a receipt in another facility`);
   }
   if (live) requireMove(live, 'update');
 

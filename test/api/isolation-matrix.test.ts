@@ -1,0 +1,729 @@
+import { readFileSync } from 'node:fs';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EDI_PREFIX } from '../../src/app.js';
+import type { DialectName } from '../../src/db/dialect.js';
+import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
+import type { Role } from '../../src/http/auth.js';
+import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
+import { loadRateCard } from '../../src/modules/rating/rating.service.js';
+import { useTestApp } from '../helpers/app.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import {
+  buildOrder,
+  buildReceipt,
+  createKey,
+  createRivals,
+  importItems,
+  orderBody,
+  problems,
+  receiptBody,
+  stock,
+  uniqueId,
+  type OrderStatus,
+  type ReceiptStatus,
+  type RivalKey,
+  type Tenant,
+} from '../helpers/factories.js';
+import * as paths from '../helpers/paths.js';
+
+/**
+ * The isolation matrix (DESIGN §12, "Proven in the suite" (1); §3): every route the app registers
+ * has an entry here, and every entry is a registered route — a new route without one fails the
+ * first test, naming it. For every route, the owner's valid request is sent by keys that must not
+ * get it: none (401), another company's, another customer's of the same company, keys limited to
+ * another facility, and keys of the roles the route does not admit. Each answers what DESIGN §3's
+ * order of checks says, in the route's error shape, exactly; no answer carries any of the owner's
+ * data that the request did not itself name; and the refusals change nothing. The owner's document
+ * named from a scope it is not in answers as a number never used does (404 for a lookup, nothing
+ * for a search). Last, the owner's own request succeeds: the refusals were about scope, not about
+ * the request.
+ */
+
+type Json = Record<string, unknown>;
+type KeyName = RivalKey | 'raterB';
+
+const MISSING = 'Missing Authorization header; send Authorization: APIKey <key>';
+
+/** Who may call a route (DESIGN §3): the customer's operations, the warehouse's, reads of both, rates. */
+const CUSTOMER: readonly Role[] = ['customer', 'admin'];
+const OPERATOR: readonly Role[] = ['operator', 'admin'];
+const READ: readonly Role[] = ['customer', 'operator', 'admin'];
+const RATE: readonly Role[] = ['rater', 'admin'];
+const ROLES: readonly Role[] = ['customer', 'operator', 'admin', 'rater'];
+
+/**
+ * The routes open without a key (DESIGN §2): GET (and its HEAD) only. Fastify reports `/docs/`, the
+ * trailing-slash twin of swagger-ui's root route, to onRoute hooks as HEAD only; the twin shares the
+ * root route's options and hooks (so would an EDI route's).
+ */
+const OPEN = [
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/docs',
+  '/docs/',
+  '/docs/json',
+  '/docs/yaml',
+  '/docs/static/index.html',
+  '/docs/static/swagger-initializer.js',
+  '/docs/static/*',
+];
+const OPEN_METHODS = ['GET', 'HEAD'];
+
+const edi = (method: 'POST' | 'PUT', path: string) => `${method} ${EDI_PREFIX}${path}`;
+const rate = (path: string) => `POST ${RATE_PREFIX}${path}`;
+
+/**
+ * What is wrong between the routes the app registered and the matrix: a registered route without
+ * an entry (nor open), an entry or an open route that is not registered. Each problem names it.
+ */
+function tableProblems(registered: readonly string[], entries: readonly string[], open: readonly string[]): string[] {
+  const found: string[] = [];
+  const isOpen = (route: string) => {
+    const [method, url] = route.split(' ') as [string, string];
+    return OPEN_METHODS.includes(method) && open.includes(url);
+  };
+  for (const route of registered) {
+    if (!entries.includes(route) && !isOpen(route)) {
+      found.push(`${route} is registered but has no entry in the isolation matrix: add one (or list it as open)`);
+    }
+  }
+  for (const route of entries) {
+    if (!registered.includes(route)) found.push(`${route} has an entry in the isolation matrix but the app registers no such route`);
+  }
+  for (const url of open) {
+    if (!OPEN_METHODS.some((method) => registered.includes(`${method} ${url}`))) {
+      found.push(`${url} is listed as open but the app registers no such route`);
+    }
+  }
+  return found;
+}
+
+// ---- the world: company A (the owner's: customers C1, C2; facilities F1, F2) and company B ----
+
+interface Receipt {
+  svcpoid: string;
+  poNo: string;
+  referenceNo: string;
+  sku: string;
+}
+interface Order {
+  svcpoid: string;
+  poNo: string;
+  referenceNo: string;
+  sku: string;
+}
+
+interface World {
+  a: Tenant;
+  b: Tenant;
+  keys: Record<KeyName, string>;
+  /** Each key's scope, as the factories made it: the model of DESIGN §3's checks reads it. */
+  scopes: Record<KeyName, Scope>;
+  /** C1's documents in F1, one per route that needs one (a route that moves a document gets its own). */
+  rn: Record<'cancel' | 'ack' | 'list' | 'get' | 'open' | 'opCancel' | 'forceClose' | 'confirm' | 'rc' | 'level', Receipt>;
+  dn: Record<'cancel' | 'ack' | 'list' | 'get' | 'open' | 'opCancel' | 'ship' | 'dc' | 'level', Order>;
+  /** Items of C1: in its item master, in stock in F1 (with a lot), posted to F1's ledger (with a lot), to move. */
+  sku: Record<'master' | 'inventory' | 'ledger' | 'move', string>;
+  /** Every identifier of the owner's data (company A, mostly C1 in F1): no refusal may carry one its request did not name. */
+  owned: Set<string>;
+  /** Company B's identifiers and documents: no answer to company A may carry one. */
+  foreign: Set<string>;
+}
+
+interface Scope {
+  role: Role;
+  companyId: string;
+  customerIds: string[];
+  facilityIds: string[];
+  userIds: number[];
+}
+
+/** A route's entry: who it admits, the owner's request, and the owner's document seen from elsewhere. */
+interface Entry {
+  roles: readonly Role[];
+  /** The rate engine answers in its envelope (DESIGN §9); the rest in the spec's shapes. */
+  shape?: 'rate';
+  owner(w: World): { key: KeyName; body: Json; shows?: string[] };
+  /** How the body names the owner's document: elsewhere it must answer as this never-used value does. */
+  document?(w: World): { value: string | number; never: string | number };
+  elsewhere?(w: World): Elsewhere[];
+}
+
+/** The owner's request with `fields` changed, by a key in whose scope the document is not. */
+interface Elsewhere {
+  who: string;
+  key: KeyName;
+  fields: Json;
+  status: number;
+  /** The exact answer (for a 404 or a rate envelope); a search's is compared with the never-used value's. */
+  answer?: unknown;
+}
+
+const ids = (tenant: Tenant, customer = 0, facility = 0) => ({
+  CompanyID: tenant.companyId,
+  CustomerID: tenant.customerIds[customer]!,
+  FacilityID: tenant.facilityIds[facility]!,
+});
+const at = (tenant: Tenant, facility = 0) => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[facility]! });
+const PAGE = { Paging: { PageSize: 1000 } };
+
+/** The customer's document read by number: another customer, facility or company finds none. */
+const customerElsewhere = (status: number, answer?: (w: World) => unknown) => (w: World) =>
+  [
+    { who: 'another customer naming it under its own CustomerID', key: 'c2', fields: { CustomerID: w.a.customerIds[1] } },
+    { who: 'the owner’s customer naming it in another facility', key: 'c1', fields: { FacilityID: w.a.facilityIds[1] } },
+    { who: 'the owner customer’s key limited to another facility, naming it', key: 'c1OnlyF2', fields: { FacilityID: w.a.facilityIds[1] } },
+    { who: 'a customer of another company naming it under its own identifiers', key: 'customerB', fields: ids(w.b) },
+  ].map((c) => ({ ...c, key: c.key as KeyName, status, answer: answer?.(w) }));
+
+/** The warehouse's document or stock read in another facility or company: none there. */
+const warehouseElsewhere = (status: number, answer?: (w: World) => unknown) => (w: World) =>
+  [
+    { who: 'an operator of another facility naming its own', key: 'opF2', fields: at(w.a, 1) },
+    { who: 'the company’s admin naming another facility', key: 'adminA', fields: at(w.a, 1) },
+    { who: 'an operator of another company naming its own facility', key: 'operatorB', fields: at(w.b) },
+    { who: 'an admin of another company naming its own facility', key: 'adminB', fields: at(w.b) },
+  ].map((c) => ({ ...c, key: c.key as KeyName, status, answer: answer?.(w) }));
+
+const never = {
+  poNo: () => uniqueId('NEVERPO'),
+  referenceNo: () => uniqueId('NEVERREF'),
+  sku: () => uniqueId('NEVERSKU'),
+  rn: () => 'RN-999999999',
+  dn: () => 'DN-999999999',
+};
+
+/** The receipt operations of the warehouse on one document: the body of each, as its owner sends it. */
+const receiptOperation = (pick: keyof World['rn'], extra: (w: World) => Json = () => ({})): Entry => ({
+  roles: OPERATOR,
+  owner: (w) => ({ key: 'opF1', body: { ...at(w.a), SVCPOID: w.rn[pick].svcpoid, ...extra(w) }, shows: [w.rn[pick].svcpoid] }),
+  document: (w) => ({ value: w.rn[pick].svcpoid, never: never.rn() }),
+  elsewhere: warehouseElsewhere(404, (w) => ({ error: `Not found receipt ${w.rn[pick].svcpoid}` })),
+});
+const orderOperation = (pick: keyof World['dn'], extra: (w: World) => Json = () => ({})): Entry => ({
+  roles: OPERATOR,
+  owner: (w) => ({ key: 'opF1', body: { ...at(w.a), SVCPOID: w.dn[pick].svcpoid, ...extra(w) }, shows: [w.dn[pick].svcpoid] }),
+  document: (w) => ({ value: w.dn[pick].svcpoid, never: never.dn() }),
+  elsewhere: warehouseElsewhere(404, (w) => ({ error: `Not found order ${w.dn[pick].svcpoid}` })),
+});
+const NOTE = () => ({ Note: 'isolation matrix' });
+
+/** Every route the app serves but the open ones, keyed `METHOD url`. */
+const MATRIX: Record<string, Entry> = {
+  // ---- item master -------------------------------------------------------------------------------
+  [edi('POST', paths.ITEM_IMPORT)]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), Items: [{ itemID: uniqueId('NEWSKU') }] } }),
+  },
+  [edi('POST', paths.ITEM_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ...PAGE }, shows: [w.sku.master] }),
+    elsewhere: (w) => [
+      { who: 'another customer reading its own item master', key: 'c2', fields: { CustomerID: w.a.customerIds[1] }, status: 200 },
+    ],
+  },
+
+  // ---- receipts: the customer's ------------------------------------------------------------------
+  [edi('POST', paths.RECEIPT_IMPORT)]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: receiptBody({ tenant: w.a }) }),
+  },
+  [edi('PUT', paths.RECEIPT_CANCEL)]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), PONo: w.rn.cancel.poNo }, shows: [w.rn.cancel.svcpoid] }),
+    document: (w) => ({ value: w.rn.cancel.poNo, never: never.poNo() }),
+    elsewhere: customerElsewhere(404, (w) => ({ error: `Not found receipt with PONo ${w.rn.cancel.poNo}` })),
+  },
+  [edi('POST', paths.RECEIPT_ACK_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), PONo: w.rn.ack.poNo }, shows: [w.rn.ack.svcpoid] }),
+    document: (w) => ({ value: w.rn.ack.poNo, never: never.poNo() }),
+    elsewhere: customerElsewhere(404, () => ({ error: 'Not found receipt' })),
+  },
+  [edi('POST', paths.RECEIPT_RC_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), PONo: w.rn.rc.poNo }, shows: [w.rn.rc.sku] }),
+    document: (w) => ({ value: w.rn.rc.poNo, never: never.poNo() }),
+    elsewhere: customerElsewhere(200),
+  },
+  [edi('POST', paths.RECEIPT_LEVEL_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), PONo: w.rn.level.poNo }, shows: [w.rn.level.svcpoid] }),
+    document: (w) => ({ value: w.rn.level.poNo, never: never.poNo() }),
+    elsewhere: customerElsewhere(200),
+  },
+
+  // ---- receipts: the warehouse's -----------------------------------------------------------------
+  [edi('POST', `${paths.THREEPL_RECEIPT}/list`)]: {
+    roles: OPERATOR,
+    owner: (w) => ({ key: 'opF1', body: { ...at(w.a), PONo: w.rn.list.poNo }, shows: [w.rn.list.svcpoid] }),
+    document: (w) => ({ value: w.rn.list.poNo, never: never.poNo() }),
+    elsewhere: warehouseElsewhere(200),
+  },
+  [edi('POST', `${paths.THREEPL_RECEIPT}/get`)]: receiptOperation('get'),
+  [edi('POST', `${paths.THREEPL_RECEIPT}/open`)]: receiptOperation('open', NOTE),
+  [edi('POST', `${paths.THREEPL_RECEIPT}/cancel`)]: receiptOperation('opCancel', NOTE),
+  [edi('POST', `${paths.THREEPL_RECEIPT}/force-close`)]: receiptOperation('forceClose', NOTE),
+  [edi('POST', paths.RECEIPT_CONFIRM)]: receiptOperation('confirm', (w) => ({
+    ConfirmationNo: uniqueId('CN'),
+    Items: [{ ItemNumber: w.rn.confirm.sku, ReceivedQuantity: '1', UOM: 'EA' }],
+  })),
+
+  // ---- inventory ---------------------------------------------------------------------------------
+  [edi('POST', paths.INVENTORY_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ItemNumber: w.sku.inventory }, shows: [`${w.sku.inventory}-LOT`] }),
+    document: (w) => ({ value: w.sku.inventory, never: never.sku() }),
+    elsewhere: customerElsewhere(200),
+  },
+  [edi('POST', paths.LEDGER_SEARCH)]: {
+    roles: OPERATOR,
+    owner: (w) => ({ key: 'opF1', body: { ...at(w.a), ItemNumber: w.sku.ledger }, shows: [`${w.sku.ledger}-LOT`] }),
+    document: (w) => ({ value: w.sku.ledger, never: never.sku() }),
+    elsewhere: warehouseElsewhere(200),
+  },
+  [edi('POST', paths.ADJUST_QTY)]: {
+    roles: OPERATOR,
+    owner: (w) => ({
+      key: 'opF1',
+      body: { ...ids(w.a), AdjustmentNo: uniqueId('ADJ'), Items: [{ ItemNumber: uniqueId('ADJSKU'), UOM: 'EA', Qty: '5' }] },
+    }),
+  },
+  [edi('POST', paths.ADJUST_PROPERTY)]: {
+    roles: OPERATOR,
+    owner: (w) => ({
+      key: 'opF1',
+      body: {
+        ...ids(w.a),
+        AdjustmentNo: uniqueId('MOVE'),
+        Items: [{ ItemNumber: w.sku.move, UOM: 'EA', Qty: '1', From: {}, To: { InventoryStatus: 'Hold' } }],
+      },
+    }),
+  },
+
+  // ---- orders: the customer's --------------------------------------------------------------------
+  [edi('POST', paths.ORDER_IMPORT)]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: orderBody({ tenant: w.a }) }),
+  },
+  [edi('PUT', paths.ORDER_CANCEL)]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ReferenceNo: w.dn.cancel.referenceNo }, shows: [w.dn.cancel.svcpoid] }),
+    document: (w) => ({ value: w.dn.cancel.referenceNo, never: never.referenceNo() }),
+    elsewhere: customerElsewhere(404, (w) => ({ error: `Not found order with ReferenceNo ${w.dn.cancel.referenceNo}` })),
+  },
+  [edi('POST', paths.ORDER_ACK_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ReferenceNo: w.dn.ack.referenceNo }, shows: [w.dn.ack.svcpoid] }),
+    document: (w) => ({ value: w.dn.ack.referenceNo, never: never.referenceNo() }),
+    elsewhere: customerElsewhere(404, () => ({ error: 'Not found order' })),
+  },
+  [edi('POST', paths.ORDER_DC_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ReferenceNo: w.dn.dc.referenceNo }, shows: [w.dn.dc.svcpoid] }),
+    document: (w) => ({ value: w.dn.dc.referenceNo, never: never.referenceNo() }),
+    elsewhere: customerElsewhere(200),
+  },
+  [edi('POST', paths.ORDER_LEVEL_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ReferenceNo: w.dn.level.referenceNo }, shows: [w.dn.level.svcpoid] }),
+    document: (w) => ({ value: w.dn.level.referenceNo, never: never.referenceNo() }),
+    elsewhere: customerElsewhere(200),
+  },
+
+  // ---- orders: the warehouse's -------------------------------------------------------------------
+  [edi('POST', `${paths.THREEPL_ORDER}/list`)]: {
+    roles: OPERATOR,
+    owner: (w) => ({ key: 'opF1', body: { ...at(w.a), ReferenceNo: w.dn.list.referenceNo }, shows: [w.dn.list.svcpoid] }),
+    document: (w) => ({ value: w.dn.list.referenceNo, never: never.referenceNo() }),
+    elsewhere: warehouseElsewhere(200),
+  },
+  [edi('POST', `${paths.THREEPL_ORDER}/get`)]: orderOperation('get'),
+  [edi('POST', `${paths.THREEPL_ORDER}/open`)]: orderOperation('open', NOTE),
+  [edi('POST', `${paths.THREEPL_ORDER}/cancel`)]: orderOperation('opCancel', NOTE),
+  [edi('POST', paths.ORDER_SHIP)]: orderOperation('ship', (w) => ({
+    ConfirmationNo: uniqueId('CN'),
+    Items: [{ ItemNumber: w.dn.ship.sku, ShippedQty: '1', UOM: 'EA' }],
+  })),
+
+  // ---- the rate engine ---------------------------------------------------------------------------
+  ...Object.fromEntries(
+    ['/lastmile', '/lastmile/explain'].map((path): [string, Entry] => [
+      rate(path),
+      {
+        roles: RATE,
+        shape: 'rate',
+        owner: () => ({ key: 'raterA', body: RATE_REQUEST, shows: ['Economy', 'Ground'] }),
+        // DESIGN §9: an admin key quotes any UserID with its own company's card — company B has none.
+        elsewhere: () => [
+          {
+            who: 'an admin of another company (quoted with its own company’s card, and it has none)',
+            key: 'adminB',
+            fields: {},
+            status: 200,
+            answer: {
+              ...rateEnvelope(3, 'RateEngine.Service', `no rate card is in force for UserID ${RATE_REQUEST.UserID}`),
+              ...(path.endsWith('/explain') ? { Explanation: null } : {}),
+            },
+          },
+        ],
+      },
+    ]),
+  ),
+};
+
+/** The rater key of company A quotes for UserID 1 (createKey's default); company B's rater for 2. */
+const RATE_REQUEST = {
+  UserID: 1,
+  Data: { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' },
+};
+function rateEnvelope(severity: number, source: string, message: string) {
+  return { Result: [], Page: null, ErrorMsg: message, ErrorSeverity: severity, ErrorSource: source, Status: false };
+}
+
+// ---- DESIGN §3's order of checks, as a model ------------------------------------------------------
+
+interface Refusal {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * What a key's request for `body` must answer on a route admitting `roles`, in DESIGN §3's order:
+ * the key (401), the role and the CompanyID (403), the FacilityID's scope (403), the CustomerID's
+ * scope (403). Undefined when the key may make the request. (The owner's bodies are valid and name
+ * a facility of company A, so the schema (400) and Not found facility (400) never answer here.)
+ */
+function ediRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
+  const forbidden = (message: string) => ({ status: 403, body: problems(message) });
+  if (!scope) return { status: 401, body: problems(MISSING) };
+  if (!roles.includes(scope.role)) return forbidden(`An API key with role ${scope.role} may not call this operation`);
+  if (body.CompanyID !== scope.companyId) return forbidden(`CompanyID ${String(body.CompanyID)} is outside this API key's scope`);
+  const facilityId = body.FacilityID as string | undefined;
+  if (facilityId !== undefined && scope.facilityIds.length > 0 && !scope.facilityIds.includes(facilityId)) {
+    return forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
+  }
+  const customerId = body.CustomerID as string | undefined;
+  if (customerId !== undefined && scope.role === 'customer' && !scope.customerIds.includes(customerId)) {
+    return forbidden(`CustomerID ${customerId} is outside this API key's scope`);
+  }
+  return undefined;
+}
+
+/** The rate engine's (DESIGN §9): the key (401), then the role and the UserID (403), in its envelope. */
+function rateRefusal(scope: Scope | undefined, _roles: readonly Role[], body: Json): Refusal | undefined {
+  const auth = (status: number, message: string) => ({ status, body: rateEnvelope(4, 'RateEngine.Auth', message) });
+  if (!scope) return auth(401, MISSING);
+  if (scope.role === 'admin') return undefined;
+  if (scope.role !== 'rater') return auth(403, `An API key with role ${scope.role} may not ask for rates`);
+  if (!scope.userIds.includes(body.UserID as number))
+    return auth(403, `UserID ${String(body.UserID)} is not one this API key may quote for`);
+  return undefined;
+}
+
+/** The keys every route is refused to: none, another company's, customer's, facility's, and the roles it does not admit. */
+function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope>): { who: string; key?: KeyName }[] {
+  const ownerRole = scopes[owner].role;
+  const sameRoleInB: Record<Role, KeyName> = { customer: 'customerB', operator: 'operatorB', admin: 'adminB', rater: 'raterB' };
+  const inOwnScope: Record<Role, KeyName> = { customer: 'c1', operator: 'opF1', admin: 'adminA', rater: 'raterA' };
+  const cases: { who: string; key?: KeyName }[] = [
+    { who: 'no key' },
+    { who: `a ${ownerRole} key of another company`, key: sameRoleInB[ownerRole] },
+    ...(entry.shape === 'rate' ? [] : [{ who: 'an admin key of another company', key: 'adminB' as KeyName }]),
+    { who: 'a customer key of another customer of the company', key: 'c2' },
+    { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' },
+    { who: 'an operator key of another facility', key: 'opF2' },
+    ...ROLES.filter((role) => !entry.roles.includes(role)).map((role) => ({
+      who: `a ${role} key (a role the route does not admit)`,
+      key: inOwnScope[role],
+    })),
+  ];
+  return cases;
+}
+
+// ---- checks on an answer ----------------------------------------------------------------------------
+
+const escape = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whole tokens only: RN-1 must not match RN-12. */
+const containsToken = (text: string, value: string) => new RegExp(`(^|[^A-Za-z0-9-])${escape(value)}($|[^A-Za-z0-9])`).test(text);
+
+/** The values of `secrets` in the answer's raw text (headers and body) that the request did not itself name. */
+function leaked(response: LightMyRequestResponse, request: unknown, secrets: Iterable<string>): string[] {
+  const sent = JSON.stringify(request);
+  const answer = `${JSON.stringify(response.headers)}\n${response.body}`;
+  return [...secrets].filter((value) => !containsToken(sent, value) && containsToken(answer, value));
+}
+
+/** The paging headers of an answer (X-Total-Count, X-Page-No, X-Page-Size): a count tells as much as a row. */
+const pagingHeaders = (response: LightMyRequestResponse) =>
+  Object.fromEntries(Object.entries(response.headers).filter(([name]) => name.startsWith('x-page') || name === 'x-total-count'));
+
+describeEachDialect('isolation matrix', (dialect: DialectName) => {
+  const registered: string[] = [];
+  const ctx = useTestApp(
+    dialect,
+    {},
+    {
+      onRoute: ({ method, url }) => {
+        for (const one of [method].flat()) registered.push(`${one} ${url}`);
+      },
+    },
+  );
+  let w: World;
+
+  const send = (route: string, body: unknown, key?: string) => {
+    const [method, url] = route.split(' ') as ['POST' | 'PUT', string];
+    return ctx().app.inject({
+      method,
+      url,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `APIKey ${key}` } : {}) },
+      payload: JSON.stringify(body),
+    });
+  };
+
+  /** Every row of both companies, in every table that has a company (keys aside: a refused key is still used). */
+  async function snapshot(): Promise<string> {
+    const db = ctx().database.db;
+    const { rows: tables } =
+      dialect === 'postgres'
+        ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+            where column_name = 'company_id' and table_schema = current_schema() order by table_name`.execute(db)
+        : await sql<{ name: string }>`select m.name as name from sqlite_master m join pragma_table_info(m.name) p
+            where m.type = 'table' and p.name = 'company_id' order by m.name`.execute(db);
+    const rowsOf: Record<string, string[]> = {};
+    for (const { name } of tables.filter((t) => t.name !== 'api_keys')) {
+      const { rows } = await sql`select * from ${sql.table(name)} where company_id in (${w.a.companyId}, ${w.b.companyId})`.execute(db);
+      rowsOf[name] = rows.map((row) => JSON.stringify(row)).sort();
+    }
+    if (dialect === 'sqlite') rowsOf.counters = (await sql`select * from counters`.execute(db)).rows.map((row) => JSON.stringify(row));
+    expect(Object.keys(rowsOf)).toContain('receipts');
+    return JSON.stringify(rowsOf);
+  }
+
+  beforeAll(async () => {
+    const { database, clock } = ctx();
+    const { a, b, keys: rivals } = await createRivals(database.db, clock);
+    const keys = { ...rivals, raterB: await createKey(database.db, clock, b, 'rater', { userIds: [2] }) };
+    const scope = (tenant: Tenant, role: Role, more: Partial<Scope> = {}): Scope => ({
+      role,
+      companyId: tenant.companyId,
+      customerIds: [],
+      facilityIds: [],
+      userIds: [],
+      ...more,
+    });
+    // As createRivals makes them.
+    const scopes: Record<KeyName, Scope> = {
+      c1: scope(a, 'customer', { customerIds: [a.customerIds[0]!] }),
+      c2: scope(a, 'customer', { customerIds: [a.customerIds[1]!] }),
+      c1OnlyF2: scope(a, 'customer', { customerIds: [a.customerIds[0]!], facilityIds: [a.facilityIds[1]!] }),
+      opF1: scope(a, 'operator', { facilityIds: [a.facilityIds[0]!] }),
+      opF2: scope(a, 'operator', { facilityIds: [a.facilityIds[1]!] }),
+      adminA: scope(a, 'admin'),
+      raterA: scope(a, 'rater', { userIds: [1] }),
+      customerB: scope(b, 'customer', { customerIds: [b.customerIds[0]!] }),
+      operatorB: scope(b, 'operator'),
+      adminB: scope(b, 'admin'),
+      raterB: scope(b, 'rater', { userIds: [2] }),
+    };
+    const owned = new Set<string>([a.companyId, ...a.customerIds, ...a.facilityIds]);
+    const own = <T extends string>(value: T) => (owned.add(value), value);
+    const foreign = new Set<string>([b.companyId, ...b.customerIds, ...b.facilityIds]);
+
+    const receipt = async (status: ReceiptStatus = 'Imported'): Promise<Receipt> => {
+      const sku = own(uniqueId('RSKU'));
+      const referenceNo = own(uniqueId('RREF'));
+      const built = await buildReceipt(ctx(), {
+        tenant: a,
+        key: keys.c1,
+        operatorKey: keys.opF1,
+        status,
+        content: { ReferenceNo: referenceNo, Items: [{ ItemNumber: sku, ExpectedQty: '10', UOM: 'EA' }] },
+      });
+      return { svcpoid: own(built.svcpoid), poNo: own(built.poNo), referenceNo, sku };
+    };
+    const order = async (status: OrderStatus = 'Imported', { stocked = false } = {}): Promise<Order> => {
+      const sku = own(uniqueId('DSKU'));
+      const poNo = own(uniqueId('DPO'));
+      if (stocked) await stock(ctx(), { tenant: a, items: [{ ItemNumber: sku, Qty: '10' }] });
+      const built = await buildOrder(ctx(), {
+        tenant: a,
+        key: keys.c1,
+        operatorKey: keys.opF1,
+        status,
+        content: { PONo: poNo, Items: [{ ItemID: sku, OrderedQty: '10', UOM: 'EA' }] },
+      });
+      return { svcpoid: own(built.svcpoid), poNo, referenceNo: own(built.referenceNo), sku };
+    };
+
+    const rn = {
+      cancel: await receipt(),
+      ack: await receipt(),
+      list: await receipt(),
+      get: await receipt('Open'),
+      open: await receipt(),
+      opCancel: await receipt(),
+      forceClose: await receipt('Open'),
+      confirm: await receipt(),
+      rc: await receipt('In Progress'),
+      level: await receipt(),
+    };
+    const dn = {
+      cancel: await order(),
+      ack: await order(),
+      list: await order(),
+      get: await order('Open'),
+      open: await order(),
+      opCancel: await order(),
+      ship: await order('Imported', { stocked: true }),
+      dc: await order('Partial Shipped', { stocked: true }),
+      level: await order(),
+    };
+    const sku = {
+      master: own(uniqueId('MSKU')),
+      inventory: own(uniqueId('ISKU')),
+      ledger: own(uniqueId('LSKU')),
+      move: own(uniqueId('VSKU')),
+    };
+    await importItems(ctx(), { tenant: a, key: keys.c1, items: [sku.master] });
+    await stock(ctx(), { tenant: a, items: [{ ItemNumber: sku.inventory, Qty: '7', LotNo: own(`${sku.inventory}-LOT`) }] });
+    await stock(ctx(), { tenant: a, items: [{ ItemNumber: sku.ledger, Qty: '3', LotNo: own(`${sku.ledger}-LOT`) }] });
+    await stock(ctx(), { tenant: a, items: [{ ItemNumber: sku.move, Qty: '5' }] });
+    await loadRateCard(database.db, clock, { companyId: a.companyId, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
+    // What company A's rate card quotes is company A's too.
+    const quote = await send(rate('/lastmile'), RATE_REQUEST, keys.adminA);
+    expect(quote.statusCode, quote.body).toBe(200);
+    for (const { Price } of quote.json().Result as { Price: string }[]) owned.add(Price);
+
+    // Company B's own documents and stock, under numbers of its own.
+    const bReceipt = await buildReceipt(ctx(), { tenant: b, key: keys.customerB });
+    const bOrder = await buildOrder(ctx(), { tenant: b, key: keys.customerB });
+    for (const value of [bReceipt.svcpoid, bReceipt.poNo, bOrder.svcpoid, bOrder.referenceNo]) foreign.add(value);
+    const bSku = uniqueId('BSKU');
+    foreign.add(bSku);
+    await stock(ctx(), { tenant: b, items: [{ ItemNumber: bSku, Qty: '9' }] });
+
+    w = { a, b, keys, scopes, rn, dn, sku, owned, foreign };
+  });
+
+  it('has an entry for every route the app registers, and every entry is a registered route', () => {
+    expect(registered.length).toBeGreaterThan(0);
+    expect(tableProblems(registered, Object.keys(MATRIX), OPEN)).toEqual([]);
+  });
+
+  it('answers the open routes without a key', async () => {
+    for (const route of registered.filter((r) => !(r in MATRIX))) {
+      const [method, url] = route.split(' ') as ['GET' | 'HEAD', string];
+      const response = await ctx().app.inject({ method, url: url.replace('*', 'swagger-ui.css') });
+      expect(response.statusCode, `${route}: ${response.body.slice(0, 200)}`).toBeLessThan(400);
+    }
+  });
+
+  for (const [route, entry] of Object.entries(MATRIX)) {
+    it(`${route}: refused outside the owner's scope, no trace of its data, and the owner's request succeeds`, async () => {
+      const owner = entry.owner(w);
+      const model = entry.shape === 'rate' ? rateRefusal : ediRefusal;
+      // The model admits the owner: the refusals below are about the key, not the request.
+      expect(model(w.scopes[owner.key], entry.roles, owner.body), 'the owner must be admitted').toBeUndefined();
+
+      const before = await snapshot();
+      for (const { who, key } of refusedKeys(entry, owner.key, w.scopes)) {
+        const expected = model(key && w.scopes[key], entry.roles, owner.body);
+        expect(expected, `${who} is admitted by the route: not a case of the matrix`).toBeDefined();
+        const response = await send(route, owner.body, key && w.keys[key]);
+        expect({ who, status: response.statusCode, body: response.json() }).toEqual({ who, ...expected });
+        expect(leaked(response, owner.body, w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
+      }
+      expect(await snapshot(), 'a refused request changed something').toBe(before);
+
+      const document = entry.document?.(w);
+      for (const { who, key, fields, status, answer } of entry.elsewhere?.(w) ?? []) {
+        const body = { ...owner.body, ...fields };
+        const response = await send(route, body, w.keys[key]);
+        expect({ who, status: response.statusCode }).toEqual({ who, status });
+        if (answer !== undefined) expect(response.json(), who).toEqual(answer);
+        expect(leaked(response, body, w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
+        if (document) {
+          // As if it did not exist: the same answer as for a number never used.
+          const text = JSON.stringify(body).replaceAll(JSON.stringify(document.value), JSON.stringify(document.never));
+          const unknown = await send(route, JSON.parse(text), w.keys[key]);
+          expect(unknown.statusCode, `${who}, a number never used`).toBe(status);
+          expect(response.body, `${who}: the answer tells the document exists`).toBe(
+            unknown.body.replaceAll(String(document.never), String(document.value)),
+          );
+          expect(pagingHeaders(response), `${who}: the paging tells the document exists`).toEqual(pagingHeaders(unknown));
+        }
+      }
+
+      const response = await send(route, owner.body, w.keys[owner.key]);
+      expect(response.statusCode, response.body).toBe(200);
+      if (entry.shape === 'rate') expect(response.json()).toMatchObject({ Status: true, ErrorSeverity: 0 });
+      for (const value of owner.shows ?? []) expect(containsToken(response.body, value), `the owner's answer shows ${value}`).toBe(true);
+      expect(leaked(response, owner.body, w.foreign), 'the owner’s answer carries another company’s data').toEqual([]);
+    });
+  }
+
+  it('a number the customer holds in another facility: the clash names no document there, nor does the ACK it leaves', async () => {
+    // C1's key for F2 only sends, in F2, the ReferenceNos of C1's receipt and order in F1 (unique
+    // among the customer's documents in every facility): it may learn the number is taken, not by what.
+    const clashes = [
+      {
+        route: edi('POST', paths.RECEIPT_IMPORT),
+        search: edi('POST', paths.RECEIPT_ACK_SEARCH),
+        referenceNo: w.rn.level.referenceNo,
+        body: receiptBody({ tenant: w.a, facility: 1, content: { ReferenceNo: w.rn.level.referenceNo } }),
+        message: `ReferenceNo ${w.rn.level.referenceNo} is already used by a receipt in another facility`,
+      },
+      {
+        route: edi('POST', paths.ORDER_IMPORT),
+        search: edi('POST', paths.ORDER_ACK_SEARCH),
+        referenceNo: w.dn.level.referenceNo,
+        body: orderBody({ tenant: w.a, facility: 1, content: { ReferenceNo: w.dn.level.referenceNo } }),
+        message: `ReferenceNo ${w.dn.level.referenceNo} is already used by an order in another facility`,
+      },
+    ];
+    for (const { route, search, referenceNo, body, message } of clashes) {
+      const response = await send(route, body, w.keys.c1OnlyF2);
+      expect({ route, status: response.statusCode, body: response.json() }).toEqual({ route, status: 409, body: problems(message) });
+      expect(leaked(response, body, w.owned), route).toEqual([]);
+      // The failure ACK is in F2, where F2's operator and the key itself read it.
+      for (const key of ['c1OnlyF2', 'opF2'] as const) {
+        const filter = { ...ids(w.a, 0, 1), ReferenceNo: referenceNo };
+        const acks = await send(search, filter, w.keys[key]);
+        expect(acks.statusCode, acks.body).toBe(200);
+        expect(acks.json().map((record: { ACK: unknown }) => record.ACK)).toContainEqual({ code: `EDI-ERROR-${message}`, error: message });
+        expect(leaked(acks, filter, w.owned), `${key} reading the ACKs of ${route}`).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('the isolation matrix’s table check', () => {
+  const registered = ['GET /healthz', 'HEAD /healthz', 'POST /a', 'PUT /b'];
+  const entries = ['POST /a', 'PUT /b'];
+
+  it('passes when the table and the routes match', () => {
+    expect(tableProblems(registered, entries, ['/healthz'])).toEqual([]);
+  });
+
+  it('names a registered route without an entry', () => {
+    expect(tableProblems([...registered, 'POST /new'], entries, ['/healthz'])).toEqual([
+      'POST /new is registered but has no entry in the isolation matrix: add one (or list it as open)',
+    ]);
+    // An open URL is open for GET and HEAD only.
+    expect(tableProblems([...registered, 'POST /healthz'], entries, ['/healthz'])).toEqual([
+      'POST /healthz is registered but has no entry in the isolation matrix: add one (or list it as open)',
+    ]);
+  });
+
+  it('names an entry or an open route that is not registered', () => {
+    expect(tableProblems(registered, [...entries, 'POST /gone'], ['/healthz', '/gone'])).toEqual([
+      'POST /gone has an entry in the isolation matrix but the app registers no such route',
+      '/gone is listed as open but the app registers no such route',
+    ]);
+  });
+});
