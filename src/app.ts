@@ -174,7 +174,9 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
         edi.setErrorHandler(createErrorHandler(onRejectedBody));
         edi.decorateRequest('principal');
         edi.addHook('onRequest', authenticate(lookupKey));
-        await limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+        if (config.rateLimitEdi > 0) {
+          await limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+        }
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
       },
       { prefix: EDI_PREFIX },
@@ -184,7 +186,9 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
     const rater = createRater(db, clock);
     await app.register(
       async (rate) => {
-        await limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
+        if (config.rateLimitRate > 0) {
+          await limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
+        }
         rateRoutes(rate, { rater, lookupKey });
       },
       {

@@ -58,7 +58,7 @@ const settings = {
     schema: Type.Integer({
       minimum: 0,
       default: 600,
-      description: 'Requests a minute an API key may make on the EDI routes, unless the key has its own limit; 0 = no limit',
+      description: 'Requests a minute an API key may make on the EDI routes, unless the key has its own limit; 0 = no limits there at all',
     }),
   },
   rateLimitRate: {
@@ -66,7 +66,7 @@ const settings = {
     schema: Type.Integer({
       minimum: 0,
       default: 6000,
-      description: 'Requests a minute an API key may make on the rate engine, unless the key has its own limit; 0 = no limit',
+      description: 'Requests a minute an API key may make on the rate engine, unless the key has its own limit; 0 = no limits there at all',
     }),
   },
   shutdownTimeoutMs: {

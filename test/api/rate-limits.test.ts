@@ -151,7 +151,7 @@ describeEachDialect('rate limits', (dialect) => {
 describeEachDialect('rate limits, switched off', (dialect) => {
   const ctx = useTestApp(dialect, { rateLimitEdi: 0 });
 
-  it('RATE_LIMIT_EDI=0 limits no key without a limit of its own, and still limits one with it', async () => {
+  it('RATE_LIMIT_EDI=0 switches the EDI routes\' limits off, the keys\' own limits included', async () => {
     const { database, clock } = ctx();
     const tenant = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
     const search = { CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0], CustomerID: tenant.customerIds[0] };
@@ -161,8 +161,10 @@ describeEachDialect('rate limits, switched off', (dialect) => {
       if (answer.statusCode !== 200 || answer.headers['ratelimit-limit'] !== undefined) expect.fail(`request ${i}: ${answer.statusCode}`);
     }
     const limited = await createKey(database.db, clock, tenant, 'customer', { rateLimit: 1 });
-    expect((await ctx().post(INVENTORY_SEARCH, search, limited)).statusCode).toBe(200);
-    expect((await ctx().post(INVENTORY_SEARCH, search, limited)).statusCode).toBe(429);
+    for (let i = 0; i < 3; i++) {
+      const answer = await ctx().post(INVENTORY_SEARCH, search, limited);
+      expect([answer.statusCode, answer.headers['ratelimit-limit']]).toEqual([200, undefined]);
+    }
   });
 });
 
