@@ -10,6 +10,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
 import { Refusal } from './lib/refusal.js';
 import { systemClock } from './lib/clock.js';
+import { VERSION } from './lib/version.js';
 import { RateCardError } from './modules/rating/rate-card.compile.js';
 import * as rating from './modules/rating/rating.service.js';
 import { ROLES } from './modules/tenants/tenants.schemas.js';
@@ -58,6 +59,7 @@ function serverOverrides(options: Record<string, unknown>): Partial<Record<Setti
 export function createCli(io: CliIo = processIo): Command {
   const program = new Command('wharf')
     .description('Wharf, the warehouse integration server')
+    .version(VERSION, '-V, --version', 'print the version')
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride()
     .showHelpAfterError();

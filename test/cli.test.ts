@@ -444,6 +444,13 @@ describeEachDialect('wharf CLI', (dialect) => {
 });
 
 describe('wharf CLI usage', () => {
+  it('--version (and -V) prints the version of package.json, and nothing else', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await run(['--version'])).toEqual({ code: 0, out: [version], err: [] });
+    expect(await run(['-V'])).toEqual({ code: 0, out: [version], err: [] });
+  });
+
   it('refuses a DATABASE_URL it cannot use with exit 2, naming the variable', async () => {
     const result = await run(['migrate', '--db', 'mysql://x']);
     expect(result.code).toBe(2);
