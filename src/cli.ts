@@ -6,9 +6,10 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
 import type { Db } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { databaseExists, databaseLocation } from './db/dialect.js';
+import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
-import { Refusal } from './lib/refusal.js';
+import { invalid, notFound, Refusal } from './lib/refusal.js';
 import { systemClock } from './lib/clock.js';
 import { VERSION } from './lib/version.js';
 import { RateCardError } from './modules/rating/rate-card.compile.js';
@@ -45,6 +46,29 @@ async function withDatabase<T>(options: { db?: string }, work: (db: Db, config: 
   const db = openDatabase(config);
   try {
     await migrateToLatest(db);
+    return await work(db, config);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Runs `work` on the configured database as it is, for the commands that only read: a database
+ * that does not exist is refused, not created (opening SQLite's file would make it), and so is one
+ * whose schema is behind, which `migrate` or a writing command brings up to date.
+ */
+async function withExistingDatabase<T>(options: { db?: string }, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig({ databaseUrl: options.db });
+  const where = databaseLocation(config.databaseUrl);
+  if (!(await databaseExists(config.databaseUrl))) throw notFound(`no database at ${where}`);
+  const db = openDatabase(config);
+  try {
+    const pending = (await pendingMigrations(db)).length;
+    if (pending > 0) {
+      throw invalid(
+        `the database at ${where} is not up to date (${pending} migration${pending === 1 ? '' : 's'} to run): run wharf migrate`,
+      );
+    }
     return await work(db, config);
   } finally {
     await db.destroy();
@@ -165,7 +189,7 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--json', 'print a JSON array')
     .addOption(dbOption())
     .action(async (options) => {
-      const keys = await withDatabase(options, (db) => tenants.listApiKeys(db, options.company));
+      const keys = await withExistingDatabase(options, (db) => tenants.listApiKeys(db, options.company));
       if (options.json) return io.out(JSON.stringify(keys, null, 2));
       if (keys.length === 0) return io.out('no keys');
       for (const k of keys) {
@@ -229,7 +253,7 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--json', 'print a JSON array')
     .addOption(dbOption())
     .action(async (options) => {
-      const cards = await withDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
+      const cards = await withExistingDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
       if (options.json) return io.out(JSON.stringify(cards, null, 2));
       if (cards.length === 0) return io.out('no rate cards');
       for (const card of cards) {
