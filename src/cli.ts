@@ -75,6 +75,13 @@ async function withExistingDatabase<T>(options: { db?: string }, work: (db: Db, 
   }
 }
 
+/** Prints what a list command found: a JSON array with --json, else a line a row (its non-empty fields), or `none`. */
+function printList<T>(io: CliIo, json: boolean | undefined, rows: T[], none: string, fields: (row: T) => string[]): void {
+  if (json) return io.out(JSON.stringify(rows, null, 2));
+  if (rows.length === 0) return io.out(none);
+  for (const row of rows) io.out(fields(row).filter(Boolean).join('  '));
+}
+
 function serverOverrides(options: Record<string, unknown>): Partial<Record<SettingName, unknown>> {
   return { databaseUrl: options.db, port: options.port, host: options.host, only: options.only };
 }
@@ -117,9 +124,8 @@ export function createCli(io: CliIo = processIo): Command {
       }
     });
 
-  program
-    .command('company')
-    .description('manage companies')
+  const company = program.command('company').description('manage companies');
+  company
     .command('add <CompanyID>')
     .description('add a company (the operator organisation)')
     .option('--name <name>', 'display name')
@@ -128,10 +134,18 @@ export function createCli(io: CliIo = processIo): Command {
       await withDatabase(options, (db) => tenants.addCompany(db, systemClock, { companyId, name: options.name }));
       io.out(`company ${companyId} added`);
     });
+  company
+    .command('list')
+    .description('list the companies')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const companies = await withExistingDatabase(options, (db) => tenants.listCompanies(db));
+      printList(io, options.json, companies, 'no companies', (c) => [c.company, `"${c.name}"`, `created ${c.createdAt}`]);
+    });
 
-  program
-    .command('customer')
-    .description('manage customers')
+  const customer = program.command('customer').description('manage customers');
+  customer
     .command('add <CompanyID> <CustomerID>')
     .description('add a customer (a merchant) to a company')
     .option('--name <name>', 'display name')
@@ -140,10 +154,19 @@ export function createCli(io: CliIo = processIo): Command {
       await withDatabase(options, (db) => tenants.addCustomer(db, systemClock, { companyId, customerId, name: options.name }));
       io.out(`customer ${customerId} added to ${companyId}`);
     });
+  customer
+    .command('list')
+    .description('list the customers of every company, or of one')
+    .option('--company <CompanyID>', 'only the customers of this company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const customers = await withExistingDatabase(options, (db) => tenants.listCustomers(db, options.company));
+      printList(io, options.json, customers, 'no customers', (c) => [c.company, c.customer, `"${c.name}"`, `created ${c.createdAt}`]);
+    });
 
-  program
-    .command('facility')
-    .description('manage facilities')
+  const facility = program.command('facility').description('manage facilities');
+  facility
     .command('add <CompanyID> <FacilityID>')
     .description('add a facility (a warehouse) to a company')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/Chicago', 'UTC')
@@ -154,6 +177,22 @@ export function createCli(io: CliIo = processIo): Command {
         tenants.addFacility(db, systemClock, { companyId, facilityId, name: options.name, timeZone: options.timezone }),
       );
       io.out(`facility ${facilityId} added to ${companyId} (${options.timezone})`);
+    });
+  facility
+    .command('list')
+    .description('list the facilities of every company, or of one, with their time zones')
+    .option('--company <CompanyID>', 'only the facilities of this company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const facilities = await withExistingDatabase(options, (db) => tenants.listFacilities(db, options.company));
+      printList(io, options.json, facilities, 'no facilities', (f) => [
+        f.company,
+        f.facility,
+        `"${f.name}"`,
+        f.timeZone,
+        `created ${f.createdAt}`,
+      ]);
     });
 
   const key = program.command('key').description('manage API keys');
@@ -190,29 +229,23 @@ export function createCli(io: CliIo = processIo): Command {
     .addOption(dbOption())
     .action(async (options) => {
       const keys = await withExistingDatabase(options, (db) => tenants.listApiKeys(db, options.company));
-      if (options.json) return io.out(JSON.stringify(keys, null, 2));
-      if (keys.length === 0) return io.out('no keys');
-      for (const k of keys) {
+      printList(io, options.json, keys, 'no keys', (k) => {
         const scope = [
           k.customers.length ? `customers=${k.customers.join(',')}` : '',
           k.facilities.length ? `facilities=${k.facilities.join(',')}` : '',
           k.userIds.length ? `userIds=${k.userIds.join(',')}` : '',
         ].filter(Boolean);
-        io.out(
-          [
-            `#${k.id}`,
-            k.role,
-            k.company,
-            scope.join(' ') || '(whole company)',
-            k.label ? `"${k.label}"` : '',
-            `created ${k.createdAt}`,
-            `last used ${k.lastUsedAt ?? 'never'}`,
-            k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
-          ]
-            .filter(Boolean)
-            .join('  '),
-        );
-      }
+        return [
+          `#${k.id}`,
+          k.role,
+          k.company,
+          scope.join(' ') || '(whole company)',
+          k.label ? `"${k.label}"` : '',
+          `created ${k.createdAt}`,
+          `last used ${k.lastUsedAt ?? 'never'}`,
+          k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
+        ];
+      });
     });
 
   key
@@ -254,23 +287,15 @@ export function createCli(io: CliIo = processIo): Command {
     .addOption(dbOption())
     .action(async (options) => {
       const cards = await withExistingDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
-      if (options.json) return io.out(JSON.stringify(cards, null, 2));
-      if (cards.length === 0) return io.out('no rate cards');
-      for (const card of cards) {
-        io.out(
-          [
-            `#${card.id}`,
-            card.userId === null ? 'default' : `UserID ${card.userId}`,
-            `v${card.version}`,
-            `"${card.name}"`,
-            `effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''} (${card.timeZone})`,
-            `loaded ${card.loadedAt}`,
-            card.inForce ? 'IN FORCE' : '',
-          ]
-            .filter(Boolean)
-            .join('  '),
-        );
-      }
+      printList(io, options.json, cards, 'no rate cards', (card) => [
+        `#${card.id}`,
+        card.userId === null ? 'default' : `UserID ${card.userId}`,
+        `v${card.version}`,
+        `"${card.name}"`,
+        `effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''} (${card.timeZone})`,
+        `loaded ${card.loadedAt}`,
+        card.inForce ? 'IN FORCE' : '',
+      ]);
     });
 
   program

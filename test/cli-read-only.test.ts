@@ -19,6 +19,11 @@ const READ_ONLY: string[][] = [
   ['key', 'list'],
   ['key', 'list', '--json', '--company', 'CO1'],
   ['ratecard', 'list', '--company', 'CO1'],
+  ['company', 'list'],
+  ['customer', 'list'],
+  ['customer', 'list', '--company', 'CO1', '--json'],
+  ['facility', 'list'],
+  ['facility', 'list', '--company', 'CO1', '--json'],
 ];
 
 /** A database URL that names nothing yet, where a message shows it, and a check that it is still absent. */

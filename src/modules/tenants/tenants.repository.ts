@@ -5,6 +5,8 @@ import type { ApiKeyTable, CompanyTable, CustomerTable, FacilityTable } from './
 /** All SQL of companies, customers, facilities and API keys. */
 
 export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type CompanyRow = Selectable<CompanyTable>;
+export type CustomerRow = Selectable<CustomerTable>;
 export type FacilityRow = Selectable<FacilityTable>;
 
 export async function insertCompany(db: Db, row: Insertable<CompanyTable>): Promise<void> {
@@ -15,8 +17,22 @@ export async function findCompany(db: Db, companyId: string) {
   return db.selectFrom('companies').selectAll().where('company_id', '=', companyId).executeTakeFirst();
 }
 
+export async function listCompanies(db: Db): Promise<CompanyRow[]> {
+  return db.selectFrom('companies').selectAll().orderBy('company_id').execute();
+}
+
 export async function insertCustomer(db: Db, row: Insertable<CustomerTable>): Promise<void> {
   await db.insertInto('customers').values(row).execute();
+}
+
+export async function listCustomers(db: Db, companyId?: string): Promise<CustomerRow[]> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .$if(companyId !== undefined, (q) => q.where('company_id', '=', companyId!))
+    .orderBy('company_id')
+    .orderBy('customer_id')
+    .execute();
 }
 
 export async function findCustomerIds(db: Db, companyId: string, customerIds: string[]): Promise<string[]> {
@@ -32,6 +48,16 @@ export async function findCustomerIds(db: Db, companyId: string, customerIds: st
 
 export async function insertFacility(db: Db, row: Insertable<FacilityTable>): Promise<void> {
   await db.insertInto('facilities').values(row).execute();
+}
+
+export async function listFacilities(db: Db, companyId?: string): Promise<FacilityRow[]> {
+  return db
+    .selectFrom('facilities')
+    .selectAll()
+    .$if(companyId !== undefined, (q) => q.where('company_id', '=', companyId!))
+    .orderBy('company_id')
+    .orderBy('facility_id')
+    .execute();
 }
 
 export async function findFacility(db: Db, companyId: string, facilityId: string): Promise<FacilityRow | undefined> {

@@ -31,6 +31,30 @@ export const NewApiKeySchema = Type.Object({
 });
 export type NewApiKey = Static<typeof NewApiKeySchema>;
 
+/** What `company list --json` prints for a company. */
+export interface CompanyView {
+  company: string;
+  name: string;
+  createdAt: string;
+}
+
+/** What `customer list --json` prints for a customer. */
+export interface CustomerView {
+  company: string;
+  customer: string;
+  name: string;
+  createdAt: string;
+}
+
+/** What `facility list --json` prints for a facility. */
+export interface FacilityView {
+  company: string;
+  facility: string;
+  name: string;
+  timeZone: string;
+  createdAt: string;
+}
+
 /** What `key list --json` prints for a key: never the key or its hash. */
 export interface ApiKeyView {
   id: number;

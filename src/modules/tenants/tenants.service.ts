@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { inputProblems } from '../../lib/validate.js';
 import type { TSchema } from '@sinclair/typebox';
-import { presentApiKey } from './tenants.present.js';
+import { presentApiKey, presentCompany, presentCustomer, presentFacility } from './tenants.present.js';
 import * as repo from './tenants.repository.js';
 import {
   NewApiKeySchema,
@@ -15,6 +15,9 @@ import {
   NewCustomerSchema,
   NewFacilitySchema,
   type ApiKeyView,
+  type CompanyView,
+  type CustomerView,
+  type FacilityView,
   type NewApiKey,
   type NewCompany,
   type NewCustomer,
@@ -88,6 +91,22 @@ export async function addFacility(db: Db, clock: Clock, input: NewFacility): Pro
       }),
     `Facility ${input.facilityId} already exists in company ${input.companyId}`,
   );
+}
+
+export async function listCompanies(db: Db): Promise<CompanyView[]> {
+  return (await repo.listCompanies(db)).map(presentCompany);
+}
+
+/** The customers of every company, or of one (which must exist). */
+export async function listCustomers(db: Db, companyId?: string): Promise<CustomerView[]> {
+  if (companyId !== undefined) await requireCompany(db, companyId);
+  return (await repo.listCustomers(db, companyId)).map(presentCustomer);
+}
+
+/** The facilities of every company, or of one (which must exist). */
+export async function listFacilities(db: Db, companyId?: string): Promise<FacilityView[]> {
+  if (companyId !== undefined) await requireCompany(db, companyId);
+  return (await repo.listFacilities(db, companyId)).map(presentFacility);
 }
 
 /** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
