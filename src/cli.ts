@@ -179,6 +179,21 @@ export function createCli(io: CliIo = processIo): Command {
       io.out(`facility ${facilityId} added to ${companyId} (${options.timezone})`);
     });
   facility
+    .command('update <CompanyID> <FacilityID>')
+    .description("change a facility's time zone: times read after it are shown in the new zone; stored instants stay")
+    .requiredOption('--timezone <zone>', 'IANA time zone, e.g. America/Chicago')
+    .addOption(dbOption())
+    .action(async (companyId: string, facilityId: string, options) => {
+      const { facility: updated, previousTimeZone } = await withDatabase(options, (db) =>
+        tenants.setFacilityTimeZone(db, { companyId, facilityId, timeZone: options.timezone }),
+      );
+      io.out(
+        updated.timeZone === previousTimeZone
+          ? `facility ${facilityId} of ${companyId} is already in ${previousTimeZone}; nothing changed`
+          : `facility ${facilityId} of ${companyId} is now in ${updated.timeZone} (was ${previousTimeZone})`,
+      );
+    });
+  facility
     .command('list')
     .description('list the facilities of every company, or of one, with their time zones')
     .option('--company <CompanyID>', 'only the facilities of this company')

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
 import type { ApiKeyTable, CompanyTable, CustomerTable, FacilityTable } from './tenants.tables.js';
 
 /** All SQL of companies, customers, facilities and API keys. */
@@ -67,6 +68,21 @@ export async function findFacility(db: Db, companyId: string, facilityId: string
     .where('company_id', '=', companyId)
     .where('facility_id', '=', facilityId)
     .executeTakeFirst();
+}
+
+/** The facility, locked until the transaction ends. */
+export async function lockFacility(trx: Trx, companyId: string, facilityId: string): Promise<FacilityRow | undefined> {
+  const query = trx.selectFrom('facilities').selectAll().where('company_id', '=', companyId).where('facility_id', '=', facilityId);
+  return forUpdate(trx, query).executeTakeFirst();
+}
+
+export async function setFacilityTimeZone(trx: Trx, companyId: string, facilityId: string, timeZone: string): Promise<void> {
+  await trx
+    .updateTable('facilities')
+    .set({ time_zone: timeZone })
+    .where('company_id', '=', companyId)
+    .where('facility_id', '=', facilityId)
+    .execute();
 }
 
 export async function findFacilityIds(db: Db, companyId: string, facilityIds: string[]): Promise<string[]> {

@@ -21,6 +21,13 @@ export const NewFacilitySchema = Type.Object({
 });
 export type NewFacility = Static<typeof NewFacilitySchema>;
 
+export const FacilityTimeZoneSchema = Type.Object({
+  companyId: TenantId,
+  facilityId: TenantId,
+  timeZone: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export type FacilityTimeZone = Static<typeof FacilityTimeZoneSchema>;
+
 export const NewApiKeySchema = Type.Object({
   role: StringEnum(ROLES),
   companyId: TenantId,

@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { FacilityRef, Principal, Role } from '../../http/auth.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import type { Clock } from '../../lib/clock.js';
@@ -14,9 +15,11 @@ import {
   NewCompanySchema,
   NewCustomerSchema,
   NewFacilitySchema,
+  FacilityTimeZoneSchema,
   type ApiKeyView,
   type CompanyView,
   type CustomerView,
+  type FacilityTimeZone,
   type FacilityView,
   type NewApiKey,
   type NewCompany,
@@ -75,10 +78,14 @@ export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Pro
   );
 }
 
+function assertTimeZone(timeZone: string): void {
+  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+}
+
 export async function addFacility(db: Db, clock: Clock, input: NewFacility): Promise<void> {
   assertInput(NewFacilitySchema, input);
   const timeZone = input.timeZone ?? 'UTC';
-  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+  assertTimeZone(timeZone);
   await requireCompany(db, input.companyId);
   await insertOnce(
     () =>
@@ -107,6 +114,23 @@ export async function listCustomers(db: Db, companyId?: string): Promise<Custome
 export async function listFacilities(db: Db, companyId?: string): Promise<FacilityView[]> {
   if (companyId !== undefined) await requireCompany(db, companyId);
   return (await repo.listFacilities(db, companyId)).map(presentFacility);
+}
+
+/**
+ * Moves a facility to another time zone. Documents keep their instants: a time read after the
+ * change is the same instant, shown in the new zone (a server trusts a facility it looked up for
+ * about a second, DESIGN §3). Answers the facility and the zone it had.
+ */
+export async function setFacilityTimeZone(db: Db, input: FacilityTimeZone): Promise<{ facility: FacilityView; previousTimeZone: string }> {
+  assertInput(FacilityTimeZoneSchema, input);
+  assertTimeZone(input.timeZone);
+  await requireCompany(db, input.companyId);
+  return inTransaction(db, async (trx) => {
+    const before = await repo.lockFacility(trx, input.companyId, input.facilityId);
+    if (!before) throw notFound(`Facility ${input.facilityId} not found in company ${input.companyId}`);
+    if (before.time_zone !== input.timeZone) await repo.setFacilityTimeZone(trx, input.companyId, input.facilityId, input.timeZone);
+    return { facility: presentFacility({ ...before, time_zone: input.timeZone }), previousTimeZone: before.time_zone };
+  });
 }
 
 /** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
