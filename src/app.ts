@@ -127,8 +127,14 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
     },
   );
 
-  // Every request looks up its key and most a facility: what was found is trusted for a second.
-  const lookupKey = rememberFound((key: string) => tenants.authenticateApiKey(db, clock, key), clock, TRUST_MS);
+  // Every request looks up its key and most a facility: what was found is trusted for a second
+  // (a key never past the instant it expires).
+  const lookupKey = rememberFound(
+    (key: string) => tenants.authenticateApiKey(db, clock, key),
+    clock,
+    TRUST_MS,
+    (found) => found.expiresAt,
+  );
   const findFacility = rememberFound(
     (companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId),
     clock,

@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DateTime } from 'luxon';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
 import type { Db } from './db/database.js';
@@ -38,6 +39,16 @@ const parseKeyId = (value: string) => {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a key id (a positive integer)');
   return Number(value);
 };
+/** An ISO 8601 date (00:00 UTC of that day) or date-time with its zone, as epoch milliseconds. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+function parseInstant(option: string, text: string): number {
+  const instant = DateTime.fromISO(text, { zone: 'utc' });
+  if (!INSTANT.test(text) || !instant.isValid) {
+    throw invalid(`${option} ${text} is not an ISO 8601 date (2027-01-31) or date-time with a zone (2027-01-31T17:00:00Z)`);
+  }
+  return instant.toMillis();
+}
+
 const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
 
 /** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
@@ -220,9 +231,11 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--facility <FacilityID>', 'a facility the key is limited to (repeatable; default every facility)', collect)
     .option('--user-id <n>', 'a rate-engine UserID a rater key quotes for (repeatable)', collectInt)
     .option('--label <label>', 'what the key is for')
+    .option('--expires <date>', 'when the key stops working: an ISO date (00:00 UTC) or date-time with a zone')
     .option('--json', 'print an object with the key and its details')
     .addOption(dbOption())
     .action(async (options) => {
+      const expiresAt = options.expires === undefined ? undefined : parseInstant('--expires', options.expires);
       const created = await withDatabase(options, (db) =>
         tenants.createApiKey(db, systemClock, {
           role: options.role,
@@ -231,6 +244,7 @@ export function createCli(io: CliIo = processIo): Command {
           facilityIds: options.facility ?? [],
           userIds: options.userId ?? [],
           label: options.label ?? '',
+          expiresAt,
         }),
       );
       io.out(options.json ? JSON.stringify({ key: created.key, ...created.view }, null, 2) : created.key);
@@ -244,6 +258,8 @@ export function createCli(io: CliIo = processIo): Command {
     .addOption(dbOption())
     .action(async (options) => {
       const keys = await withExistingDatabase(options, (db) => tenants.listApiKeys(db, options.company));
+      const now = systemClock.now();
+      const expiry = (at: string | null) => (at === null ? '' : Date.parse(at) <= now ? `EXPIRED ${at}` : `expires ${at}`);
       printList(io, options.json, keys, 'no keys', (k) => {
         const scope = [
           k.customers.length ? `customers=${k.customers.join(',')}` : '',
@@ -259,6 +275,7 @@ export function createCli(io: CliIo = processIo): Command {
           `created ${k.createdAt}`,
           `last used ${k.lastUsedAt ?? 'never'}`,
           k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
+          expiry(k.expiresAt),
         ];
       });
     });

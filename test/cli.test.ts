@@ -17,7 +17,19 @@ import { createRater, listRateCards } from '../src/modules/rating/rating.service
 /** The `wharf` command line, run in-process against a real database of each dialect. */
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
-const VIEW_KEYS = ['id', 'role', 'company', 'customers', 'facilities', 'userIds', 'label', 'createdAt', 'lastUsedAt', 'revokedAt'];
+const VIEW_KEYS = [
+  'id',
+  'role',
+  'company',
+  'customers',
+  'facilities',
+  'userIds',
+  'label',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+  'expiresAt',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,6 +45,7 @@ interface KeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  expiresAt: string | null;
 }
 
 describeEachDialect('wharf CLI', (dialect) => {
@@ -202,6 +215,7 @@ describeEachDialect('wharf CLI', (dialect) => {
       createdAt: expect.stringMatching(ISO),
       lastUsedAt: null,
       revokedAt: null,
+      expiresAt: null,
     });
     expect(Date.parse(view.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(view.createdAt)).toBeLessThanOrEqual(Date.now() + 1000);

@@ -29,5 +29,6 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyView {
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: isoOrNull(row.last_used_at),
     revokedAt: isoOrNull(row.revoked_at),
+    expiresAt: isoOrNull(row.expires_at),
   };
 }

@@ -35,6 +35,8 @@ export const NewApiKeySchema = Type.Object({
   facilityIds: Type.Array(TenantId, { maxItems: 1000 }),
   userIds: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 }),
   label: Type.String({ maxLength: 200 }),
+  /** When the key stops working (epoch milliseconds); absent: never. */
+  expiresAt: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 export type NewApiKey = Static<typeof NewApiKeySchema>;
 
@@ -74,4 +76,6 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** When the key stops working; null: never. */
+  expiresAt: string | null;
 }

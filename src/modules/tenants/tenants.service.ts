@@ -164,6 +164,10 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
   assertInput(NewApiKeySchema, input);
   const problems = scopeProblems(input);
   if (problems.length > 0) throw invalid(...problems);
+  const now = clock.now();
+  if (input.expiresAt !== undefined && input.expiresAt <= now) {
+    throw invalid(`--expires ${new Date(input.expiresAt).toISOString()} is not in the future`);
+  }
   await requireCompany(db, input.companyId);
 
   const customerIds = unique(input.customerIds);
@@ -185,9 +189,10 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
     facility_ids: JSON.stringify(facilityIds),
     user_ids: JSON.stringify(unique(input.userIds)),
     label: input.label,
-    created_at: clock.now(),
+    created_at: now,
     last_used_at: null,
     revoked_at: null,
+    expires_at: input.expiresAt ?? null,
   });
   const row = await repo.findApiKey(db, id);
   return { key, view: presentApiKey(row!) };
@@ -206,11 +211,19 @@ export async function revokeApiKey(db: Db, clock: Clock, id: number): Promise<Ap
   return presentApiKey(row);
 }
 
-/** The principal a presented key stands for, or undefined when the key is unknown or revoked. */
-export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: string): Promise<Principal | undefined> {
+/** The principal of a working key, and the instant the key stops working (null: never). */
+export interface AuthenticatedKey extends Principal {
+  expiresAt: number | null;
+}
+
+/**
+ * The principal a presented key stands for, or undefined when the key is unknown, revoked or
+ * expired (it works until the instant before its expiry).
+ */
+export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: string): Promise<AuthenticatedKey | undefined> {
   const row = await repo.findApiKeyByHash(db, sha256Hex(presentedKey));
-  if (!row || row.revoked_at !== null) return undefined;
   const now = clock.now();
+  if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
   if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) {
     await repo.touchApiKey(db, Number(row.id), now, now - LAST_USED_RESOLUTION_MS);
   }
@@ -221,6 +234,7 @@ export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: str
     customerIds: JSON.parse(row.customer_ids) as string[],
     facilityIds: JSON.parse(row.facility_ids) as string[],
     userIds: JSON.parse(row.user_ids) as number[],
+    expiresAt: row.expires_at,
   };
 }
 

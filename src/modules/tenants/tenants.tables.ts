@@ -35,6 +35,8 @@ export interface ApiKeyTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: number | null;
 }
 
 export interface TenantTables {
