@@ -49,6 +49,12 @@ function parseInstant(option: string, text: string): number {
   return instant.toMillis();
 }
 
+/** A number of hours (up to two decimals), as milliseconds. */
+function parseHours(option: string, text: string): number {
+  if (!/^\d{1,4}(\.\d{1,2})?$/.test(text)) throw invalid(`${option} ${text} is not a number of hours (e.g. 24 or 0.5)`);
+  return Math.round(Number(text) * 60 * 60 * 1000);
+}
+
 const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
 
 /** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
@@ -278,6 +284,23 @@ export function createCli(io: CliIo = processIo): Command {
           expiry(k.expiresAt),
         ];
       });
+    });
+
+  key
+    .command('rotate')
+    .description(
+      'replace a key: print a new key of the same role, scope and label (shown this once); the old one works for the grace period, then stops',
+    )
+    .argument('<id>', 'the key id `key list` shows', parseKeyId)
+    .option('--grace <hours>', 'how long the old key keeps working, in hours (0 to 8760)', '24')
+    .option('--json', 'print an object with the new key, its details and the replaced key')
+    .addOption(dbOption())
+    .action(async (id: number, options) => {
+      const graceMs = parseHours('--grace', options.grace);
+      const { key: newKey, view, replaced } = await withDatabase(options, (db) => tenants.rotateApiKey(db, systemClock, id, graceMs));
+      if (options.json) return io.out(JSON.stringify({ key: newKey, ...view, replaces: replaced }, null, 2));
+      io.out(newKey);
+      io.err(`key #${view.id} replaces key #${replaced.id}, which stops working at ${replaced.expiresAt}`);
     });
 
   key

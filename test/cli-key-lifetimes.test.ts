@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp, EDI_PREFIX } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { App } from '../src/http/module.js';
+import { sha256Hex } from '../src/lib/ids.js';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
@@ -17,9 +18,18 @@ import { ITEM_SEARCH } from './helpers/paths.js';
 const UNKNOWN = problems('Unknown or revoked API key');
 const DAY = 24 * 60 * 60 * 1000;
 
+const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
+const HOUR = 60 * 60 * 1000;
+
 interface KeyView {
   id: number;
+  role: string;
+  company: string;
+  customers: string[];
+  facilities: string[];
+  userIds: number[];
   label: string;
+  lastUsedAt: string | null;
   createdAt: string;
   revokedAt: string | null;
   expiresAt: string | null;
@@ -31,6 +41,7 @@ describeEachDialect('keys that expire', (dialect) => {
   let clock: TestClock;
   let company: string;
   let customer: string;
+  let facility: string;
   const wharf = (...argv: string[]) => run([...argv, '--db', target.url]);
   const countKeys = async () => (await target.db.selectFrom('api_keys').select('id').execute()).length;
   const search = (key: string) =>
@@ -63,6 +74,8 @@ describeEachDialect('keys that expire', (dialect) => {
     customer = uniqueId('CU');
     expect((await wharf('company', 'add', company)).code).toBe(0);
     expect((await wharf('customer', 'add', company, customer)).code).toBe(0);
+    facility = uniqueId('FA');
+    expect((await wharf('facility', 'add', company, facility)).code).toBe(0);
     clock = new TestClock(Date.now());
     app = await buildApp({ config: loadConfig({ databaseUrl: target.url }, {}), db: target.db, clock, logger: false });
     await app.ready();
@@ -139,5 +152,105 @@ describeEachDialect('keys that expire', (dialect) => {
       err: ['error: --expires 2020-01-01T00:00:00.000Z is not in the future'],
     });
     expect(await countKeys()).toBe(before);
+  });
+
+  it('key rotate prints a new key of the same role, scope and label; the old one works 24 hours more, then stops', async () => {
+    const old = await createKey('--facility', facility, '--label', 'ERP sync');
+    const rotated = await wharf('key', 'rotate', String(old.view.id));
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toHaveLength(1);
+    const newKey = rotated.out[0]!;
+    expect(newKey).toMatch(KEY_PATTERN);
+    expect(newKey).not.toBe(old.key);
+
+    // Stored as its hash, as every key.
+    const { id: freshId } = await target.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('key_hash', '=', sha256Hex(newKey))
+      .executeTakeFirstOrThrow();
+    const before = (await listed(old.view.id))!;
+    const fresh = (await listed(Number(freshId)))!;
+    expect(fresh).toEqual({
+      ...old.view,
+      id: Number(freshId),
+      createdAt: fresh.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+      expiresAt: null,
+    });
+    expect(before).toEqual({ ...old.view, expiresAt: new Date(Date.parse(fresh.createdAt) + 24 * HOUR).toISOString() });
+    expect(rotated.err).toEqual([`key #${fresh.id} replaces key #${old.view.id}, which stops working at ${before.expiresAt}`]);
+
+    const end = Date.parse(before.expiresAt!);
+    expect(await statusAt(end - 1, old.key)).toBe(200);
+    expect(await statusAt(end - 1, newKey)).toBe(200);
+    expect(await statusAt(end, old.key)).toBe(401);
+    expect(await statusAt(end, newKey)).toBe(200);
+    expect(await tenants.authenticateApiKey(target.db, clock, newKey)).toMatchObject({
+      keyId: fresh.id,
+      role: 'customer',
+      companyId: company,
+      customerIds: [customer],
+      facilityIds: [facility],
+    });
+  });
+
+  it('key rotate --grace sets the hours the old key keeps; --json shows both keys; an earlier expiry stays', async () => {
+    const old = await createKey('--label', 'half an hour');
+    const rotated = await wharf('key', 'rotate', String(old.view.id), '--grace', '0.5', '--json');
+    expect(rotated.code).toBe(0);
+    expect(rotated.err).toEqual([]);
+    const { key, replaces, ...view } = JSON.parse(rotated.out.join('\n')) as KeyView & { key: string; replaces: KeyView };
+    expect(key).toMatch(KEY_PATTERN);
+    expect(view).toEqual({ ...old.view, id: view.id, createdAt: view.createdAt, expiresAt: null });
+    expect(replaces).toEqual({ ...old.view, expiresAt: new Date(Date.parse(view.createdAt) + HOUR / 2).toISOString() });
+
+    const atOnce = await createKey();
+    const cut = await wharf('key', 'rotate', String(atOnce.view.id), '--grace', '0');
+    expect(cut.code).toBe(0);
+    expect(await tenants.authenticateApiKey(target.db, { now: () => Date.now() }, atOnce.key)).toBeUndefined();
+    expect(await tenants.authenticateApiKey(target.db, { now: () => Date.now() }, cut.out[0]!)).toMatchObject({ role: 'customer' });
+
+    const soon = new Date(Date.now() + HOUR).toISOString();
+    const expiring = await createKey('--expires', soon);
+    const kept = await wharf('key', 'rotate', String(expiring.view.id), '--json');
+    expect(kept.code).toBe(0);
+    expect((JSON.parse(kept.out.join('\n')) as { replaces: KeyView }).replaces.expiresAt).toBe(soon);
+  });
+
+  it('key rotate refuses an unknown, revoked or expired key and a bad --grace with exit 1, changing nothing', async () => {
+    const revoked = await createKey();
+    expect((await wharf('key', 'revoke', String(revoked.view.id))).code).toBe(0);
+    const now = Date.now();
+    const expired = await tenants.createApiKey(target.db, new TestClock(now - 2 * DAY), {
+      role: 'admin',
+      companyId: company,
+      customerIds: [],
+      facilityIds: [],
+      userIds: [],
+      label: '',
+      expiresAt: now - DAY,
+    });
+    const alive = await createKey();
+    const keysBefore = await target.db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+    const refused = (message: string) => ({ code: 1, out: [], err: [`error: ${message}`] });
+
+    expect(await wharf('key', 'rotate', '987654321')).toEqual(refused('API key 987654321 not found'));
+    expect(await wharf('key', 'rotate', String(revoked.view.id))).toEqual(
+      refused(`API key ${revoked.view.id} is revoked; it cannot be rotated`),
+    );
+    expect(await wharf('key', 'rotate', String(expired.view.id))).toEqual(
+      refused(`API key ${expired.view.id} expired at ${new Date(now - DAY).toISOString()}; it cannot be rotated`),
+    );
+    for (const grace of ['abc', '-1', '1e3', '24h', '']) {
+      expect(await wharf('key', 'rotate', String(alive.view.id), '--grace', grace)).toEqual(
+        refused(`--grace ${grace} is not a number of hours (e.g. 24 or 0.5)`),
+      );
+    }
+    expect(await wharf('key', 'rotate', String(alive.view.id), '--grace', '8761')).toEqual(
+      refused('--grace must be from 0 to 8760 hours (a year)'),
+    );
+    expect(await target.db.selectFrom('api_keys').selectAll().orderBy('id').execute()).toEqual(keysBefore);
   });
 });

@@ -109,6 +109,15 @@ export async function findApiKey(db: Db, id: number): Promise<ApiKeyRow | undefi
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The key, locked until the transaction ends. */
+export async function lockApiKey(trx: Trx, id: number): Promise<ApiKeyRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('api_keys').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export async function expireApiKey(trx: Trx, id: number, at: number): Promise<void> {
+  await trx.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute();
+}
+
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')

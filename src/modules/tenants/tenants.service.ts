@@ -159,6 +159,9 @@ function scopeProblems(input: NewApiKey): string[] {
 
 const unique = <T>(values: T[]) => [...new Set(values)];
 
+/** A new key: shown once, stored only as its hash. */
+const newKey = () => KEY_PREFIX + randomToken(32);
+
 /** Creates a key and returns it with its id; the key itself is shown this once and stored hashed. */
 export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Promise<{ key: string; view: ApiKeyView }> {
   assertInput(NewApiKeySchema, input);
@@ -180,7 +183,7 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
   ];
   if (missing.length > 0) throw invalid(...missing);
 
-  const key = KEY_PREFIX + randomToken(32);
+  const key = newKey();
   const id = await repo.insertApiKey(db, {
     key_hash: sha256Hex(key),
     role: input.role,
@@ -200,6 +203,50 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyView[]> {
   return (await repo.listApiKeys(db, companyId)).map(presentApiKey);
+}
+
+/** How long `key rotate` may leave the old key working: up to a year. */
+export const MAX_ROTATION_GRACE_MS = 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * Replaces a key: a new key of the same role, scope and label (that never expires), while the old
+ * one keeps working for `graceMs` and then expires (or sooner, when it was to expire sooner). A
+ * revoked or expired key is not rotated: its callers are already cut off.
+ */
+export async function rotateApiKey(
+  db: Db,
+  clock: Clock,
+  id: number,
+  graceMs: number,
+): Promise<{ key: string; view: ApiKeyView; replaced: ApiKeyView }> {
+  if (!Number.isSafeInteger(id) || id < 1) throw invalid('key id must be a positive integer');
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
+    throw invalid('--grace must be from 0 to 8760 hours (a year)');
+  }
+  return inTransaction(db, async (trx) => {
+    const old = await repo.lockApiKey(trx, id);
+    if (!old) throw notFound(`API key ${id} not found`);
+    if (old.revoked_at !== null) throw conflict(`API key ${id} is revoked; it cannot be rotated`);
+    const now = clock.now();
+    if (old.expires_at !== null && old.expires_at <= now) {
+      throw conflict(`API key ${id} expired at ${new Date(old.expires_at).toISOString()}; it cannot be rotated`);
+    }
+    const key = newKey();
+    // Everything the old key was (role, company, scope, label), but its secret and its history.
+    const { id: _oldId, ...kept } = old;
+    const newId = await repo.insertApiKey(trx, {
+      ...kept,
+      key_hash: sha256Hex(key),
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+    });
+    await repo.expireApiKey(trx, id, Math.min(old.expires_at ?? Infinity, now + graceMs));
+    const created = await repo.findApiKey(trx, newId);
+    const replaced = await repo.findApiKey(trx, id);
+    return { key, view: presentApiKey(created!), replaced: presentApiKey(replaced!) };
+  });
 }
 
 /** Revokes a key at once for every process; revoking a revoked key keeps its first revocation time. */
