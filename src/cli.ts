@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
 import type { Db } from './db/database.js';
-import { databaseExists, databaseLocation } from './db/dialect.js';
+import { backupDatabase, databaseExists, databaseLocation } from './db/dialect.js';
 import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
 import { invalid, notFound, Refusal } from './lib/refusal.js';
@@ -69,15 +69,21 @@ async function withDatabase<T>(options: { db?: string }, work: (db: Db, config: 
   }
 }
 
+/** The configuration, once the database it names is known to exist (checked without creating it). */
+async function existingDatabaseConfig(options: { db?: string }): Promise<Config> {
+  const config = loadConfig({ databaseUrl: options.db });
+  if (!(await databaseExists(config.databaseUrl))) throw notFound(`no database at ${databaseLocation(config.databaseUrl)}`);
+  return config;
+}
+
 /**
  * Runs `work` on the configured database as it is, for the commands that only read: a database
  * that does not exist is refused, not created (opening SQLite's file would make it), and so is one
  * whose schema is behind, which `migrate` or a writing command brings up to date.
  */
 async function withExistingDatabase<T>(options: { db?: string }, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig({ databaseUrl: options.db });
+  const config = await existingDatabaseConfig(options);
   const where = databaseLocation(config.databaseUrl);
-  if (!(await databaseExists(config.databaseUrl))) throw notFound(`no database at ${where}`);
   const db = openDatabase(config);
   try {
     const pending = (await pendingMigrations(db)).length;
@@ -351,6 +357,21 @@ export function createCli(io: CliIo = processIo): Command {
         `loaded ${card.loadedAt}`,
         card.inForce ? 'IN FORCE' : '',
       ]);
+    });
+
+  program
+    .command('backup <file>')
+    .description('SQLite: copy the database to a new file while servers run; PostgreSQL: print the pg_dump command to use')
+    .addOption(dbOption())
+    .action(async (file: string, options) => {
+      const config = await existingDatabaseConfig(options);
+      if (existsSync(file)) throw invalid(`${file} already exists; a backup is written to a new file`);
+      const backup = await backupDatabase(config.databaseUrl, file);
+      if ('command' in backup) {
+        io.err('Wharf does not copy a PostgreSQL database itself; back it up with (the password from PGPASSWORD or ~/.pgpass):');
+        return io.out(backup.command);
+      }
+      io.out(`database ${databaseLocation(config.databaseUrl)} backed up to ${file}`);
     });
 
   program

@@ -26,6 +26,9 @@ const READ_ONLY: string[][] = [
   ['facility', 'list', '--company', 'CO1', '--json'],
 ];
 
+/** Backup reads too; it takes a database whose schema is behind (a copy before migrating is the point). */
+const BACKUP = ['backup', 'never-written.db'];
+
 /** A database URL that names nothing yet, where a message shows it, and a check that it is still absent. */
 interface Missing {
   url: string;
@@ -57,7 +60,7 @@ describeEachDialect('read-only commands', (dialect) => {
 
   it('refuse a database that does not exist with exit 1 and "no database at …" (never a password), creating nothing', async () => {
     const missing = missingDatabase(dialect, target);
-    for (const argv of READ_ONLY) {
+    for (const argv of [...READ_ONLY, BACKUP]) {
       expect({ argv, ...(await run([...argv, '--db', missing.url])) }).toEqual({
         argv,
         code: 1,
@@ -89,6 +92,7 @@ describeEachDialect('read-only commands', (dialect) => {
       });
     }
     expect(await target.db.introspection.getTables({ withInternalKyselyTables: true })).toEqual([]);
+    expect((await run(['backup', join(target.dir, 'before-migrating.db'), '--db', target.url])).code).toBe(0);
 
     const migrator = new Migrator({ db: target.db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo(all.at(-2)!)).error).toBeUndefined();

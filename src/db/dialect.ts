@@ -72,6 +72,33 @@ export async function databaseExists(url: string): Promise<boolean> {
   }
 }
 
+/** What `backup` did: SQLite's online backup wrote the file; for PostgreSQL, the command that would. */
+export type Backup = { written: true } | { command: string };
+
+const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Backs the database up to `file`, a file that does not exist yet. SQLite: its online backup, a
+ * consistent copy taken while servers keep writing (commits still in the WAL file included).
+ * PostgreSQL: Wharf copies nothing itself and answers the pg_dump command to run, its URL without
+ * the password (pg_dump reads it from PGPASSWORD or ~/.pgpass).
+ */
+export async function backupDatabase(url: string, file: string): Promise<Backup> {
+  if (dialectNameOf(url) === 'postgres') {
+    return { command: `pg_dump --format=custom --file=${shellQuoted(file)} --dbname=${shellQuoted(databaseLocation(url))}` };
+  }
+  const path = url.slice('sqlite:'.length);
+  if (path === ':memory:') throw new Error('an in-memory database has nothing to back up');
+  const db = new SqliteDatabase(path, { fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    await db.backup(file);
+  } finally {
+    db.close();
+  }
+  return { written: true };
+}
+
 export function dialectNameOfDb(db: Kysely<any>): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
