@@ -19,6 +19,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { andThen } from './lib/maybe-promise.js';
 import { rememberFound } from './lib/remember.js';
 import { ajvOptions } from './lib/validate.js';
+import { VERSION } from './lib/version.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
@@ -113,9 +114,12 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const Status = Type.Object({ status: Type.String() });
-  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'The process is up', response: { 200: Status } } }, async () => ({
-    status: 'ok',
-  }));
+  const Health = Type.Object({ status: Type.String(), version: Type.String({ description: "Wharf's version (package.json)" }) });
+  app.get(
+    '/healthz',
+    { schema: { tags: ['Operations'], summary: 'The process is up, and which version it runs', response: { 200: Health } } },
+    async () => ({ status: 'ok', version: VERSION }),
+  );
   app.get(
     '/readyz',
     { schema: { tags: ['Operations'], summary: 'The database answers', response: { 200: Status, 503: Status } } },
@@ -130,8 +134,14 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
     },
   );
 
-  // Every request looks up its key and most a facility: what was found is trusted for a second.
-  const lookupKey = rememberFound((key: string) => tenants.authenticateApiKey(db, clock, key), clock, TRUST_MS);
+  // Every request looks up its key and most a facility: what was found is trusted for a second
+  // (a key never past the instant it expires).
+  const lookupKey = rememberFound(
+    (key: string) => tenants.authenticateApiKey(db, clock, key),
+    clock,
+    TRUST_MS,
+    (found) => found.expiresAt,
+  );
   const findFacility = rememberFound(
     (companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId),
     clock,

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DateTime } from 'luxon';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
 import type { Db } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { backupDatabase, databaseExists, databaseLocation } from './db/dialect.js';
+import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import { DEMO, seedDemo } from './demo.js';
-import { Refusal } from './lib/refusal.js';
+import { invalid, notFound, Refusal } from './lib/refusal.js';
 import { systemClock } from './lib/clock.js';
+import { VERSION } from './lib/version.js';
 import { RateCardError } from './modules/rating/rate-card.compile.js';
 import * as rating from './modules/rating/rating.service.js';
 import { ROLES } from './modules/tenants/tenants.schemas.js';
@@ -41,6 +44,22 @@ const parseRateLimit = (value: string) => {
     throw new InvalidArgumentError('must be requests a minute, 0 to 1000000000');
   return Number(value);
 };
+/** An ISO 8601 date (00:00 UTC of that day) or date-time with its zone, as epoch milliseconds. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+function parseInstant(option: string, text: string): number {
+  const instant = DateTime.fromISO(text, { zone: 'utc' });
+  if (!INSTANT.test(text) || !instant.isValid) {
+    throw invalid(`${option} ${text} is not an ISO 8601 date (2027-01-31) or date-time with a zone (2027-01-31T17:00:00Z)`);
+  }
+  return instant.toMillis();
+}
+
+/** A number of hours (up to two decimals), as milliseconds. */
+function parseHours(option: string, text: string): number {
+  if (!/^\d{1,4}(\.\d{1,2})?$/.test(text)) throw invalid(`${option} ${text} is not a number of hours (e.g. 24 or 0.5)`);
+  return Math.round(Number(text) * 60 * 60 * 1000);
+}
+
 const dbOption = () => new Option('--db <url>', 'database URL (default: DATABASE_URL or sqlite:./data/wharf.db)');
 
 /** Runs `work` on the configured database, migrated to the latest schema, and closes it. */
@@ -55,6 +74,42 @@ async function withDatabase<T>(options: { db?: string }, work: (db: Db, config: 
   }
 }
 
+/** The configuration, once the database it names is known to exist (checked without creating it). */
+async function existingDatabaseConfig(options: { db?: string }): Promise<Config> {
+  const config = loadConfig({ databaseUrl: options.db });
+  if (!(await databaseExists(config.databaseUrl))) throw notFound(`no database at ${databaseLocation(config.databaseUrl)}`);
+  return config;
+}
+
+/**
+ * Runs `work` on the configured database as it is, for the commands that only read: a database
+ * that does not exist is refused, not created (opening SQLite's file would make it), and so is one
+ * whose schema is behind, which `migrate` or a writing command brings up to date.
+ */
+async function withExistingDatabase<T>(options: { db?: string }, work: (db: Db, config: Config) => Promise<T>): Promise<T> {
+  const config = await existingDatabaseConfig(options);
+  const where = databaseLocation(config.databaseUrl);
+  const db = openDatabase(config);
+  try {
+    const pending = (await pendingMigrations(db)).length;
+    if (pending > 0) {
+      throw invalid(
+        `the database at ${where} is not up to date (${pending} migration${pending === 1 ? '' : 's'} to run): run wharf migrate`,
+      );
+    }
+    return await work(db, config);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Prints what a list command found: a JSON array with --json, else a line a row (its non-empty fields), or `none`. */
+function printList<T>(io: CliIo, json: boolean | undefined, rows: T[], none: string, fields: (row: T) => string[]): void {
+  if (json) return io.out(JSON.stringify(rows, null, 2));
+  if (rows.length === 0) return io.out(none);
+  for (const row of rows) io.out(fields(row).filter(Boolean).join('  '));
+}
+
 function serverOverrides(options: Record<string, unknown>): Partial<Record<SettingName, unknown>> {
   return { databaseUrl: options.db, port: options.port, host: options.host, only: options.only };
 }
@@ -63,6 +118,7 @@ function serverOverrides(options: Record<string, unknown>): Partial<Record<Setti
 export function createCli(io: CliIo = processIo): Command {
   const program = new Command('wharf')
     .description('Wharf, the warehouse integration server')
+    .version(VERSION, '-V, --version', 'print the version')
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride()
     .showHelpAfterError();
@@ -96,9 +152,8 @@ export function createCli(io: CliIo = processIo): Command {
       }
     });
 
-  program
-    .command('company')
-    .description('manage companies')
+  const company = program.command('company').description('manage companies');
+  company
     .command('add <CompanyID>')
     .description('add a company (the operator organisation)')
     .option('--name <name>', 'display name')
@@ -107,10 +162,18 @@ export function createCli(io: CliIo = processIo): Command {
       await withDatabase(options, (db) => tenants.addCompany(db, systemClock, { companyId, name: options.name }));
       io.out(`company ${companyId} added`);
     });
+  company
+    .command('list')
+    .description('list the companies')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const companies = await withExistingDatabase(options, (db) => tenants.listCompanies(db));
+      printList(io, options.json, companies, 'no companies', (c) => [c.company, `"${c.name}"`, `created ${c.createdAt}`]);
+    });
 
-  program
-    .command('customer')
-    .description('manage customers')
+  const customer = program.command('customer').description('manage customers');
+  customer
     .command('add <CompanyID> <CustomerID>')
     .description('add a customer (a merchant) to a company')
     .option('--name <name>', 'display name')
@@ -119,10 +182,19 @@ export function createCli(io: CliIo = processIo): Command {
       await withDatabase(options, (db) => tenants.addCustomer(db, systemClock, { companyId, customerId, name: options.name }));
       io.out(`customer ${customerId} added to ${companyId}`);
     });
+  customer
+    .command('list')
+    .description('list the customers of every company, or of one')
+    .option('--company <CompanyID>', 'only the customers of this company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const customers = await withExistingDatabase(options, (db) => tenants.listCustomers(db, options.company));
+      printList(io, options.json, customers, 'no customers', (c) => [c.company, c.customer, `"${c.name}"`, `created ${c.createdAt}`]);
+    });
 
-  program
-    .command('facility')
-    .description('manage facilities')
+  const facility = program.command('facility').description('manage facilities');
+  facility
     .command('add <CompanyID> <FacilityID>')
     .description('add a facility (a warehouse) to a company')
     .option('--timezone <zone>', 'IANA time zone, e.g. America/Chicago', 'UTC')
@@ -133,6 +205,37 @@ export function createCli(io: CliIo = processIo): Command {
         tenants.addFacility(db, systemClock, { companyId, facilityId, name: options.name, timeZone: options.timezone }),
       );
       io.out(`facility ${facilityId} added to ${companyId} (${options.timezone})`);
+    });
+  facility
+    .command('update <CompanyID> <FacilityID>')
+    .description("change a facility's time zone: times read after it are shown in the new zone; stored instants stay")
+    .requiredOption('--timezone <zone>', 'IANA time zone, e.g. America/Chicago')
+    .addOption(dbOption())
+    .action(async (companyId: string, facilityId: string, options) => {
+      const { facility: updated, previousTimeZone } = await withDatabase(options, (db) =>
+        tenants.setFacilityTimeZone(db, { companyId, facilityId, timeZone: options.timezone }),
+      );
+      io.out(
+        updated.timeZone === previousTimeZone
+          ? `facility ${facilityId} of ${companyId} is already in ${previousTimeZone}; nothing changed`
+          : `facility ${facilityId} of ${companyId} is now in ${updated.timeZone} (was ${previousTimeZone})`,
+      );
+    });
+  facility
+    .command('list')
+    .description('list the facilities of every company, or of one, with their time zones')
+    .option('--company <CompanyID>', 'only the facilities of this company')
+    .option('--json', 'print a JSON array')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const facilities = await withExistingDatabase(options, (db) => tenants.listFacilities(db, options.company));
+      printList(io, options.json, facilities, 'no facilities', (f) => [
+        f.company,
+        f.facility,
+        `"${f.name}"`,
+        f.timeZone,
+        `created ${f.createdAt}`,
+      ]);
     });
 
   const key = program.command('key').description('manage API keys');
@@ -150,9 +253,11 @@ export function createCli(io: CliIo = processIo): Command {
       'requests a minute the key may make (default: RATE_LIMIT_EDI or RATE_LIMIT_RATE; 0 = no limit)',
       parseRateLimit,
     )
+    .option('--expires <date>', 'when the key stops working: an ISO date (00:00 UTC) or date-time with a zone')
     .option('--json', 'print an object with the key and its details')
     .addOption(dbOption())
     .action(async (options) => {
+      const expiresAt = options.expires === undefined ? undefined : parseInstant('--expires', options.expires);
       const created = await withDatabase(options, (db) =>
         tenants.createApiKey(db, systemClock, {
           role: options.role,
@@ -162,6 +267,7 @@ export function createCli(io: CliIo = processIo): Command {
           userIds: options.userId ?? [],
           label: options.label ?? '',
           rateLimit: options.rateLimit ?? null,
+          expiresAt,
         }),
       );
       io.out(options.json ? JSON.stringify({ key: created.key, ...created.view }, null, 2) : created.key);
@@ -174,31 +280,45 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--json', 'print a JSON array')
     .addOption(dbOption())
     .action(async (options) => {
-      const keys = await withDatabase(options, (db) => tenants.listApiKeys(db, options.company));
-      if (options.json) return io.out(JSON.stringify(keys, null, 2));
-      if (keys.length === 0) return io.out('no keys');
-      for (const k of keys) {
+      const keys = await withExistingDatabase(options, (db) => tenants.listApiKeys(db, options.company));
+      const now = systemClock.now();
+      const expiry = (at: string | null) => (at === null ? '' : Date.parse(at) <= now ? `EXPIRED ${at}` : `expires ${at}`);
+      printList(io, options.json, keys, 'no keys', (k) => {
         const scope = [
           k.customers.length ? `customers=${k.customers.join(',')}` : '',
           k.facilities.length ? `facilities=${k.facilities.join(',')}` : '',
           k.userIds.length ? `userIds=${k.userIds.join(',')}` : '',
         ].filter(Boolean);
-        io.out(
-          [
-            `#${k.id}`,
-            k.role,
-            k.company,
-            scope.join(' ') || '(whole company)',
-            k.label ? `"${k.label}"` : '',
-            `created ${k.createdAt}`,
-            `last used ${k.lastUsedAt ?? 'never'}`,
-            k.rateLimit === null ? '' : k.rateLimit === 0 ? 'no rate limit' : `${k.rateLimit} a minute`,
-            k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
-          ]
-            .filter(Boolean)
-            .join('  '),
-        );
-      }
+        return [
+          `#${k.id}`,
+          k.role,
+          k.company,
+          scope.join(' ') || '(whole company)',
+          k.label ? `"${k.label}"` : '',
+          `created ${k.createdAt}`,
+          `last used ${k.lastUsedAt ?? 'never'}`,
+          k.rateLimit === null ? '' : k.rateLimit === 0 ? 'no rate limit' : `${k.rateLimit} a minute`,
+          k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
+          expiry(k.expiresAt),
+        ];
+      });
+    });
+
+  key
+    .command('rotate')
+    .description(
+      'replace a key: print a new key of the same role, scope and label (shown this once); the old one works for the grace period, then stops',
+    )
+    .argument('<id>', 'the key id `key list` shows', parseKeyId)
+    .option('--grace <hours>', 'how long the old key keeps working, in hours (0 to 8760)', '24')
+    .option('--json', 'print an object with the new key, its details and the replaced key')
+    .addOption(dbOption())
+    .action(async (id: number, options) => {
+      const graceMs = parseHours('--grace', options.grace);
+      const { key: newKey, view, replaced } = await withDatabase(options, (db) => tenants.rotateApiKey(db, systemClock, id, graceMs));
+      if (options.json) return io.out(JSON.stringify({ key: newKey, ...view, replaces: replaced }, null, 2));
+      io.out(newKey);
+      io.err(`key #${view.id} replaces key #${replaced.id}, which stops working at ${replaced.expiresAt}`);
     });
 
   key
@@ -239,24 +359,31 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--json', 'print a JSON array')
     .addOption(dbOption())
     .action(async (options) => {
-      const cards = await withDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
-      if (options.json) return io.out(JSON.stringify(cards, null, 2));
-      if (cards.length === 0) return io.out('no rate cards');
-      for (const card of cards) {
-        io.out(
-          [
-            `#${card.id}`,
-            card.userId === null ? 'default' : `UserID ${card.userId}`,
-            `v${card.version}`,
-            `"${card.name}"`,
-            `effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''} (${card.timeZone})`,
-            `loaded ${card.loadedAt}`,
-            card.inForce ? 'IN FORCE' : '',
-          ]
-            .filter(Boolean)
-            .join('  '),
-        );
+      const cards = await withExistingDatabase(options, (db) => rating.listRateCards(db, systemClock, options.company));
+      printList(io, options.json, cards, 'no rate cards', (card) => [
+        `#${card.id}`,
+        card.userId === null ? 'default' : `UserID ${card.userId}`,
+        `v${card.version}`,
+        `"${card.name}"`,
+        `effective ${card.effectiveFrom}${card.effectiveTo ? ` to ${card.effectiveTo}` : ''} (${card.timeZone})`,
+        `loaded ${card.loadedAt}`,
+        card.inForce ? 'IN FORCE' : '',
+      ]);
+    });
+
+  program
+    .command('backup <file>')
+    .description('SQLite: copy the database to a new file while servers run; PostgreSQL: print the pg_dump command to use')
+    .addOption(dbOption())
+    .action(async (file: string, options) => {
+      const config = await existingDatabaseConfig(options);
+      if (existsSync(file)) throw invalid(`${file} already exists; a backup is written to a new file`);
+      const backup = await backupDatabase(config.databaseUrl, file);
+      if ('command' in backup) {
+        io.err('Wharf does not copy a PostgreSQL database itself; back it up with (the password from PGPASSWORD or ~/.pgpass):');
+        return io.out(backup.command);
       }
+      io.out(`database ${databaseLocation(config.databaseUrl)} backed up to ${file}`);
     });
 
   program

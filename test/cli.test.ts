@@ -3,14 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli.js';
-import { connectDatabase } from '../src/db/connect.js';
-import type { Db } from '../src/db/database.js';
-import type { DialectName } from '../src/db/dialect.js';
 import { migrations } from '../src/db/migrations/index.js';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
-import { createTestDatabase, describeEachDialect } from './helpers/dialects.js';
+import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
+import { describeEachDialect } from './helpers/dialects.js';
 import { uniqueId } from './helpers/factories.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify as toYaml } from 'yaml';
@@ -18,45 +15,6 @@ import { EXAMPLE_RATE_CARD } from '../src/demo.js';
 import { createRater, listRateCards } from '../src/modules/rating/rating.service.js';
 
 /** The `wharf` command line, run in-process against a real database of each dialect. */
-
-interface CliRun {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(argv: string[]): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out, err };
-}
-
-/** A database the CLI opens by URL, and a connection of the test's own to look inside it. */
-interface CliTarget {
-  url: string;
-  db: Db;
-  destroy(): Promise<void>;
-}
-
-async function createCliTarget(dialect: DialectName): Promise<CliTarget> {
-  if (dialect === 'postgres') {
-    const database = await createTestDatabase('postgres', { migrate: false });
-    return { url: database.url, db: database.db, destroy: () => database.destroy() };
-  }
-  // sqlite::memory: would be a new empty database per connection, so the CLI gets a file.
-  const dir = mkdtempSync(join(tmpdir(), 'wharf-cli-'));
-  const url = `sqlite:${join(dir, 'wharf.db')}`;
-  const db = connectDatabase(url);
-  return {
-    url,
-    db,
-    destroy: async () => {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
 const VIEW_KEYS = [
@@ -71,6 +29,7 @@ const VIEW_KEYS = [
   'lastUsedAt',
   'revokedAt',
   'rateLimit',
+  'expiresAt',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -88,6 +47,7 @@ interface KeyView {
   lastUsedAt: string | null;
   revokedAt: string | null;
   rateLimit: number | null;
+  expiresAt: string | null;
 }
 
 describeEachDialect('wharf CLI', (dialect) => {
@@ -278,6 +238,7 @@ describeEachDialect('wharf CLI', (dialect) => {
       lastUsedAt: null,
       revokedAt: null,
       rateLimit: null,
+      expiresAt: null,
     });
     expect(Date.parse(view.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(view.createdAt)).toBeLessThanOrEqual(Date.now() + 1000);
@@ -478,6 +439,13 @@ describeEachDialect('wharf CLI', (dialect) => {
 });
 
 describe('wharf CLI usage', () => {
+  it('--version (and -V) prints the version of package.json, and nothing else', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await run(['--version'])).toEqual({ code: 0, out: [version], err: [] });
+    expect(await run(['-V'])).toEqual({ code: 0, out: [version], err: [] });
+  });
+
   it('refuses a DATABASE_URL it cannot use with exit 2, naming the variable', async () => {
     const result = await run(['migrate', '--db', 'mysql://x']);
     expect(result.code).toBe(2);

@@ -200,6 +200,15 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
     PROCESS_TEST_MS,
   );
 
+  it('the compiled CLI and both processes report the version of package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await runWharf(['--version'], env)).toBe(version);
+    for (const wharf of wharfs) {
+      const response = await fetch(`${wharf.base}/healthz`);
+      expect(await response.json()).toEqual({ status: 'ok', version });
+    }
+  });
+
   it(
     '200 parallel −1 adjustments against 150, alternating between the processes: 150 succeed, 50 are 409, the balance is 0',
     async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -37,6 +37,66 @@ export function dialectNameOf(url: string): DialectName {
   if (url.startsWith('sqlite:')) return 'sqlite';
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
+}
+
+/** Where a DATABASE_URL points, for messages: SQLite's path, or PostgreSQL's URL without its password. */
+export function databaseLocation(url: string): string {
+  if (dialectNameOf(url) === 'sqlite') return url.slice('sqlite:'.length);
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/** PostgreSQL's answer to a connection for a database that does not exist (invalid_catalog_name). */
+const NO_SUCH_DATABASE = '3D000';
+
+/**
+ * Whether the database a URL names exists, found without creating it: SQLite's file (opening one
+ * creates it), or a PostgreSQL database that accepts a connection. An in-memory SQLite database
+ * always exists.
+ */
+export async function databaseExists(url: string): Promise<boolean> {
+  if (dialectNameOf(url) === 'sqlite') {
+    const path = url.slice('sqlite:'.length);
+    return path === ':memory:' || existsSync(path);
+  }
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return true;
+  } catch (error) {
+    if (errorCode(error) === NO_SUCH_DATABASE) return false;
+    throw error;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** What `backup` did: SQLite's online backup wrote the file; for PostgreSQL, the command that would. */
+export type Backup = { written: true } | { command: string };
+
+const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Backs the database up to `file`, a file that does not exist yet. SQLite: its online backup, a
+ * consistent copy taken while servers keep writing (commits still in the WAL file included).
+ * PostgreSQL: Wharf copies nothing itself and answers the pg_dump command to run, its URL without
+ * the password (pg_dump reads it from PGPASSWORD or ~/.pgpass).
+ */
+export async function backupDatabase(url: string, file: string): Promise<Backup> {
+  if (dialectNameOf(url) === 'postgres') {
+    return { command: `pg_dump --format=custom --file=${shellQuoted(file)} --dbname=${shellQuoted(databaseLocation(url))}` };
+  }
+  const path = url.slice('sqlite:'.length);
+  if (path === ':memory:') throw new Error('an in-memory database has nothing to back up');
+  const db = new SqliteDatabase(path, { fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    await db.backup(file);
+  } finally {
+    db.close();
+  }
+  return { written: true };
 }
 
 export function dialectNameOfDb(db: Kysely<any>): DialectName {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, EDI_PREFIX } from '../../src/app.js';
@@ -9,6 +10,9 @@ import { useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.js';
 import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
 import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
+
+/** The version package.json gives, which /healthz reports. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The HTTP core: body parsing and validation (400/413/415), 404, 500, request logs, operations endpoints. */
 
@@ -413,7 +417,7 @@ describeEachDialect('HTTP core', (dialect) => {
         expect(response.statusCode).toBe(503);
         expect(response.json()).toEqual({ status: 'unavailable' });
         expect(lines.some((l) => l.msg === 'database not reachable')).toBe(true);
-        expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+        expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok', version: PACKAGE_VERSION });
       } finally {
         await app.close();
       }
@@ -528,10 +532,11 @@ describeEachDialect('HTTP core', (dialect) => {
   });
 
   describe('operations endpoints', () => {
-    it('/healthz and /readyz answer without a key', async () => {
+    it('/healthz and /readyz answer without a key; /healthz reports the version of package.json', async () => {
+      expect(PACKAGE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
       const health = await ctx().app.inject('/healthz');
       expect(health.statusCode).toBe(200);
-      expect(health.json()).toEqual({ status: 'ok' });
+      expect(health.json()).toEqual({ status: 'ok', version: PACKAGE_VERSION });
       const ready = await ctx().app.inject('/readyz');
       expect(ready.statusCode).toBe(200);
       expect(ready.json()).toEqual({ status: 'ready' });

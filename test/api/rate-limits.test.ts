@@ -151,7 +151,7 @@ describeEachDialect('rate limits', (dialect) => {
 describeEachDialect('rate limits, switched off', (dialect) => {
   const ctx = useTestApp(dialect, { rateLimitEdi: 0 });
 
-  it('RATE_LIMIT_EDI=0 switches the EDI routes\' limits off, the keys\' own limits included', async () => {
+  it("RATE_LIMIT_EDI=0 switches the EDI routes' limits off, the keys' own limits included", async () => {
     const { database, clock } = ctx();
     const tenant = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
     const search = { CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0], CustomerID: tenant.customerIds[0] };

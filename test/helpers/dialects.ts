@@ -58,6 +58,24 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/** The URL of the PostgreSQL database `name` on the test server (which may not exist). */
+export function postgresDatabaseUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Whether the test server has a PostgreSQL database of this name. */
+export async function postgresDatabaseExists(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    return (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
 /** A fresh, migrated database of the given dialect. */
 export async function createTestDatabase(dialect: DialectName, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   let url = 'sqlite::memory:';
@@ -65,9 +83,7 @@ export async function createTestDatabase(dialect: DialectName, options: { migrat
   if (dialect === 'postgres') {
     const name = `wharf_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(`create database ${name}`);
-    const admin = new URL(POSTGRES_ADMIN_URL);
-    admin.pathname = `/${name}`;
-    url = admin.toString();
+    url = postgresDatabaseUrl(name);
     drop = () => adminQuery(`drop database if exists ${name} with (force)`);
   }
   const db = connectDatabase(url, { poolSize: 5 });

@@ -13,6 +13,7 @@ import * as rateCards from './2026-11-23T2300-rate-cards.js';
 import * as idempotencyRefusals from './2026-11-25T1000-idempotency-refusals.js';
 import * as waitingOrdersIndex from './2026-11-25T1100-waiting-orders-index.js';
 import * as rateLimits from './2026-11-25T1400-rate-limits.js';
+import * as apiKeyExpiry from './2026-11-26T0900-api-key-expiry.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T1000-idempotency-refusals': idempotencyRefusals,
   '2026-11-25T1100-waiting-orders-index': waitingOrdersIndex,
   '2026-11-25T1400-rate-limits': rateLimits,
+  '2026-11-26T0900-api-key-expiry': apiKeyExpiry,
 };

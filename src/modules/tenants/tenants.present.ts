@@ -1,7 +1,21 @@
-import type { ApiKeyRow } from './tenants.repository.js';
-import type { ApiKeyView } from './tenants.schemas.js';
+import type { ApiKeyRow, CompanyRow, CustomerRow, FacilityRow } from './tenants.repository.js';
+import type { ApiKeyView, CompanyView, CustomerView, FacilityView } from './tenants.schemas.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function presentCompany(row: CompanyRow): CompanyView {
+  return { company: row.company_id, name: row.name, createdAt: iso(row.created_at) };
+}
+
+export function presentCustomer(row: CustomerRow): CustomerView {
+  return { company: row.company_id, customer: row.customer_id, name: row.name, createdAt: iso(row.created_at) };
+}
+
+export function presentFacility(row: FacilityRow): FacilityView {
+  return { company: row.company_id, facility: row.facility_id, name: row.name, timeZone: row.time_zone, createdAt: iso(row.created_at) };
+}
 
 export function presentApiKey(row: ApiKeyRow): ApiKeyView {
   return {
@@ -16,5 +30,6 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyView {
     lastUsedAt: isoOrNull(row.last_used_at),
     revokedAt: isoOrNull(row.revoked_at),
     rateLimit: row.rate_limit,
+    expiresAt: isoOrNull(row.expires_at),
   };
 }

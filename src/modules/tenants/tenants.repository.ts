@@ -1,10 +1,13 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
 import type { ApiKeyTable, CompanyTable, CustomerTable, FacilityTable } from './tenants.tables.js';
 
 /** All SQL of companies, customers, facilities and API keys. */
 
 export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type CompanyRow = Selectable<CompanyTable>;
+export type CustomerRow = Selectable<CustomerTable>;
 export type FacilityRow = Selectable<FacilityTable>;
 
 export async function insertCompany(db: Db, row: Insertable<CompanyTable>): Promise<void> {
@@ -15,8 +18,22 @@ export async function findCompany(db: Db, companyId: string) {
   return db.selectFrom('companies').selectAll().where('company_id', '=', companyId).executeTakeFirst();
 }
 
+export async function listCompanies(db: Db): Promise<CompanyRow[]> {
+  return db.selectFrom('companies').selectAll().orderBy('company_id').execute();
+}
+
 export async function insertCustomer(db: Db, row: Insertable<CustomerTable>): Promise<void> {
   await db.insertInto('customers').values(row).execute();
+}
+
+export async function listCustomers(db: Db, companyId?: string): Promise<CustomerRow[]> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .$if(companyId !== undefined, (q) => q.where('company_id', '=', companyId!))
+    .orderBy('company_id')
+    .orderBy('customer_id')
+    .execute();
 }
 
 export async function findCustomerIds(db: Db, companyId: string, customerIds: string[]): Promise<string[]> {
@@ -34,6 +51,16 @@ export async function insertFacility(db: Db, row: Insertable<FacilityTable>): Pr
   await db.insertInto('facilities').values(row).execute();
 }
 
+export async function listFacilities(db: Db, companyId?: string): Promise<FacilityRow[]> {
+  return db
+    .selectFrom('facilities')
+    .selectAll()
+    .$if(companyId !== undefined, (q) => q.where('company_id', '=', companyId!))
+    .orderBy('company_id')
+    .orderBy('facility_id')
+    .execute();
+}
+
 export async function findFacility(db: Db, companyId: string, facilityId: string): Promise<FacilityRow | undefined> {
   return db
     .selectFrom('facilities')
@@ -41,6 +68,21 @@ export async function findFacility(db: Db, companyId: string, facilityId: string
     .where('company_id', '=', companyId)
     .where('facility_id', '=', facilityId)
     .executeTakeFirst();
+}
+
+/** The facility, locked until the transaction ends. */
+export async function lockFacility(trx: Trx, companyId: string, facilityId: string): Promise<FacilityRow | undefined> {
+  const query = trx.selectFrom('facilities').selectAll().where('company_id', '=', companyId).where('facility_id', '=', facilityId);
+  return forUpdate(trx, query).executeTakeFirst();
+}
+
+export async function setFacilityTimeZone(trx: Trx, companyId: string, facilityId: string, timeZone: string): Promise<void> {
+  await trx
+    .updateTable('facilities')
+    .set({ time_zone: timeZone })
+    .where('company_id', '=', companyId)
+    .where('facility_id', '=', facilityId)
+    .execute();
 }
 
 export async function findFacilityIds(db: Db, companyId: string, facilityIds: string[]): Promise<string[]> {
@@ -65,6 +107,15 @@ export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyR
 
 export async function findApiKey(db: Db, id: number): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The key, locked until the transaction ends. */
+export async function lockApiKey(trx: Trx, id: number): Promise<ApiKeyRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('api_keys').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export async function expireApiKey(trx: Trx, id: number, at: number): Promise<void> {
+  await trx.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute();
 }
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyRow[]> {

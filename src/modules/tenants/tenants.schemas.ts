@@ -21,6 +21,13 @@ export const NewFacilitySchema = Type.Object({
 });
 export type NewFacility = Static<typeof NewFacilitySchema>;
 
+export const FacilityTimeZoneSchema = Type.Object({
+  companyId: TenantId,
+  facilityId: TenantId,
+  timeZone: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export type FacilityTimeZone = Static<typeof FacilityTimeZoneSchema>;
+
 export const NewApiKeySchema = Type.Object({
   role: StringEnum(ROLES),
   companyId: TenantId,
@@ -30,8 +37,34 @@ export const NewApiKeySchema = Type.Object({
   label: Type.String({ maxLength: 200 }),
   /** Requests a minute; absent or null: the routes' default (DESIGN §12); 0: no limit. */
   rateLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()])),
+  /** When the key stops working (epoch milliseconds); absent: never. */
+  expiresAt: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
 });
 export type NewApiKey = Static<typeof NewApiKeySchema>;
+
+/** What `company list --json` prints for a company. */
+export interface CompanyView {
+  company: string;
+  name: string;
+  createdAt: string;
+}
+
+/** What `customer list --json` prints for a customer. */
+export interface CustomerView {
+  company: string;
+  customer: string;
+  name: string;
+  createdAt: string;
+}
+
+/** What `facility list --json` prints for a facility. */
+export interface FacilityView {
+  company: string;
+  facility: string;
+  name: string;
+  timeZone: string;
+  createdAt: string;
+}
 
 /** What `key list --json` prints for a key: never the key or its hash. */
 export interface ApiKeyView {
@@ -47,4 +80,6 @@ export interface ApiKeyView {
   revokedAt: string | null;
   /** Requests a minute; null: the routes' default; 0: no limit. */
   rateLimit: number | null;
+  /** When the key stops working; null: never. */
+  expiresAt: string | null;
 }

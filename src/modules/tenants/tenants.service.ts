@@ -1,20 +1,26 @@
 import { IANAZone } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { FacilityRef, Principal, Role } from '../../http/auth.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { inputProblems } from '../../lib/validate.js';
 import type { TSchema } from '@sinclair/typebox';
-import { presentApiKey } from './tenants.present.js';
+import { presentApiKey, presentCompany, presentCustomer, presentFacility } from './tenants.present.js';
 import * as repo from './tenants.repository.js';
 import {
   NewApiKeySchema,
   NewCompanySchema,
   NewCustomerSchema,
   NewFacilitySchema,
+  FacilityTimeZoneSchema,
   type ApiKeyView,
+  type CompanyView,
+  type CustomerView,
+  type FacilityTimeZone,
+  type FacilityView,
   type NewApiKey,
   type NewCompany,
   type NewCustomer,
@@ -72,10 +78,14 @@ export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Pro
   );
 }
 
+function assertTimeZone(timeZone: string): void {
+  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+}
+
 export async function addFacility(db: Db, clock: Clock, input: NewFacility): Promise<void> {
   assertInput(NewFacilitySchema, input);
   const timeZone = input.timeZone ?? 'UTC';
-  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+  assertTimeZone(timeZone);
   await requireCompany(db, input.companyId);
   await insertOnce(
     () =>
@@ -88,6 +98,39 @@ export async function addFacility(db: Db, clock: Clock, input: NewFacility): Pro
       }),
     `Facility ${input.facilityId} already exists in company ${input.companyId}`,
   );
+}
+
+export async function listCompanies(db: Db): Promise<CompanyView[]> {
+  return (await repo.listCompanies(db)).map(presentCompany);
+}
+
+/** The customers of every company, or of one (which must exist). */
+export async function listCustomers(db: Db, companyId?: string): Promise<CustomerView[]> {
+  if (companyId !== undefined) await requireCompany(db, companyId);
+  return (await repo.listCustomers(db, companyId)).map(presentCustomer);
+}
+
+/** The facilities of every company, or of one (which must exist). */
+export async function listFacilities(db: Db, companyId?: string): Promise<FacilityView[]> {
+  if (companyId !== undefined) await requireCompany(db, companyId);
+  return (await repo.listFacilities(db, companyId)).map(presentFacility);
+}
+
+/**
+ * Moves a facility to another time zone. Documents keep their instants: a time read after the
+ * change is the same instant, shown in the new zone (a server trusts a facility it looked up for
+ * about a second, DESIGN §3). Answers the facility and the zone it had.
+ */
+export async function setFacilityTimeZone(db: Db, input: FacilityTimeZone): Promise<{ facility: FacilityView; previousTimeZone: string }> {
+  assertInput(FacilityTimeZoneSchema, input);
+  assertTimeZone(input.timeZone);
+  await requireCompany(db, input.companyId);
+  return inTransaction(db, async (trx) => {
+    const before = await repo.lockFacility(trx, input.companyId, input.facilityId);
+    if (!before) throw notFound(`Facility ${input.facilityId} not found in company ${input.companyId}`);
+    if (before.time_zone !== input.timeZone) await repo.setFacilityTimeZone(trx, input.companyId, input.facilityId, input.timeZone);
+    return { facility: presentFacility({ ...before, time_zone: input.timeZone }), previousTimeZone: before.time_zone };
+  });
 }
 
 /** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
@@ -116,11 +159,18 @@ function scopeProblems(input: NewApiKey): string[] {
 
 const unique = <T>(values: T[]) => [...new Set(values)];
 
+/** A new key: shown once, stored only as its hash. */
+const newKey = () => KEY_PREFIX + randomToken(32);
+
 /** Creates a key and returns it with its id; the key itself is shown this once and stored hashed. */
 export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Promise<{ key: string; view: ApiKeyView }> {
   assertInput(NewApiKeySchema, input);
   const problems = scopeProblems(input);
   if (problems.length > 0) throw invalid(...problems);
+  const now = clock.now();
+  if (input.expiresAt !== undefined && input.expiresAt <= now) {
+    throw invalid(`--expires ${new Date(input.expiresAt).toISOString()} is not in the future`);
+  }
   await requireCompany(db, input.companyId);
 
   const customerIds = unique(input.customerIds);
@@ -133,7 +183,7 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
   ];
   if (missing.length > 0) throw invalid(...missing);
 
-  const key = KEY_PREFIX + randomToken(32);
+  const key = newKey();
   const id = await repo.insertApiKey(db, {
     key_hash: sha256Hex(key),
     role: input.role,
@@ -142,10 +192,11 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
     facility_ids: JSON.stringify(facilityIds),
     user_ids: JSON.stringify(unique(input.userIds)),
     label: input.label,
-    created_at: clock.now(),
+    created_at: now,
     last_used_at: null,
     revoked_at: null,
     rate_limit: input.rateLimit ?? null,
+    expires_at: input.expiresAt ?? null,
   });
   const row = await repo.findApiKey(db, id);
   return { key, view: presentApiKey(row!) };
@@ -153,6 +204,50 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyView[]> {
   return (await repo.listApiKeys(db, companyId)).map(presentApiKey);
+}
+
+/** How long `key rotate` may leave the old key working: up to a year. */
+export const MAX_ROTATION_GRACE_MS = 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * Replaces a key: a new key of the same role, scope and label (that never expires), while the old
+ * one keeps working for `graceMs` and then expires (or sooner, when it was to expire sooner). A
+ * revoked or expired key is not rotated: its callers are already cut off.
+ */
+export async function rotateApiKey(
+  db: Db,
+  clock: Clock,
+  id: number,
+  graceMs: number,
+): Promise<{ key: string; view: ApiKeyView; replaced: ApiKeyView }> {
+  if (!Number.isSafeInteger(id) || id < 1) throw invalid('key id must be a positive integer');
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
+    throw invalid('--grace must be from 0 to 8760 hours (a year)');
+  }
+  return inTransaction(db, async (trx) => {
+    const old = await repo.lockApiKey(trx, id);
+    if (!old) throw notFound(`API key ${id} not found`);
+    if (old.revoked_at !== null) throw conflict(`API key ${id} is revoked; it cannot be rotated`);
+    const now = clock.now();
+    if (old.expires_at !== null && old.expires_at <= now) {
+      throw conflict(`API key ${id} expired at ${new Date(old.expires_at).toISOString()}; it cannot be rotated`);
+    }
+    const key = newKey();
+    // Everything the old key was (role, company, scope, label), but its secret and its history.
+    const { id: _oldId, ...kept } = old;
+    const newId = await repo.insertApiKey(trx, {
+      ...kept,
+      key_hash: sha256Hex(key),
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+    });
+    await repo.expireApiKey(trx, id, Math.min(old.expires_at ?? Infinity, now + graceMs));
+    const created = await repo.findApiKey(trx, newId);
+    const replaced = await repo.findApiKey(trx, id);
+    return { key, view: presentApiKey(created!), replaced: presentApiKey(replaced!) };
+  });
 }
 
 /** Revokes a key at once for every process; revoking a revoked key keeps its first revocation time. */
@@ -164,11 +259,19 @@ export async function revokeApiKey(db: Db, clock: Clock, id: number): Promise<Ap
   return presentApiKey(row);
 }
 
-/** The principal a presented key stands for, or undefined when the key is unknown or revoked. */
-export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: string): Promise<Principal | undefined> {
+/** The principal of a working key, and the instant the key stops working (null: never). */
+export interface AuthenticatedKey extends Principal {
+  expiresAt: number | null;
+}
+
+/**
+ * The principal a presented key stands for, or undefined when the key is unknown, revoked or
+ * expired (it works until the instant before its expiry).
+ */
+export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: string): Promise<AuthenticatedKey | undefined> {
   const row = await repo.findApiKeyByHash(db, sha256Hex(presentedKey));
-  if (!row || row.revoked_at !== null) return undefined;
   const now = clock.now();
+  if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return undefined;
   if (row.last_used_at === null || row.last_used_at < now - LAST_USED_RESOLUTION_MS) {
     await repo.touchApiKey(db, Number(row.id), now, now - LAST_USED_RESOLUTION_MS);
   }
@@ -180,6 +283,7 @@ export async function authenticateApiKey(db: Db, clock: Clock, presentedKey: str
     facilityIds: JSON.parse(row.facility_ids) as string[],
     userIds: JSON.parse(row.user_ids) as number[],
     rateLimit: row.rate_limit,
+    expiresAt: row.expires_at,
   };
 }
 

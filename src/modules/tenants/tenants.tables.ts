@@ -37,6 +37,8 @@ export interface ApiKeyTable {
   revoked_at: number | null;
   /** Requests a minute this key may make; null: the route's default; 0: no limit. */
   rate_limit: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: number | null;
 }
 
 export interface TenantTables {
