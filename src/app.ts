@@ -92,7 +92,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
   app.setNotFoundHandler(replyRouteNotFound);
   echoRequestId(app);
   markReplays(app);
-  registerMetrics(app);
+  registerMetrics(app, db);
 
   await app.register(swagger, {
     openapi: {

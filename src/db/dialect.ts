@@ -275,6 +275,29 @@ function parseSafeInteger(text: string): number {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
+/** How a PostgreSQL pool's connections are used at a moment (the pool metrics of /metrics). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
+}
+
+const poolsOfDialects = new WeakMap<Dialect, pg.Pool>();
+const poolsOfDatabases = new WeakMap<Kysely<any>, pg.Pool>();
+
+/** Keeps the pool of `dialect` (PostgreSQL's) findable from the database opened on it. */
+export function rememberPool(db: Kysely<any>, dialect: Dialect): void {
+  const pool = poolsOfDialects.get(dialect);
+  if (pool) poolsOfDatabases.set(db, pool);
+}
+
+/** The pool's use now; undefined on SQLite, whose one connection is not pooled. */
+export function poolStats(db: Kysely<any>): PoolStats | undefined {
+  const pool = poolsOfDatabases.get(db);
+  return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   const pool = new pg.Pool({
     connectionString: url,
@@ -288,7 +311,9 @@ function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   });
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  return new PostgresDialect({ pool });
+  const dialect = new PostgresDialect({ pool });
+  poolsOfDialects.set(dialect, pool);
+  return dialect;
 }
 
 /**

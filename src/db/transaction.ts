@@ -3,6 +3,9 @@ import { isTransientConflict } from './dialect.js';
 
 const ATTEMPTS = 5;
 
+/** Transactions run again after losing a race, in this process (the retry counter of /metrics). */
+export const transactionRetries = { count: 0 };
+
 /**
  * Runs `work` in one transaction; a transaction that loses a race (serialization failure,
  * deadlock, busy database, unique violation) runs again from the start and then sees the winner.
@@ -13,6 +16,7 @@ export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): 
       return await db.transaction().execute(work);
     } catch (error) {
       if (attempt >= ATTEMPTS || !isTransientConflict(error)) throw error;
+      transactionRetries.count += 1;
     }
   }
 }

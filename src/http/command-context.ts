@@ -20,6 +20,8 @@ export interface CommandContext {
   settle: Settle;
   /** Told when the answer is a replay of an earlier one (HTTP then sends `Idempotent-Replayed: true`). */
   onReplay?: () => void;
+  /** Told when the request wrote a failure ACK (HTTP counts it in its metrics). */
+  onAckFailed?: (documentType: string) => void;
 }
 
 /**
@@ -42,6 +44,9 @@ export function commandContexts(db: Db, clock: Clock, settle: Settle): ContextOf
     settle,
     onReplay: () => {
       request.replayed = true;
+    },
+    onAckFailed: (documentType) => {
+      request.ackFailed = documentType;
     },
   });
 }

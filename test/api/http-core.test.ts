@@ -8,6 +8,7 @@ import { sha256Hex } from '../../src/lib/ids.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.js';
+import { parseMetrics, valueOf } from '../helpers/metrics.js';
 import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
 import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
 
@@ -32,18 +33,6 @@ function logCollector(level = 'info') {
   return { lines, logger: { level, stream } };
 }
 
-/** Prometheus text → samples with their labels. */
-function parseMetrics(text: string) {
-  const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) continue;
-    const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
 
 describeEachDialect('HTTP core', (dialect) => {
   const ctx = useTestApp(dialect, { bodyLimit: BODY_LIMIT });
@@ -550,13 +539,7 @@ describeEachDialect('HTTP core', (dialect) => {
         expect(response.headers['content-type']).toMatch(/^text\/plain/);
         return parseMetrics(response.body);
       };
-      const value = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) =>
-        samples.find(
-          (s) =>
-            s.name === name &&
-            Object.entries(labels).every(([k, v]) => s.labels[k] === v) &&
-            Object.keys(s.labels).length === Object.keys(labels).length,
-        )?.value ?? 0;
+      const value = valueOf;
 
       const before = await read();
       await ctx().post(SEARCH, ids(), key);

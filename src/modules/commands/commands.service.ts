@@ -107,17 +107,17 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
  * request was already answered (its ACK already written).
  */
 async function acknowledgeRefusal(cx: CommandContext, document: acks.AckedDocument, refusal: Refusal): Promise<Refusal> {
-  return inTransaction(cx.db, async (trx) => {
+  const outcome = await inTransaction(cx.db, async (trx) => {
     const stored = await storedOutcome(trx, cx);
-    if (stored && 'refusal' in stored) {
-      cx.onReplay?.();
-      return stored.refusal;
-    }
-    if (stored) return refusal;
+    if (stored) return { answer: 'refusal' in stored ? stored.refusal : refusal, acknowledged: false, replayed: 'refusal' in stored };
     await acks.recordFailure(trx, { ...document, keyId: cx.principal.keyId, at: cx.clock.now() }, refusal.messages);
     await storeOutcome(trx, cx, { refusal });
-    return refusal;
+    return { answer: refusal, acknowledged: true, replayed: false };
   });
+  // Told after the commit: an attempt that ran again or rolled back wrote nothing.
+  if (outcome.replayed) cx.onReplay?.();
+  if (outcome.acknowledged) cx.onAckFailed?.(document.documentType);
+  return outcome.answer;
 }
 
 /** How an import or cancel whose body failed its schema is acknowledged: a route's `config.rejectedBody`. */

@@ -19,6 +19,12 @@ export const Outcome = {
 
 export type OutcomeName = keyof typeof Outcome;
 
+/** The outcome an answer's severity stands for; severity 4 is the key's (a 429 names its own). */
+export function outcomeOfSeverity(severity: number): OutcomeName {
+  const names = Object.keys(Outcome) as OutcomeName[];
+  return names.find((name) => Outcome[name].severity === severity) ?? 'internal';
+}
+
 /** The envelope of an answer that quotes nothing. */
 export function failureEnvelope(outcome: OutcomeName, message: string): RateResponse {
   return {

@@ -4,7 +4,8 @@ import { authenticate } from '../../http/auth.js';
 import { knownError, logInternalError } from '../../http/errors.js';
 import type { App } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
-import { failureEnvelope, type OutcomeName } from './rating.present.js';
+import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
+import { failureEnvelope, outcomeOfSeverity, type OutcomeName } from './rating.present.js';
 import { RateExplanationResponseSchema, RateRequestSchema, RateResponseSchema } from './rating.schemas.js';
 import type { Rater } from './rating.service.js';
 
@@ -18,8 +19,21 @@ const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403
 /** Every rate answer is the rate envelope, errors included (DESIGN §9). */
 async function replyWithRateError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const known = knownError(error);
-  if (!known) return reply.status(500).send(failureEnvelope('internal', logInternalError(error, request)));
-  return reply.status(known.statusCode).send(failureEnvelope(outcomeByStatus[known.statusCode] ?? 'badInput', known.messages.join('; ')));
+  if (!known) {
+    request.quoteOutcome = 'internal';
+    return reply.status(500).send(failureEnvelope('internal', logInternalError(error, request)));
+  }
+  const outcome = outcomeByStatus[known.statusCode] ?? 'badInput';
+  request.quoteOutcome = outcome;
+  return reply.status(known.statusCode).send(failureEnvelope(outcome, known.messages.join('; ')));
+}
+
+/** Notes a quote's outcome for the metrics, from its envelope's severity. */
+function noted<T extends { ErrorSeverity: number }>(request: FastifyRequest, answer: MaybePromise<T>): MaybePromise<T> {
+  return andThen(answer, (envelope) => {
+    request.quoteOutcome = outcomeOfSeverity(envelope.ErrorSeverity);
+    return envelope;
+  });
 }
 
 const envelopeErrors = (description: string) => ({ ...RateResponseSchema, description });
@@ -55,7 +69,7 @@ export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; looku
         response: { 200: RateResponseSchema, ...errorResponses },
       },
     },
-    (request) => rater.quote(request.principal, request.body),
+    (request) => noted(request, rater.quote(request.principal, request.body)),
   );
 
   app.post(
@@ -69,6 +83,6 @@ export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; looku
         response: { 200: RateExplanationResponseSchema, ...errorResponses },
       },
     },
-    (request) => rater.explain(request.principal, request.body),
+    (request) => noted(request, rater.explain(request.principal, request.body)),
   );
 }
