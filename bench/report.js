@@ -54,6 +54,30 @@ export function formatTable(results) {
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+/**
+ * The most the rate limiter may cost a scenario, by database id: a share of the req/s of the same
+ * scenario on a Wharf without the limiter.
+ */
+export const LIMITER_COST_TARGETS = { sqlite: 0.05, postgres: 0.1 };
+
+/**
+ * What the rate limiter costs each scenario measured both ways (bench/scenarios.js's
+ * `limiterPairs`): 1 − the mean req/s with it ÷ that without it, and whether that is under the
+ * target of its database. Pairs of which a side did not run are left out.
+ */
+export function limiterCosts(results, pairs) {
+  const byKey = new Map(results.map((r) => [r.key, r]));
+  return pairs
+    .filter((pair) => byKey.has(pair.withLimiter) && byKey.has(pair.withoutLimiter))
+    .map(({ databaseId, database, withLimiter, withoutLimiter }) => {
+      const withIt = byKey.get(withLimiter).requestsPerSecond;
+      const without = byKey.get(withoutLimiter).requestsPerSecond;
+      const cost = 1 - withIt / without;
+      const target = LIMITER_COST_TARGETS[databaseId];
+      return { scenario: withLimiter, database, withLimiter: withIt, withoutLimiter: without, cost, target, withinTarget: cost < target };
+    });
+}
+
 export function writeJson(path, report) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);

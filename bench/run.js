@@ -10,6 +10,13 @@
  * With the rate scenarios it also times the rate engine in process (bench/quote-in-process.js, on
  * the servers' core) and prints it next to the table, compared with B0.
  *
+ * With the rate or receipts scenarios it also measures what the rate limiter costs: the bench keys
+ * carry a limit that is never reached, so the limiter counts every request without refusing one,
+ * and a second Wharf on each database runs without the limiter (RATE_LIMIT_EDI=0,
+ * RATE_LIMIT_RATE=0). Each rate quote and RN import runs against that one first, then as before;
+ * the run prints 1 − req/s with the limiter ÷ req/s without it for each pair, against issue 14's
+ * targets (under 5% on SQLite, under 10% on PostgreSQL), and writes it as `limiterCost`.
+ *
  * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_POSTGRES_URL (a server and a user that may create databases; default
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_ONLY (a comma-separated list of the groups of
@@ -28,8 +35,17 @@ import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './
 import { ProcessGroup, choosePinning, runPinned } from './processes.js';
 import { describeInProcess } from './quote-in-process.js';
 import { RATE_CARD_FILE } from './rate-parcels.js';
-import { formatTable, withRatios, writeJson } from './report.js';
-import { ADJUSTMENT_LINES, GROUPS, ORDER_LINES, WRITE_GROUPS, adjustmentKey, scenarios } from './scenarios.js';
+import { formatTable, limiterCosts, withRatios, writeJson } from './report.js';
+import {
+  ADJUSTMENT_LINES,
+  GROUPS,
+  LIMITER_GROUPS,
+  ORDER_LINES,
+  WRITE_GROUPS,
+  adjustmentKey,
+  limiterOffKey,
+  scenarios,
+} from './scenarios.js';
 import {
   ADJUSTMENTS,
   ADJUSTMENT_ITEMS,
@@ -82,10 +98,24 @@ function selectedGroups() {
   return GROUPS.filter((group) => named.includes(group));
 }
 
-/** The environment of Wharf and its CLI: the default durability, quiet logs, no inherited settings. */
+/**
+ * The environment of Wharf and its CLI: the default durability, quiet logs, no inherited settings
+ * (the rate limits' included: the limiting Wharf runs with the defaults, the limiter-off one sets
+ * its own in bench/servers.js).
+ */
 function wharfEnv() {
   const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
-  for (const name of ['DATABASE_URL', 'PORT', 'HOST', 'WHARF_ONLY', 'BODY_LIMIT', 'SHUTDOWN_TIMEOUT_MS']) delete env[name];
+  const inherited = [
+    'DATABASE_URL',
+    'PORT',
+    'HOST',
+    'WHARF_ONLY',
+    'BODY_LIMIT',
+    'SHUTDOWN_TIMEOUT_MS',
+    'RATE_LIMIT_EDI',
+    'RATE_LIMIT_RATE',
+  ];
+  for (const name of inherited) delete env[name];
   return env;
 }
 
@@ -189,6 +219,7 @@ async function main(state) {
   const groups = selectedGroups();
   const has = (group) => groups.includes(group);
   const writeBaselines = groups.some((group) => WRITE_GROUPS.includes(group));
+  const limiterBaselines = groups.some((group) => LIMITER_GROUPS.includes(group));
   if (!existsSync(cliPath)) throw new Error('dist/cli.js is missing; run `npm run build` first (npm run bench does)');
 
   const pinning = choosePinning();
@@ -204,10 +235,18 @@ async function main(state) {
   if (writeBaselines) postgres.b1 = await state.postgres.create('b1');
 
   const env = wharfEnv();
-  const { b0, databases } = await startServers(state.group, { root, cliPath, tmp: state.tmp, wharfEnv: env, postgres, writeBaselines });
+  const { b0, databases } = await startServers(state.group, {
+    root,
+    cliPath,
+    tmp: state.tmp,
+    wharfEnv: env,
+    postgres,
+    writeBaselines,
+    limiterBaselines,
+  });
   const seeded = await seed(databases, env, groups);
 
-  const { list, tallies } = scenarios({ b0, databases, groups });
+  const { list, tallies, limiterPairs } = scenarios({ b0, databases, groups });
   // Just before B0, on the same core, while the seeded servers are idle: the closer in time to B0's
   // and the HTTP quotes' figures, the less the machine's other work can come between them.
   let engineFigures = null;
@@ -237,6 +276,7 @@ async function main(state) {
   const itemDatabase = databases.find((database) => database.items);
 
   const withBase = withRatios(results);
+  const limiterCost = limiterCosts(withBase, limiterPairs);
   const b0Result = withBase.find((r) => r.key === 'B0');
   const inProcess = engineFigures && compareWithB0(engineFigures, b0Result);
   let page1Ratio = null;
@@ -275,6 +315,7 @@ async function main(state) {
     ordersAfterRun: ordersAfter,
     scenarios: withBase,
     rateEngineInProcess: inProcess,
+    limiterCost,
     page1LatencyRatio:
       page1Ratio === null
         ? null
@@ -306,6 +347,12 @@ async function main(state) {
   out(
     'Reads are compared with B0, writes with the B1 of their database. "Req/s ÷ baseline" is the share of the baseline\'s rate; "p50 ÷ baseline" its latency multiple.',
   );
+  if (limiterCost.length > 0) {
+    out(
+      'Rows ending "limiter off" ran on a second Wharf on the same database with RATE_LIMIT_EDI=0 RATE_LIMIT_RATE=0 (no limiter at all), ' +
+        'just before the same scenario on the Wharf that limits, whose keys carry a limit never reached.',
+    );
+  }
   if (inProcess) {
     const { vsB0 } = inProcess;
     out();
@@ -316,13 +363,20 @@ async function main(state) {
         `Fastify, an HTTP quote could reach at most ${vsB0.httpCeilingOverB0.toFixed(2)} of B0.`,
     );
   }
+  // Each scenario measured both ways has a tally of its own on the limiter-off Wharf too.
+  const bothWays = (key) => [
+    [key, ''],
+    [limiterOffKey(key), ', limiter off'],
+  ];
   for (const database of databases) {
-    const rate = tallies[`rate-${database.id}`];
-    if (rate) {
-      out(
-        `Rate answers on ${database.label} (warm-up and measured run): ${rate.quoted} quotes of both services with ` +
-          `4-decimal prices, ${rate.other} other.`,
-      );
+    for (const [key, side] of bothWays(`rate-${database.id}`)) {
+      const rate = tallies[key];
+      if (rate) {
+        out(
+          `Rate answers on ${database.label}${side} (warm-up and measured run): ${rate.quoted} quotes of both services with ` +
+            `4-decimal prices, ${rate.other} other.`,
+        );
+      }
     }
   }
   const itemTally = tallies['import-1'];
@@ -332,12 +386,14 @@ async function main(state) {
     );
   }
   for (const database of databases) {
-    const rn = tallies[`rn-import-${database.id}`];
-    if (rn) {
-      out(
-        `RN import answers on ${database.label} (check, warm-up and measured run): ${rn.Success} Success, ` +
-          `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
-      );
+    for (const [key, side] of bothWays(`rn-import-${database.id}`)) {
+      const rn = tallies[key];
+      if (rn) {
+        out(
+          `RN import answers on ${database.label}${side} (check, warm-up and measured run): ${rn.Success} Success, ` +
+            `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
+        );
+      }
     }
     if (adjustmentPostings[database.id]) {
       const answers = ADJUSTMENT_LINES.map(
@@ -369,6 +425,13 @@ async function main(state) {
           ').',
       );
     }
+  }
+  for (const { scenario, database, withLimiter, withoutLimiter, cost, target, withinTarget } of limiterCost) {
+    const { scenario: title } = withBase.find((r) => r.key === scenario);
+    out(
+      `Rate limiter's cost, ${title} (${database}): ${withLimiter.toFixed(0)} req/s with it, ${withoutLimiter.toFixed(0)} without, ` +
+        `1 − with ÷ without = ${(cost * 100).toFixed(1)}% (target under ${(target * 100).toFixed(0)}%: ${withinTarget ? 'within' : 'NOT within'})`,
+    );
   }
   if (page1Ratio !== null) {
     out(

@@ -19,6 +19,7 @@ import {
   ADJUSTMENTS,
   ADJUSTMENT_ITEMS,
   ADJUST_PATH,
+  BENCH_KEY_RATE_LIMIT,
   IMPORT_PATH,
   ITEMS_A,
   ITEMS_B,
@@ -48,6 +49,33 @@ import { DEST_ZIPS, RATE_PATH, rateAnswerProblem, rateBody } from './rate-parcel
  */
 export const GROUPS = ['items', 'receipts', 'adjustments', 'orders', 'rate'];
 export const WRITE_GROUPS = ['items', 'receipts', 'adjustments', 'orders'];
+/**
+ * The groups whose scenarios also run against a Wharf with the limiter off (bench/servers.js), to
+ * measure what the limiter costs: receipts (the RN import) and rate (the rate quote).
+ */
+export const LIMITER_GROUPS = ['receipts', 'rate'];
+
+/**
+ * The two sides of a limiter comparison: the Wharf that limits every request (the bench keys'
+ * limit is never reached) and the one with no limiter at all. Each scenario measured both ways
+ * keeps its key on the limiting server; the limiter-off one adds `keySuffix`, and `series` is the
+ * RN import's PONo and ReferenceNo series, of its own so that its receipts are new ones too.
+ */
+const LIMITED = { server: (database) => database.wharf, keySuffix: '', titleSuffix: '', series: 'RN' };
+const LIMITER_OFF = { server: (database) => database.unlimited, keySuffix: '-unlimited', titleSuffix: ', limiter off', series: 'RNU' };
+
+/**
+ * Checks that an answer came from the side it should: the limiting Wharf counted the request under
+ * the bench keys' limit (RateLimit-Limit), the limiter-off one did not limit it at all.
+ */
+function expectSide(headers, side, title) {
+  const limit = headers.get('ratelimit-limit');
+  if (side === LIMITER_OFF) expect(limit === null, `${title}: the limiter-off Wharf answered RateLimit-Limit ${limit}`);
+  else expect(limit === String(BENCH_KEY_RATE_LIMIT), `${title}: RateLimit-Limit ${limit}, expected ${BENCH_KEY_RATE_LIMIT}`);
+}
+
+/** The key of the limiter-off twin of the scenario (and tally) `key`. */
+export const limiterOffKey = (key) => `${key}${LIMITER_OFF.keySuffix}`;
 
 const PAGE_SIZE = 100;
 const DEEP_PAGE = 90;
@@ -223,16 +251,18 @@ function rcSearchScenario(database) {
  * The RN import of a new receipt of RECEIPT_LINES lines on `database`: a new PONo and ReferenceNo
  * on every request, so each one creates a receipt, its lines and an ACK. `tally` counts the answers'
  * statuses (Success: all items known; Warning: saved with a warning), the check's included, and
- * `newReceipts`, the answers with an SVCPOID not seen before (an update would repeat one).
+ * `newReceipts`, the answers with an SVCPOID not in `svcpoids` (an update would repeat one), which
+ * the database's RN imports share. `side` is LIMITED or LIMITER_OFF: which Wharf it sends to, and
+ * the series of its document numbers.
  */
-function rnImportScenario(database, tally) {
-  const { wharf, apiKey } = database;
+function rnImportScenario(database, tally, svcpoids, side = LIMITED) {
+  const { apiKey } = database;
+  const wharf = side.server(database);
   let n = 0;
   const body = () => {
     n += 1;
-    return receiptImportBody(RECEIPTS, { ...documentNumbers('RN', n), n, itemCount: RECEIPT_ITEMS });
+    return receiptImportBody(RECEIPTS, { ...documentNumbers(side.series, n), n, itemCount: RECEIPT_ITEMS });
   };
-  const svcpoids = new Set();
   const count = ({ Status: status, SVCPOID: svcpoid } = {}) => {
     tally[status in tally ? status : 'other'] += 1;
     if (svcpoid !== undefined && !svcpoids.has(svcpoid)) {
@@ -241,8 +271,8 @@ function rnImportScenario(database, tally) {
     }
   };
   return {
-    key: `rn-import-${database.id}`,
-    title: `Wharf RN import, 1 new receipt of ${RECEIPT_LINES} lines`,
+    key: `rn-import-${database.id}${side.keySuffix}`,
+    title: `Wharf RN import, 1 new receipt of ${RECEIPT_LINES} lines${side.titleSuffix}`,
     database: database.label,
     baseline: database.b1.key,
     kind: 'write',
@@ -260,9 +290,10 @@ function rnImportScenario(database, tally) {
       ],
     },
     async check() {
-      const { json: answer, bytes } = await post(wharf, RN_IMPORT_PATH, apiKey, body());
+      const { json: answer, bytes, headers } = await post(wharf, RN_IMPORT_PATH, apiKey, body());
       count(answer.Receipt);
       expect(answer.Receipt?.Status === 'Success', `RN import answered ${JSON.stringify(answer)}`);
+      expectSide(headers, side, 'RN import');
       return bytes;
     },
   };
@@ -437,12 +468,14 @@ function adjustmentScenario(database, tally) {
  * and the card's choice are remembered for a second), so it is compared with B0. Every answer, the
  * warm-up's included, must be a quote of both services with four-decimal prices: `tally` counts
  * those (`quoted`) and the rest (`other`, with the first problem), and after() fails the run on any
- * of the rest (a non-2xx answer already fails it in bench/load.js).
+ * of the rest (a non-2xx answer already fails it in bench/load.js). `side` is LIMITED or
+ * LIMITER_OFF: which Wharf it sends to.
  */
-function rateScenario(database, tally) {
-  const { wharf, rateKey } = database;
+function rateScenario(database, tally, side = LIMITED) {
+  const { rateKey } = database;
+  const wharf = side.server(database);
   let n = 0;
-  const title = `Wharf rate quote (HTTP), ${DEST_ZIPS.length} destinations in turn`;
+  const title = `Wharf rate quote (HTTP), ${DEST_ZIPS.length} destinations in turn${side.titleSuffix}`;
   const count = (answer) => {
     const problem = rateAnswerProblem(answer);
     if (problem === undefined) tally.quoted += 1;
@@ -452,7 +485,7 @@ function rateScenario(database, tally) {
     }
   };
   return {
-    key: `rate-${database.id}`,
+    key: `rate-${database.id}${side.keySuffix}`,
     title,
     database: database.label,
     baseline: 'B0',
@@ -475,9 +508,10 @@ function rateScenario(database, tally) {
     async check() {
       let firstBytes;
       for (let i = 0; i < DEST_ZIPS.length; i++) {
-        const { json, bytes } = await post(wharf, RATE_PATH, rateKey, rateBody(i));
+        const { json, bytes, headers } = await post(wharf, RATE_PATH, rateKey, rateBody(i));
         const problem = rateAnswerProblem(json);
         expect(problem === undefined, `${title}: to ${DEST_ZIPS[i]}: ${problem}: ${JSON.stringify(json).slice(0, 300)}`);
+        expectSide(headers, side, title);
         firstBytes ??= bytes;
       }
       return firstBytes;
@@ -496,13 +530,17 @@ function rateScenario(database, tally) {
  * Every scenario of `groups` (see GROUPS), in the order they run: the baselines, the rate quotes,
  * the reads, then the writes (the item import adds items to customer A and the DN import orders to
  * customer O, which the searches count): on each database the RN import, the adjustments of
- * ADJUSTMENT_LINES lines, then the DN import.
+ * ADJUSTMENT_LINES lines, then the DN import. Each rate quote and RN import runs first against the
+ * database's limiter-off Wharf (key `…-unlimited`), right before the same scenario against the
+ * limiting one, whose key, tally and baseline stay what they were.
  *
- * `databases`: one entry per Wharf server, { id, label, wharf, apiKey, rateKey, b1: { key, url },
- * items } where `items` says whether the item master of customers A and B was seeded there (the
- * item scenarios run only on those) and `b1` is absent when no group that writes runs. The tallies
- * count the write and rate answers per scenario key, so that the run can show each request was
- * what it should be.
+ * `databases`: one entry per Wharf server, { id, label, wharf, unlimited, apiKey, rateKey, b1: {
+ * key, url }, items } where `unlimited` is the URL of the limiter-off Wharf on the same database
+ * (needed with the groups of LIMITER_GROUPS), `items` says whether the item master of customers A
+ * and B was seeded there (the item scenarios run only on those) and `b1` is absent when no group
+ * that writes runs. The tallies count the write and rate answers per scenario key, so that the run
+ * can show each request was what it should be. `limiterPairs` lists the scenarios measured both
+ * ways: { databaseId, database (label), withLimiter, withoutLimiter } (scenario keys).
  */
 export function scenarios({ b0, databases, groups = GROUPS }) {
   const has = (group) => groups.includes(group);
@@ -511,10 +549,21 @@ export function scenarios({ b0, databases, groups = GROUPS }) {
   const rates = [];
   const reads = [];
   const writes = [];
+  const limiterPairs = [];
+  const pair = (database, measured) => {
+    limiterPairs.push({
+      databaseId: database.id,
+      database: database.label,
+      withLimiter: measured.key,
+      withoutLimiter: limiterOffKey(measured.key),
+    });
+  };
   for (const database of databases) {
     if (has('rate')) {
-      const tally = (tallies[`rate-${database.id}`] = { quoted: 0, other: 0, firstProblem: null });
-      rates.push(rateScenario(database, tally));
+      const newTally = () => ({ quoted: 0, other: 0, firstProblem: null });
+      const measured = rateScenario(database, (tallies[`rate-${database.id}`] = newTally()));
+      rates.push(rateScenario(database, (tallies[limiterOffKey(measured.key)] = newTally()), LIMITER_OFF), measured);
+      pair(database, measured);
     }
   }
   for (const database of databases) {
@@ -531,8 +580,12 @@ export function scenarios({ b0, databases, groups = GROUPS }) {
       writes.push(itemImportScenario(database, tallies['import-1']));
     }
     if (has('receipts')) {
-      const rn = (tallies[`rn-import-${database.id}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
-      writes.push(rnImportScenario(database, rn));
+      const newTally = () => ({ Success: 0, Warning: 0, other: 0, newReceipts: 0 });
+      const svcpoids = new Set();
+      const measured = rnImportScenario(database, (tallies[`rn-import-${database.id}`] = newTally()), svcpoids);
+      const off = rnImportScenario(database, (tallies[limiterOffKey(measured.key)] = newTally()), svcpoids, LIMITER_OFF);
+      writes.push(off, measured);
+      pair(database, measured);
     }
     if (has('adjustments')) {
       for (const lines of ADJUSTMENT_LINES) {
@@ -545,5 +598,5 @@ export function scenarios({ b0, databases, groups = GROUPS }) {
       writes.push(orderImportScenario(database, dn));
     }
   }
-  return { tallies, list: [...baselineScenarios(b0, databases), ...rates, ...reads, ...writes] };
+  return { tallies, limiterPairs, list: [...baselineScenarios(b0, databases), ...rates, ...reads, ...writes] };
 }

@@ -77,6 +77,16 @@ export const SEEDED_ORDER_LINES = 1;
 /** The seeding's DN imports in flight at one time: enough to keep the server busy, bounded so that it never queues thousands. */
 export const SEED_CONCURRENCY = 16;
 
+/**
+ * The per-minute limit of the bench's API keys (`key create --rate-limit`, the most the CLI takes):
+ * so far above what any run makes that the limiter never refuses a request, while it still counts
+ * every one. Without it the keys would get the defaults (600 a minute on the EDI routes, 6,000 on
+ * the rate engine) and every scenario would be refused within its first seconds; with 0 (no limit)
+ * the limiter would let every request through without counting it, and so cost nothing to measure.
+ */
+export const BENCH_KEY_RATE_LIMIT = 1_000_000_000;
+const neverRefused = ['--rate-limit', String(BENCH_KEY_RATE_LIMIT)];
+
 export const IMPORT_PATH = '/shared/bam/v1/public/edi/item-master/import';
 export const SEARCH_PATH = '/shared/bam/v1/public/edi/item-master/search-by-paging';
 export const RN_IMPORT_PATH = '/shared/bam/v1/public/edi/inbound/receipt';
@@ -90,7 +100,7 @@ export const ORDER_HEADER_PATH = '/shared/bam/v1/public/edi/outbound/order-level
 export const ORDER_LIST_PATH = '/shared/bam/v1/public/edi/3pl/outbound/order/list';
 export const INVENTORY_SEARCH_PATH = '/shared/bam/v1/public/edi/inventory/search-by-paging';
 
-/** Creates the tenant with the CLI and returns the admin key. */
+/** Creates the tenant with the CLI and returns the admin key (limited to BENCH_KEY_RATE_LIMIT a minute). */
 export async function seedTenant(cliPath, dbUrl, env) {
   const { company, customerA, customerB, customerR, customerI, customerO, facility } = TENANT;
   const db = ['--db', dbUrl];
@@ -99,25 +109,26 @@ export async function seedTenant(cliPath, dbUrl, env) {
     await runCli(cliPath, ['customer', 'add', company, customer, ...db], env);
   }
   await runCli(cliPath, ['facility', 'add', company, facility, '--timezone', 'UTC', ...db], env);
-  const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', company, '--label', 'bench', ...db], env);
+  const key = await runCli(
+    cliPath,
+    ['key', 'create', '--role', 'admin', '--company', company, '--label', 'bench', ...neverRefused, ...db],
+    env,
+  );
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
   return key;
 }
 
 /**
  * Loads `cardFile` as the bench company's default rate card and creates a rater key for
- * RATE_USER_ID, with the CLI as an operator would; returns the key. A rater key rather than the
- * admin key, since that is what a shipping client holds.
+ * RATE_USER_ID (limited to BENCH_KEY_RATE_LIMIT a minute), with the CLI as an operator would;
+ * returns the key. A rater key rather than the admin key, since that is what a shipping client holds.
  */
 export async function seedRating(cliPath, dbUrl, env, cardFile) {
   const started = performance.now();
   const db = ['--db', dbUrl];
   await runCli(cliPath, ['ratecard', 'load', cardFile, '--company', TENANT.company, ...db], env);
-  const key = await runCli(
-    cliPath,
-    ['key', 'create', '--role', 'rater', '--company', TENANT.company, '--user-id', String(RATE_USER_ID), '--label', 'bench-rater', ...db],
-    env,
-  );
+  const rater = ['--role', 'rater', '--company', TENANT.company, '--user-id', String(RATE_USER_ID), '--label', 'bench-rater'];
+  const key = await runCli(cliPath, ['key', 'create', ...rater, ...neverRefused, ...db], env);
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
   return { key, seconds: (performance.now() - started) / 1000 };
 }

@@ -1,7 +1,9 @@
 /**
  * The servers of a run, each started once it answers: Wharf on SQLite and on PostgreSQL (each
  * migrating its fresh database), the read baseline B0, and, when a scenario that writes runs, the
- * write baseline on each database (B1 on SQLite, B1-pg on PostgreSQL).
+ * write baseline on each database (B1 on SQLite, B1-pg on PostgreSQL). When the limiter's cost is
+ * measured, a second Wharf on each database with the limiter off (RATE_LIMIT_EDI=0,
+ * RATE_LIMIT_RATE=0: no hook at all), which serves the same tenant and keys.
  */
 import { join } from 'node:path';
 import { freePort } from './processes.js';
@@ -19,13 +21,25 @@ const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
 const answersPost = (path) => async (url) =>
   (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status > 0;
 
+/** The environment of the Wharf that runs without the limiter: no limiting on either group of routes. */
+const limiterOff = (wharfEnv) => ({ ...wharfEnv, RATE_LIMIT_EDI: '0', RATE_LIMIT_RATE: '0' });
+
 /**
  * Starts every server. `wharfEnv` is Wharf's environment; `postgres` holds the URLs of the two
- * temporary PostgreSQL databases ({ wharf, b1 }; no `b1` without `writeBaselines`). Returns B0's
- * URL and one entry per database, in the shape bench/scenarios.js takes (without the API keys,
- * which seeding adds; without `b1` unless `writeBaselines`).
+ * temporary PostgreSQL databases ({ wharf, b1 }; no `b1` without `writeBaselines`). With
+ * `limiterBaselines`, each database also gets a Wharf with the limiter off, its URL in the entry's
+ * `unlimited`. Returns B0's URL and one entry per database, in the shape bench/scenarios.js takes
+ * (without the API keys, which seeding adds; without `b1` unless `writeBaselines`, without
+ * `unlimited` unless `limiterBaselines`).
+ *
+ * The limiter-off Wharf starts once the first has answered, so it finds the schema migrated and
+ * its migration is a no-op (on either database migrations take a lock, so even a race would only
+ * make it wait). On SQLite both processes open the same file, as the CLI does next to a running
+ * server (WAL, BEGIN IMMEDIATE, busy_timeout); the scenarios run one after another, so only one of
+ * them is under load at a time. Nothing that must be unique is held in a process's memory: the
+ * SVCPOIDs come from a counter in the database.
  */
-export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgres, writeBaselines = true }) {
+export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgres, writeBaselines = true, limiterBaselines = false }) {
   const bench = (file) => join(root, 'bench', file);
   const plan = [
     {
@@ -53,6 +67,14 @@ export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgr
       probe: wharfReady,
     });
     const entry = { id, label, dbUrl, wharf, items };
+    if (limiterBaselines) {
+      entry.unlimited = await startServer(group, {
+        name: `wharf-${id}-unlimited`,
+        argv: (port) => [cliPath, 'serve', '--db', dbUrl, '--port', port],
+        env: limiterOff(wharfEnv),
+        probe: wharfReady,
+      });
+    }
     if (writeBaselines) {
       const b1Url = await startServer(group, {
         name: b1.key,
