@@ -68,8 +68,8 @@ export interface AppOptions {
   clock?: Clock;
   /** pino options or an instance; defaults to JSON lines at the configured level. */
   logger?: FastifyServerOptions['logger'];
-  /** Sees every route as it registers, with its full URL: how a caller lists the routes the app serves. */
-  onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string }) => void;
+  /** Sees every route as it registers, with its full URL and schema: how a caller lists the routes the app serves. */
+  onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string; schema?: { body?: unknown } }) => void;
 }
 
 /** Builds the whole HTTP application on an open database; the caller listens and closes. */
