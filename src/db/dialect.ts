@@ -311,9 +311,50 @@ function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   });
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  const dialect = new PostgresDialect({ pool });
+  const dialect = new TransactionLockPostgresDialect({ pool });
   poolsOfDialects.set(dialect, pool);
   return dialect;
+}
+
+/**
+ * Kysely's key for its migration lock, kept: a Wharf that still takes Kysely's session lock on it
+ * and this one exclude each other (session and transaction advisory locks share one key space).
+ */
+const MIGRATION_LOCK_KEY = BigInt('3853314791062309107');
+
+/**
+ * Takes the migration lock until the transaction ends (PostgreSQL; SQLite's BEGIN IMMEDIATE already
+ * makes migrators take turns). Outside a transaction it would end with its own statement.
+ */
+export async function lockMigrations(trx: Kysely<any>): Promise<void> {
+  if (dialectNameOfDb(trx) !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+}
+
+/**
+ * Kysely's adapter takes its migration lock with `pg_advisory_lock` — a session lock — before the
+ * migrations' transaction and releases it with another statement after it. Behind a pooler in
+ * transaction mode (PgBouncer) each of those statements may reach another server session: the
+ * unlock then releases nothing, the lock stays with a session no client owns, and the next migrator
+ * whose lock reaches another session waits (for up to Kysely's one-hour lock_timeout). This adapter
+ * takes a lock that ends with its transaction instead, and `migrateToLatest` (migrate.ts) runs the
+ * migrator inside one transaction so that the lock covers it. Wharf takes no other session state:
+ * no SET, no LISTEN, no named prepared statements, advisory locks only per transaction.
+ */
+class TransactionLockPostgresAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    await lockMigrations(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {
+    // The lock ends with the transaction that took it.
+  }
+}
+
+class TransactionLockPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockPostgresAdapter();
+  }
 }
 
 /**

@@ -33,7 +33,6 @@ function logCollector(level = 'info') {
   return { lines, logger: { level, stream } };
 }
 
-
 describeEachDialect('HTTP core', (dialect) => {
   const ctx = useTestApp(dialect, { bodyLimit: BODY_LIMIT });
   let tenant: Tenant;
