@@ -46,7 +46,7 @@ import { freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } fro
 /** A bound that only ends a hang: process-level tests must pass on a machine busy with other work. */
 const PROCESS_TEST_MS = 240_000;
 /** Requests in flight at once, all the time until the kill. */
-const CONCURRENCY = 12;
+const CONCURRENCY = 16;
 /** The kill comes with the answer of this number: a few seconds of load, in its middle. */
 const KILL_AFTER_ANSWERS = 250;
 const PAGE = { PageSize: 1000 };
@@ -587,7 +587,7 @@ describeEachDialect('kill -9 under write load, then restart', (dialect: DialectN
       for (const write of answered) expect(write.answer!.status, `${write.kind} ${write.number}: ${write.answer!.body}`).toBe(200);
       expect(answered.length).toBeGreaterThanOrEqual(KILL_AFTER_ANSWERS);
       // The kill came in the middle of the load: writes were in flight, every kind was answered.
-      expect(unanswered.length).toBeGreaterThan(0);
+      expect(unanswered.length, 'writes in flight when the process died (none: the test lagged behind the server)').toBeGreaterThan(0);
       expect(new Set(answered.map((w) => w.kind))).toEqual(new Set(['receipt', 'confirmation', 'adjustment', 'order']));
 
       // A PostgreSQL session of the dead process ends (rolled back, or committed if its COMMIT had
@@ -646,7 +646,7 @@ describeEachDialect('kill -9 under write load, then restart', (dialect: DialectN
       // Graceful shutdown still works after the crash.
       expect(await stopWharf(second), second.output.join('')).toEqual({ code: 0, signal: null });
       console.info(
-        `[${dialect}] ${writes.length} writes: ${answered.length} answered before the kill, ${unanswered.length} without an answer ` +
+        `[${dialect}] ${writes.length} writes: ${answered.length} answered, ${unanswered.length} without an answer ` +
           `(${unanswered.filter((w) => presence.get(w)).length} of them had committed)`,
       );
     },
