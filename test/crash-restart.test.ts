@@ -38,9 +38,16 @@ import { freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } fro
  *   that is not, no failure ACKs;
  * - every balance equals the sum of its ledger, and its allocation the sum of the orders' allocations;
  * - the writes that got no answer, sent again with their Idempotency-Key, are replayed when they had
- *   committed and applied when they had not: afterwards every write is there exactly once.
+ *   committed and applied when they had not; the answered ones, sent again, replay their answers:
+ *   afterwards every write is there exactly once.
  * State is read through the API wherever it can answer; the database is read directly only for
  * what no operation shows (see `readDatabase`).
+ *
+ * What a process crash proves, and what it does not: the operating system survives it, so SQLite's
+ * commits written but not yet synced survive too: this test would pass with synchronous=NORMAL as
+ * well, and only a power loss or an operating-system crash tells the two apart. It proves the
+ * application's side: one transaction per request, committed before the answer, nothing kept in
+ * memory that the answer depends on, and a restart that recovers the database as it was left.
  */
 
 /** A bound that only ends a hang: process-level tests must pass on a machine busy with other work. */
