@@ -9,6 +9,7 @@ import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
 import { describeEachDialect } from './helpers/dialects.js';
 import { problems, uniqueId } from './helpers/factories.js';
 import { ITEM_SEARCH } from './helpers/paths.js';
+import type { ApiKeyView } from '../src/modules/tenants/tenants.schemas.js';
 
 /**
  * Keys that end: `key create --expires` and `key rotate`. The CLI makes the keys; a server on the
@@ -20,20 +21,6 @@ const DAY = 24 * 60 * 60 * 1000;
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
 const HOUR = 60 * 60 * 1000;
-
-interface KeyView {
-  id: number;
-  role: string;
-  company: string;
-  customers: string[];
-  facilities: string[];
-  userIds: number[];
-  label: string;
-  lastUsedAt: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-  expiresAt: string | null;
-}
 
 describeEachDialect('keys that expire', (dialect) => {
   let target: CliTarget;
@@ -55,15 +42,15 @@ describeEachDialect('keys that expire', (dialect) => {
     clock.time = at;
     return (await search(key)).statusCode;
   };
-  async function createKey(...args: string[]): Promise<{ key: string; view: KeyView }> {
+  async function createKey(...args: string[]): Promise<{ key: string; view: ApiKeyView }> {
     const created = await wharf('key', 'create', '--role', 'customer', '--company', company, '--customer', customer, ...args, '--json');
     expect(created.err).toEqual([]);
     expect(created.code).toBe(0);
-    const { key, ...view } = JSON.parse(created.out.join('\n')) as KeyView & { key: string };
+    const { key, ...view } = JSON.parse(created.out.join('\n')) as ApiKeyView & { key: string };
     return { key, view };
   }
   const listed = async (id: number) => {
-    const keys = JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as KeyView[];
+    const keys = JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as ApiKeyView[];
     return keys.find((k) => k.id === id);
   };
   const lineOf = async (id: number) => (await wharf('key', 'list')).out.find((line) => line.startsWith(`#${id} `));
@@ -201,7 +188,7 @@ describeEachDialect('keys that expire', (dialect) => {
     const rotated = await wharf('key', 'rotate', String(old.view.id), '--grace', '0.5', '--json');
     expect(rotated.code).toBe(0);
     expect(rotated.err).toEqual([]);
-    const { key, replaces, ...view } = JSON.parse(rotated.out.join('\n')) as KeyView & { key: string; replaces: KeyView };
+    const { key, replaces, ...view } = JSON.parse(rotated.out.join('\n')) as ApiKeyView & { key: string; replaces: ApiKeyView };
     expect(key).toMatch(KEY_PATTERN);
     expect(view).toEqual({ ...old.view, id: view.id, createdAt: view.createdAt, expiresAt: null });
     expect(replaces).toEqual({ ...old.view, expiresAt: new Date(Date.parse(view.createdAt) + HOUR / 2).toISOString() });
@@ -216,7 +203,7 @@ describeEachDialect('keys that expire', (dialect) => {
     const expiring = await createKey('--expires', soon);
     const kept = await wharf('key', 'rotate', String(expiring.view.id), '--json');
     expect(kept.code).toBe(0);
-    expect((JSON.parse(kept.out.join('\n')) as { replaces: KeyView }).replaces.expiresAt).toBe(soon);
+    expect((JSON.parse(kept.out.join('\n')) as { replaces: ApiKeyView }).replaces.expiresAt).toBe(soon);
   });
 
   it('key rotate refuses an unknown, revoked or expired key and a bad --grace with exit 1, changing nothing', async () => {

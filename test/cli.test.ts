@@ -13,6 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify as toYaml } from 'yaml';
 import { EXAMPLE_RATE_CARD } from '../src/demo.js';
 import { createRater, listRateCards } from '../src/modules/rating/rating.service.js';
+import type { ApiKeyView } from '../src/modules/tenants/tenants.schemas.js';
 
 /** The `wharf` command line, run in-process against a real database of each dialect. */
 
@@ -34,21 +35,6 @@ const VIEW_KEYS = [
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface KeyView {
-  id: number;
-  role: string;
-  company: string;
-  customers: string[];
-  facilities: string[];
-  userIds: number[];
-  label: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  rateLimit: number | null;
-  expiresAt: string | null;
-}
 
 describeEachDialect('wharf CLI', (dialect) => {
   let target: CliTarget;
@@ -74,11 +60,11 @@ describeEachDialect('wharf CLI', (dialect) => {
     return { company, customer, facility };
   }
 
-  async function createKey(...args: string[]): Promise<{ key: string; view: KeyView }> {
+  async function createKey(...args: string[]): Promise<{ key: string; view: ApiKeyView }> {
     const created = await wharf('key', 'create', ...args, '--json');
     expect(created.err).toEqual([]);
     expect(created.code).toBe(0);
-    const { key, ...view } = JSON.parse(created.out.join('\n')) as KeyView & { key: string };
+    const { key, ...view } = JSON.parse(created.out.join('\n')) as ApiKeyView & { key: string };
     return { key, view };
   }
 
@@ -341,7 +327,7 @@ describeEachDialect('wharf CLI', (dialect) => {
     expect(listed.code).toBe(0);
     expect(listed.err).toEqual([]);
     const text = listed.out.join('\n');
-    const views = JSON.parse(text) as KeyView[];
+    const views = JSON.parse(text) as ApiKeyView[];
     expect(Array.isArray(views)).toBe(true);
     expect(views).toHaveLength(await countKeys());
     for (const view of views) expect(Object.keys(view).sort()).toEqual([...VIEW_KEYS].sort());
@@ -354,7 +340,7 @@ describeEachDialect('wharf CLI', (dialect) => {
     expect(text).not.toMatch(/wk_/);
     expect(text).not.toMatch(/[0-9a-f]{64}/);
 
-    const ofCompany = JSON.parse((await wharf('key', 'list', '--json', '--company', company)).out.join('\n')) as KeyView[];
+    const ofCompany = JSON.parse((await wharf('key', 'list', '--json', '--company', company)).out.join('\n')) as ApiKeyView[];
     expect(ofCompany.map((v) => v.id)).toEqual(created.map((c) => c.view.id));
   });
 
@@ -391,7 +377,7 @@ describeEachDialect('wharf CLI', (dialect) => {
     expect(revokedAt).toMatch(ISO);
     expect(revoked.out[0]).toBe(`key #${view.id} revoked at ${revokedAt}`);
 
-    const listed = (JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as KeyView[]).find((v) => v.id === view.id);
+    const listed = (JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as ApiKeyView[]).find((v) => v.id === view.id);
     expect(listed?.revokedAt).toBe(revokedAt);
     expect(await tenants.authenticateApiKey(target.db, clock, key)).toBeUndefined();
 
@@ -399,7 +385,7 @@ describeEachDialect('wharf CLI', (dialect) => {
     const again = await wharf('key', 'revoke', String(view.id));
     expect(again.code).toBe(0);
     expect(again.out).toEqual([`key #${view.id} revoked at ${revokedAt}`]);
-    const listedAgain = (JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as KeyView[]).find((v) => v.id === view.id);
+    const listedAgain = (JSON.parse((await wharf('key', 'list', '--json')).out.join('\n')) as ApiKeyView[]).find((v) => v.id === view.id);
     expect(listedAgain?.revokedAt).toBe(revokedAt);
 
     const unknown = await wharf('key', 'revoke', '987654321');

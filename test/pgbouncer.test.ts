@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/dialects.js';
-import { freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } from './helpers/processes.js';
+import { expectGracefulStops, freePorts, runWharf, startWharf, waitReady, type Wharf } from './helpers/processes.js';
 import { createTenant, itKeepsTheInvariants, PROCESS_TEST_MS, type Tenant } from './helpers/two-processes.js';
 
 /**
@@ -178,15 +178,10 @@ describe.skipIf(!postgresEnabled || !PGBOUNCER)('two Wharf processes behind PgBo
 
   afterAll(async () => {
     try {
-      // Graceful shutdown through pgbouncer too: SIGTERM, in-flight work finishes, exit code 0.
-      const running = wharfs.filter((wharf) => !wharf.exited);
-      const exits = await Promise.all(running.map(stopWharf));
-      for (const [i, exit] of exits.entries()) {
-        expect(exit, `${running[i]!.name} on SIGTERM; its output:\n${running[i]!.output.join('')}`).toEqual({ code: 0, signal: null });
-      }
+      // Graceful shutdown through pgbouncer too.
+      await expectGracefulStops(wharfs);
     } finally {
       try {
-        for (const wharf of wharfs) if (!wharf.exited) wharf.child.kill('SIGKILL');
         if (bouncer && !bouncer.exited) {
           bouncer.child.kill('SIGTERM');
           await bouncer.exit;

@@ -8,7 +8,7 @@ import { quoteParcel, type Parcel } from '../src/modules/rating/engine.js';
 import { compileRateCard } from '../src/modules/rating/rate-card.compile.js';
 import { presentQuotation } from '../src/modules/rating/rating.present.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from './helpers/dialects.js';
-import { freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } from './helpers/processes.js';
+import { expectGracefulStops, freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } from './helpers/processes.js';
 import { createTenant, INVENTORY, itKeepsTheInvariants, post, PROCESS_TEST_MS, type Tenant } from './helpers/two-processes.js';
 
 /**
@@ -51,14 +51,8 @@ describe.skipIf(!postgresEnabled)('two Wharf processes on one PostgreSQL databas
 
   afterAll(async () => {
     try {
-      // Graceful shutdown: SIGTERM, in-flight work finishes, the pool closes, exit code 0.
-      const running = wharfs.filter((wharf) => !wharf.exited);
-      const exits = await Promise.all(running.map(stopWharf));
-      for (const [i, exit] of exits.entries()) {
-        expect(exit, `${running[i]!.name} on SIGTERM; its output:\n${running[i]!.output.join('')}`).toEqual({ code: 0, signal: null });
-      }
+      await expectGracefulStops(wharfs);
     } finally {
-      for (const wharf of wharfs) if (!wharf.exited) wharf.child.kill('SIGKILL');
       await database?.destroy();
       rmSync(workDir, { recursive: true, force: true });
     }

@@ -6,7 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 const execFileAsync = promisify(execFile);
 
@@ -93,6 +93,22 @@ export async function waitReady(wharf: Wharf): Promise<void> {
       // Not listening yet.
     }
     await pause(50);
+  }
+}
+
+/**
+ * Stops every process still running with SIGTERM and expects each to stop gracefully (in-flight
+ * work finished, the pool closed, exit code 0); kills any that does not, whatever happens.
+ */
+export async function expectGracefulStops(wharfs: Wharf[]): Promise<void> {
+  try {
+    const running = wharfs.filter((wharf) => !wharf.exited);
+    const exits = await Promise.all(running.map(stopWharf));
+    for (const [i, exit] of exits.entries()) {
+      expect(exit, `${running[i]!.name} on SIGTERM; its output:\n${running[i]!.output.join('')}`).toEqual({ code: 0, signal: null });
+    }
+  } finally {
+    for (const wharf of wharfs) if (!wharf.exited) wharf.child.kill('SIGKILL');
   }
 }
 
