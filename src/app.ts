@@ -12,6 +12,7 @@ import { commandContexts, type Settle } from './http/command-context.js';
 import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
+import { readJsonBodies } from './http/request-body.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -81,6 +82,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppO
 
   // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
   app.removeContentTypeParser('text/plain');
+  // Bodies Wharf cannot keep as sent are 400 (too deep, inexact numbers, NUL, lone surrogates).
+  readJsonBodies(app);
   // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
   app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
   app.setNotFoundHandler(replyRouteNotFound);
