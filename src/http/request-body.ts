@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import { dropBlankOptionalFields } from '../lib/blank-fields.js';
 import { inspectJson, MAX_JSON_DEPTH } from '../lib/json-values.js';
 import { invalid } from '../lib/refusal.js';
 import type { ValidationIssue } from '../lib/validation-messages.js';
@@ -9,8 +10,16 @@ import { rejectedBodyError } from './errors.js';
  * The parser is Fastify's own (prototype poisoning refused), followed by one walk of the parsed
  * value: a body nested deeper than 64 levels is refused at once, like malformed JSON (nothing may
  * serialize it, so it gets no ACK); numbers and texts that cannot be kept as sent are refused
- * with the schema's problems, as a rejected body (an import still gets its failure ACK).
+ * with the schema's problems, as a rejected body (an import still gets its failure ACK). On an
+ * import, blank optional fields are absent before the schema sees them.
  */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An import: `""` and white space are absent on every optional field (lib/blank-fields). */
+    blankMeansAbsent?: boolean;
+  }
+}
 
 /** What the walk of a parsed body found, for the preValidation hook of the same request. */
 const problemsOf = new WeakMap<FastifyRequest, ValidationIssue[]>();
@@ -34,8 +43,15 @@ export function readJsonBodies(app: FastifyInstance): void {
   app.addHook('preValidation', settleBody);
 }
 
-/** Refuses a body whose walk found problems, together with everything its schema finds wrong (all problems at once). */
+/**
+ * Drops an import's blank optional fields, then refuses a body whose walk found problems, together
+ * with everything its schema finds wrong (all problems at once).
+ */
 const settleBody: preValidationHookHandler = (request, _reply, done) => {
+  const schema = request.routeOptions.schema?.body;
+  if (request.routeOptions.config.blankMeansAbsent && schema && request.body !== undefined) {
+    dropBlankOptionalFields(schema, request.body);
+  }
   const problems = problemsOf.get(request);
   if (!problems) return done();
   const validate = request.getValidationFunction('body');

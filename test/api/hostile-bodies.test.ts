@@ -3,17 +3,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { createKey, createWorld, idsOf, orderBody, problems, receiptBody, uniqueId, type World } from '../helpers/factories.js';
+import { createKey, createWorld, facilityOf, idsOf, orderBody, problems, receiptBody, uniqueId, type World } from '../helpers/factories.js';
 import { failureInjection } from '../helpers/failures.js';
 import {
   ADJUST_QTY,
   ITEM_IMPORT,
+  ITEM_SEARCH,
+  ORDER_CANCEL,
   ORDER_ACK_SEARCH,
   ORDER_IMPORT,
   RECEIPT_ACK_SEARCH,
   RECEIPT_CONFIRM,
   RECEIPT_IMPORT,
   RECEIPT_RC_SEARCH,
+  THREEPL_RECEIPT,
 } from '../helpers/paths.js';
 
 /**
@@ -25,6 +28,7 @@ import {
 type Json = Record<string, unknown>;
 
 const RATE = `${RATE_PREFIX}/lastmile`;
+const RECEIPT_GET = `${THREEPL_RECEIPT}/get`;
 const TOO_DEEP = 'Request body is nested deeper than 64 levels';
 const NUL = 'must not contain a NUL character (\\u0000)';
 const SURROGATE = 'must not contain a lone surrogate (an unpaired \\uD800-\\uDFFF escape)';
@@ -73,6 +77,7 @@ describeEachDialect('Hostile bodies', (dialect) => {
   });
 
   const ids = () => idsOf(world.tenant);
+  const facility = () => facilityOf(world.tenant);
   const rate = (payload: string | Json) =>
     ctx().app.inject({
       method: 'POST',
@@ -196,6 +201,119 @@ describeEachDialect('Hostile bodies', (dialect) => {
           ].join('; '),
         ),
       );
+    });
+  });
+
+  describe('blank optional fields of an import', () => {
+    it('RN import: "" and white space are absent on every optional field, ActionCode, ReceivingPriority and Pallets included', async () => {
+      const poNo = uniqueId('PO');
+      const body = receiptBody({
+        tenant: world.tenant,
+        root: { TitleID: ' ' },
+        content: {
+          PONo: poNo,
+          ReceiptType: '',
+          ActionCode: '',
+          SupplierID: '  ',
+          ReferenceNo: '',
+          ScheduledDate: '',
+          ETD: ' ',
+          Title: '',
+          Items: [
+            {
+              ItemNumber: 'SKU-1',
+              ExpectedQty: '10',
+              UOM: 'EA',
+              POLineNo: '',
+              Pallets: '',
+              ReceivingPriority: '',
+              'Receiving Priority': ' ',
+              LotNo: '\t',
+              DynTxtPropertyValue01: '',
+            },
+          ],
+        },
+      });
+      const response = await ctx().post(RECEIPT_IMPORT, body, world.customer);
+      expect(response.statusCode, response.body).toBe(200);
+      const svcpoid = response.json().Receipt.SVCPOID;
+      expect(response.json()).toEqual({
+        Receipt: {
+          CustomerID: ids().CustomerID,
+          PONo: poNo,
+          ReferenceNo: [],
+          SVCPOID: svcpoid,
+          Status: 'Warning',
+          Error: 'Items not in the item master: SKU-1',
+        },
+      });
+      // Stored as if they had not been sent; a key the schema does not know is kept as it came.
+      const get = await ctx().post(RECEIPT_GET, { ...facility(), SVCPOID: svcpoid }, world.operator);
+      expect(get.json().Receipt).toMatchObject({
+        ReceiptType: 'Regular Receipt',
+        SupplierID: null,
+        ReferenceNo: null,
+        ScheduledDate: null,
+        TitleID: null,
+        Title: '',
+        Items: [{ ItemNumber: 'SKU-1', ExpectedQty: '10', UOM: 'EA', LineNo: 1, ReceivedQty: '0' }],
+      });
+      expect(Object.keys(get.json().Receipt.Items[0]).sort()).toEqual(['ExpectedQty', 'ItemNumber', 'LineNo', 'ReceivedQty', 'UOM']);
+      expect(get.json().Receipt).not.toHaveProperty('ActionCode');
+      expect(get.json().Receipt).not.toHaveProperty('ETD');
+    });
+
+    it('RN import: a blank required field is still refused, and a blank CarrierName is missing', async () => {
+      const poNo = uniqueId('PO');
+      const response = await ctx().post(
+        RECEIPT_IMPORT,
+        receiptBody({ tenant: world.tenant, content: { PONo: poNo, CarrierName: '   ', SCACCode: '', Status: '' } }),
+        world.customer,
+      );
+      expectRefused(response, 'ASNContent.CarrierName is required when SCACCode is empty', 'ASNContent.Status must be "Imported"');
+      expect((await acksOf(RECEIPT_ACK_SEARCH, { PONo: poNo })).map((record) => record.ACK.error)).toEqual([
+        'ASNContent.CarrierName is required when SCACCode is empty; ASNContent.Status must be "Imported"',
+      ]);
+      expectRefused(
+        await ctx().post(RECEIPT_IMPORT, receiptBody({ tenant: world.tenant, content: { PONo: '' } }), world.customer),
+        'ASNContent.PONo must not be empty',
+      );
+    });
+
+    it('DN import and cancel: blank optional fields are absent, at the root and in every nested object', async () => {
+      const referenceNo = uniqueId('SO');
+      const body = orderBody({
+        tenant: world.tenant,
+        content: {
+          ReferenceNo: referenceNo,
+          PONo: '',
+          ActionCode: '',
+          Status: ' ',
+          ShipNoLater: '',
+          ShippingInfo: { FreightTerm: '', ShipMethod: ' ', CarrierName: '' },
+          OrderNotes: { Note: '' },
+          Items: [{ ItemID: 'SKU-1', OrderedQty: '1', UOM: 'EA', LineNo: '', LotNo: '', GoodsType: ' ' }],
+        },
+      });
+      const response = await ctx().post(ORDER_IMPORT, body, world.customer);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().Order).toMatchObject({ PONo: [], ReferenceNo: referenceNo, Status: 'Warning' });
+      const cancel = await ctx().put(ORDER_CANCEL, { ...ids(), PONo: '  ', ReferenceNo: referenceNo, CancelNote: '' }, world.customer);
+      expect(cancel.statusCode, cancel.body).toBe(200);
+      expect(cancel.json().Order).toMatchObject({ ReferenceNo: referenceNo, Status: 'Success' });
+    });
+
+    it('item master import: a blank status is the default, a blank number is unset', async () => {
+      const response = await ctx().post(
+        ITEM_IMPORT,
+        { ...ids(), Items: [{ itemID: 'SKU-BLANK', status: '', BaseWeight: '', itemDescription: ' ', isBundle: '' }] },
+        world.customer,
+      );
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ Items: [{ itemID: 'SKU-BLANK', Status: 'Created' }] });
+      const search = await ctx().post(ITEM_SEARCH, { ...ids() }, world.customer);
+      const item = (search.json().results.data as Json[]).find((record) => record.itemID === 'SKU-BLANK');
+      expect(item).toMatchObject({ status: 'Active', BaseWeight: null, itemDescription: null, isBundle: null });
     });
   });
 

@@ -18,6 +18,7 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
         body: ItemImportRequestSchema,
         response: { 200: ItemImportResultSchema, ...errorResponses() },
       },
+      config: { blankMeansAbsent: true },
       preHandler: authorize(ROLES_OF.customer),
     },
     (request) => importItems(cx(request), request.body),

@@ -21,8 +21,6 @@ import type { OrderCancelRequest, OrderImportRequest, OrderImportResult } from '
 /** How an order import or cancel that fails validation is acknowledged. */
 export const REJECTED_ORDER: RejectedBodyRule = { documentType: 'DN', roles: ROLES_OF.customer, contentKey: 'POContent' };
 
-const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
-
 /** The document a request names, with whatever numbers it carries: what its ACK is about. */
 function ackedDocument(
   request: { CompanyID: string; CustomerID: string; FacilityID: string },
@@ -62,9 +60,9 @@ function answerOf(
 async function importProblems(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<string[]> {
   const problems: string[] = [];
   const { ShipNoLater: a, ShipNotLater: b } = request.POContent;
-  if (blankToNull(a) !== null && blankToNull(b) !== null) {
+  if (a != null && b != null) {
     const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
-    if (parseOrderDate(a!, zone) !== parseOrderDate(b!, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+    if (parseOrderDate(a, zone) !== parseOrderDate(b, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
   }
   const seen = new Map<number, number>();
   (request.POContent.Items ?? []).forEach((line, index) => {
@@ -120,7 +118,7 @@ async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.Ac
 
 async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<OrderImportResult> {
   const content = request.POContent;
-  const poNo = blankToNull(content.PONo);
+  const poNo = content.PONo ?? null;
   const referenceNo = content.ReferenceNo;
   const now = cx.clock.now();
   const keyId = cx.principal.keyId;
@@ -204,7 +202,7 @@ export function importOrder(cx: CommandContext, request: OrderImportRequest): Pr
   const content = request.POContent;
   return runCommand(cx, {
     run: (trx) => applyImport(trx, cx, request),
-    acknowledge: ackedDocument(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }),
+    acknowledge: ackedDocument(request, { poNo: content.PONo ?? null, referenceNo: content.ReferenceNo }),
   });
 }
 
@@ -214,7 +212,7 @@ export function importOrder(cx: CommandContext, request: OrderImportRequest): Pr
  * them; only an Imported order can be cancelled (409 otherwise).
  */
 export function cancelOrderByCustomer(cx: CommandContext, request: OrderCancelRequest): Promise<OrderImportResult> {
-  const poNo = blankToNull(request.PONo);
+  const poNo = request.PONo ?? null;
   const referenceNo = request.ReferenceNo ?? null;
   const document = ackedDocument(request, { poNo, referenceNo });
   return runCommand(cx, {
@@ -240,7 +238,7 @@ export function cancelOrderByCustomer(cx: CommandContext, request: OrderCancelRe
         );
       }
       const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
-      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
+      return cancelByCustomer(trx, matches[0]!, subject, request.CancelNote ?? null);
     },
     acknowledge: document,
   });

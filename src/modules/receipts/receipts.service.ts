@@ -36,8 +36,6 @@ function ackedDocument(
   };
 }
 
-const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
-
 /** The one problem of an import that the schema cannot see: its two priority keys disagreeing. */
 function importProblems(content: AsnContent): string[] {
   return (content.Items ?? []).flatMap((line, index) => {
@@ -113,7 +111,7 @@ async function cancelByCustomer(
 
 async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
-  const referenceNo = blankToNull(content.ReferenceNo);
+  const referenceNo = content.ReferenceNo ?? null;
   const now = cx.clock.now();
   const keyId = cx.principal.keyId;
   const subject: acks.AckSubject = { ...ackedDocument(request, { poNo: content.PONo, referenceNo }), keyId, at: now };
@@ -138,16 +136,16 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   if (live) requireMove(live, 'update');
 
   const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
-  const scheduled = blankToNull(content.ScheduledDate);
+  const scheduled = content.ScheduledDate ?? null;
   const header = {
     reference_no: referenceNo,
     status: 'Imported',
-    receipt_type: blankToNull(content.ReceiptType) ?? 'Regular Receipt',
-    supplier_id: blankToNull(content.SupplierID),
-    carrier_name: blankToNull(content.CarrierName),
-    scac_code: blankToNull(content.SCACCode),
-    bol_no: blankToNull(content.BOLNo),
-    container_no: blankToNull(content.ContainerNo),
+    receipt_type: content.ReceiptType ?? 'Regular Receipt',
+    supplier_id: content.SupplierID ?? null,
+    carrier_name: content.CarrierName ?? null,
+    scac_code: content.SCACCode ?? null,
+    bol_no: content.BOLNo ?? null,
+    container_no: content.ContainerNo ?? null,
     scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
     document: storedDocumentOf(request),
     updated_at: now,
@@ -203,7 +201,7 @@ export function importReceipt(cx: CommandContext, request: ReceiptImportRequest)
   const content = request.ASNContent;
   return runCommand(cx, {
     run: (trx) => applyImport(trx, cx, request),
-    acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: blankToNull(content.ReferenceNo) }),
+    acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: content.ReferenceNo ?? null }),
   });
 }
 
@@ -212,8 +210,8 @@ export function importReceipt(cx: CommandContext, request: ReceiptImportRequest)
  * matching PONo and/or ReferenceNo; only an Imported one can be cancelled (409 otherwise).
  */
 export function cancelReceipt(cx: CommandContext, request: ReceiptCancelRequest): Promise<ReceiptImportResult> {
-  const poNo = blankToNull(request.PONo);
-  const referenceNo = blankToNull(request.ReferenceNo);
+  const poNo = request.PONo ?? null;
+  const referenceNo = request.ReferenceNo ?? null;
   const document = ackedDocument(request, { poNo, referenceNo });
   return runCommand(cx, {
     run: async (trx) => {
@@ -231,7 +229,7 @@ export function cancelReceipt(cx: CommandContext, request: ReceiptCancelRequest)
       );
       if (matches.length === 0) throw notFound(`Not found receipt with ${poNo !== null ? `PONo ${poNo}` : `ReferenceNo ${referenceNo}`}`);
       const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
-      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
+      return cancelByCustomer(trx, matches[0]!, subject, request.CancelNote ?? null);
     },
     acknowledge: document,
   });
