@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/dialect.js';
 import { invalid, Refusal, type RefusalKind } from '../lib/refusal.js';
+import { explainFormatFailure } from './formats.js';
 import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
 
 /**
@@ -74,7 +75,7 @@ export function rejectedBodyError(issues: ValidationIssue[]): FastifyError {
 /** A body that failed its route's schema, as a refusal with every problem at once. */
 function validationRefusal(error: FastifyError): Refusal | undefined {
   if (!error.validation) return undefined;
-  return invalid(...formatValidationErrors(error.validation as ValidationIssue[], error.validationContext));
+  return invalid(...formatValidationErrors(error.validation as ValidationIssue[], error.validationContext, explainFormatFailure));
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   ORDER_CANCEL,
   ORDER_ACK_SEARCH,
   ORDER_IMPORT,
+  ORDER_SHIP,
   RECEIPT_ACK_SEARCH,
   RECEIPT_CONFIRM,
   RECEIPT_IMPORT,
@@ -314,6 +315,121 @@ describeEachDialect('Hostile bodies', (dialect) => {
       const search = await ctx().post(ITEM_SEARCH, { ...ids() }, world.customer);
       const item = (search.json().results.data as Json[]).find((record) => record.itemID === 'SKU-BLANK');
       expect(item).toMatchObject({ status: 'Active', BaseWeight: null, itemDescription: null, isBundle: null });
+    });
+  });
+
+  describe('local times', () => {
+    // The world's facilities are in Los Angeles, whose clocks skip 2:00 to 3:00 on 2026-03-08.
+    const GAP = 'does not exist in America/Los_Angeles: its clocks move forward from UTC-8 to UTC-7 on 2026-03-08 and skip it';
+    const HOUR_13 = 'has hour 13 with PM; with AM or PM the hour is 1 to 12';
+
+    it('RN import: a ScheduledDate or ETD in the DST gap is 400 naming the gap, with a failure ACK, and nothing is saved', async () => {
+      const before = await snapshot();
+      const poNo = uniqueId('PO');
+      const response = await ctx().post(
+        RECEIPT_IMPORT,
+        receiptBody({ tenant: world.tenant, content: { PONo: poNo, ScheduledDate: '3/8/2026 2:30:00 AM', ETD: '2026-03-08T02:00:00' } }),
+        world.customer,
+      );
+      const messages = [`ASNContent.ScheduledDate 3/8/2026 2:30:00 AM ${GAP}`, `ASNContent.ETD 2026-03-08T02:00:00 ${GAP}`];
+      expectRefused(response, ...messages);
+      expect(await snapshot()).toEqual(before);
+      expect((await acksOf(RECEIPT_ACK_SEARCH, { PONo: poNo })).map((record) => record.ACK)).toEqual([
+        { code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') },
+      ]);
+      // An hour later the clock exists again.
+      const after = await ctx().post(
+        RECEIPT_IMPORT,
+        receiptBody({ tenant: world.tenant, content: { PONo: poNo, ScheduledDate: '3/8/2026 3:00:00 AM' } }),
+        world.customer,
+      );
+      expect(after.statusCode, after.body).toBe(200);
+    });
+
+    it('RN and DN imports: an hour past 12 with AM/PM is 400 naming it, with the other problems and a failure ACK', async () => {
+      const poNo = uniqueId('PO');
+      const receipt = await ctx().post(
+        RECEIPT_IMPORT,
+        receiptBody({ tenant: world.tenant, content: { PONo: poNo, ScheduledDate: '3/8/2026 13:00:00 PM', ETD: '3/8/2026 0:30 AM' } }),
+        world.customer,
+      );
+      const messages = [`ASNContent.ScheduledDate ${HOUR_13}`, 'ASNContent.ETD has hour 0 with AM; with AM or PM the hour is 1 to 12'];
+      expectRefused(receipt, ...messages);
+      expect((await acksOf(RECEIPT_ACK_SEARCH, { PONo: poNo })).map((record) => record.ACK.error)).toEqual([messages.join('; ')]);
+      const order = await ctx().post(
+        ORDER_IMPORT,
+        orderBody({ tenant: world.tenant, content: { AppointmentTime: '3/8/2026 13:00 PM' } }),
+        world.customer,
+      );
+      expectRefused(order, `POContent.AppointmentTime ${HOUR_13}`);
+    });
+
+    it('DN import: every order date is checked against the gap', async () => {
+      const referenceNo = uniqueId('SO');
+      const response = await ctx().post(
+        ORDER_IMPORT,
+        orderBody({
+          tenant: world.tenant,
+          content: {
+            ReferenceNo: referenceNo,
+            ShipNotBefore: '20260308023000',
+            DeliveryRequestDate: '3/8/2026 2:59 AM',
+            ShipNoLater: '20260309000000',
+          },
+        }),
+        world.customer,
+      );
+      expectRefused(response, `POContent.ShipNotBefore 20260308023000 ${GAP}`, `POContent.DeliveryRequestDate 3/8/2026 2:59 AM ${GAP}`);
+      expect(await acksOf(ORDER_ACK_SEARCH, { ReferenceNo: referenceNo })).toHaveLength(1);
+    });
+
+    it('confirmations and searches: ReceivedDate, ShippedTime and CreatedWhenFrom/To in the gap are 400 and move nothing', async () => {
+      const svcpoid = (await ctx().post(RECEIPT_IMPORT, receiptBody({ tenant: world.tenant }), world.customer)).json().Receipt
+        .SVCPOID as string;
+      const before = await snapshot();
+      expectRefused(
+        await ctx().post(
+          RECEIPT_CONFIRM,
+          {
+            ...facility(),
+            SVCPOID: svcpoid,
+            ConfirmationNo: uniqueId('CN'),
+            ReceivedDate: '2026-03-08T02:30:00',
+            Items: [{ ItemNumber: 'SKU-1', ReceivedQuantity: '1', UOM: 'EA' }],
+          },
+          world.operator,
+        ),
+        `ReceivedDate 2026-03-08T02:30:00 ${GAP}`,
+      );
+      expect(await snapshot()).toEqual(before);
+      const order = (await ctx().post(ORDER_IMPORT, orderBody({ tenant: world.tenant }), world.customer)).json().Order.SVCPOID as string;
+      const afterOrder = await snapshot();
+      expectRefused(
+        await ctx().post(
+          ORDER_SHIP,
+          {
+            ...facility(),
+            SVCPOID: order,
+            ConfirmationNo: uniqueId('CN'),
+            ShippedTime: '2026-03-08T02:30:00.000',
+            Items: [{ ItemNumber: 'SKU-1', ShippedQty: '1', UOM: 'EA' }],
+          },
+          world.operator,
+        ),
+        `ShippedTime 2026-03-08T02:30:00.000 ${GAP}`,
+      );
+      expect(await snapshot()).toEqual(afterOrder);
+      expectRefused(
+        await ctx().post(
+          RECEIPT_ACK_SEARCH,
+          { ...ids(), CreatedWhenFrom: '2026-03-08T02:00', CreatedWhenTo: '2026-03-08T02:59:59' },
+          world.customer,
+        ),
+        `CreatedWhenFrom 2026-03-08T02:00 ${GAP}`,
+        `CreatedWhenTo 2026-03-08T02:59:59 ${GAP}`,
+      );
+      const search = await ctx().post(RECEIPT_ACK_SEARCH, { ...ids(), CreatedWhenFrom: '2026-03-08T03:00' }, world.customer);
+      expect([200, 404]).toContain(search.statusCode);
     });
   });
 

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { parseOrderDate } from '../../http/time.js';
+import { parseOrderDate, skippedTimeProblems } from '../../http/time.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
@@ -53,16 +53,28 @@ function answerOf(
   };
 }
 
+/** The order's date fields, each read in the facility's zone. */
+const ORDER_DATE_KEYS = [
+  'ShipNotBefore',
+  'ShipNoLater',
+  'ShipNotLater',
+  'ScheduledDate',
+  'AppointmentTime',
+  'DeliveryRequestDate',
+] as const;
+
 /**
- * What the schema cannot see: the two spellings of the latest ship date naming different times
- * (read in the facility's zone), and a LineNo given twice (shipments name lines by it).
+ * What the schema cannot see: a date that the facility's zone skips (a DST gap), the two spellings
+ * of the latest ship date naming different times, and a LineNo given twice (shipments name lines by it).
  */
 async function importProblems(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<string[]> {
-  const problems: string[] = [];
-  const { ShipNoLater: a, ShipNotLater: b } = request.POContent;
-  if (a != null && b != null) {
-    const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
-    if (parseOrderDate(a, zone) !== parseOrderDate(b, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+  const content = request.POContent;
+  const dates = Object.fromEntries(ORDER_DATE_KEYS.map((key) => [`POContent.${key}`, content[key]]));
+  const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
+  const problems = skippedTimeProblems('order-date', dates, zone);
+  const { ShipNoLater: a, ShipNotLater: b } = content;
+  if (a != null && b != null && parseOrderDate(a, zone) !== parseOrderDate(b, zone)) {
+    problems.push('POContent.ShipNoLater and ShipNotLater disagree');
   }
   const seen = new Map<number, number>();
   (request.POContent.Items ?? []).forEach((line, index) => {

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { parseScheduleDate } from '../../http/time.js';
+import { parseScheduleDate, skippedTimeProblems } from '../../http/time.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
@@ -125,7 +125,10 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   }
 
   const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
-  const problems = importProblems(content);
+  const problems = [
+    ...importProblems(content),
+    ...skippedTimeProblems('schedule-date', { 'ASNContent.ScheduledDate': content.ScheduledDate, 'ASNContent.ETD': content.ETD }, timeZone),
+  ];
   if (problems.length > 0) throw invalid(...problems);
   if (referenceNo !== null) {
     const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
