@@ -1,5 +1,8 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EDI_PREFIX } from '../../src/app.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
@@ -202,6 +205,95 @@ describeEachDialect('Hostile bodies', (dialect) => {
           ].join('; '),
         ),
       );
+    });
+  });
+
+  describe('slow clients', () => {
+    // Short limits, so that the test waits half a second; nothing below depends on how long anything takes.
+    const slow = useTestApp(dialect, { requestTimeoutMs: 500, headersTimeoutMs: 500, connectionsCheckingIntervalMs: 50 });
+    let port: number;
+    /** The slow app's own database, tenant and keys. */
+    let slowWorld: World;
+    let slowRater: string;
+
+    beforeAll(async () => {
+      const { app, database, clock } = slow();
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      port = (app.server.address() as AddressInfo).port;
+      slowWorld = await createWorld(database.db, clock);
+      slowRater = await createKey(database.db, clock, slowWorld.tenant, 'rater', { userIds: [1] });
+    });
+
+    /** What a raw connection that sends `text` and then nothing more reads, until the server closes it. */
+    const stall = (text: string) =>
+      new Promise<{ status: string; headers: string; body: unknown; closedBy: string }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(text));
+        let received = '';
+        let closedBy = 'server';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk) => (received += chunk));
+        socket.on('error', (error: NodeJS.ErrnoException) => (closedBy = `error ${error.code}`));
+        socket.on('close', () => {
+          const [head = '', ...rest] = received.split('\r\n\r\n');
+          const [status = '', ...headers] = head.split('\r\n');
+          resolve({ status, headers: headers.join('\n'), body: rest.length ? JSON.parse(rest.join('\r\n\r\n')) : undefined, closedBy });
+        });
+      });
+    const head = (path: string, key: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAuthorization: APIKey ${key}\r\nContent-Length: ${length}\r\n\r\n`;
+    const TIMED_OUT = 'Request timed out: its headers or its body did not arrive in time';
+
+    it('uses the configured limits, and leaves maxRequestsPerSocket unset', () => {
+      const server = slow().app.server;
+      expect({ request: server.requestTimeout, headers: server.headersTimeout, keepAlive: server.keepAliveTimeout }).toEqual({
+        request: 500,
+        headers: 500,
+        keepAlive: 72_000,
+      });
+      expect(server.maxRequestsPerSocket).toBeFalsy();
+    });
+
+    it('a stalled body gets 408 in the EDI error shape, and the connection is closed', { timeout: 30_000 }, async () => {
+      const answer = await stall(`${head(`${EDI_PREFIX}${RECEIPT_IMPORT}`, slowWorld.customer, 100)}{"CompanyID":`);
+      expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+      expect(answer.headers).toContain('Connection: close');
+      expect(answer.body).toEqual(problems(TIMED_OUT));
+      expect(answer.closedBy).toBe('server');
+      // The request's one log line says what its caller saw.
+      expect(slow().logs.filter((line) => line.msg === 'request' && line.statusCode === 408)).toEqual([
+        expect.objectContaining({ method: 'POST', url: `${EDI_PREFIX}${RECEIPT_IMPORT}`, keyId: expect.any(Number) }),
+      ]);
+    });
+
+    it('a stalled body on the rate engine gets 408 in its envelope', { timeout: 30_000 }, async () => {
+      const answer = await stall(`${head(RATE, slowRater, 100)}{"UserID":1,`);
+      expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+      expect(answer.body).toEqual(rateBadInput(TIMED_OUT));
+      expect(answer.closedBy).toBe('server');
+    });
+
+    it('stalled headers get 408 in the EDI shape and the connection is closed', { timeout: 30_000 }, async () => {
+      const answer = await stall(`POST ${EDI_PREFIX}${RECEIPT_IMPORT} HTTP/1.1\r\nHost: localhost\r\nContent-Type: appl`);
+      expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+      expect(answer.body).toEqual(problems(TIMED_OUT));
+      expect(answer.closedBy).toBe('server');
+    });
+
+    it('a request already answered (401) while its body stalls gets no second answer, and is closed too', { timeout: 30_000 }, async () => {
+      const answer = await stall(`${head(`${EDI_PREFIX}${RECEIPT_IMPORT}`, 'unknown-key', 100)}{"CompanyID":`);
+      expect(answer.status).toBe('HTTP/1.1 401 Unauthorized');
+      expect(answer.body).toEqual(problems('Unknown or revoked API key'));
+      expect(answer.closedBy).toBe('server');
+    });
+
+    it('a whole request on the same server is answered as usual, and nothing was logged as an error', async () => {
+      const response = await fetch(`http://127.0.0.1:${port}${EDI_PREFIX}${RECEIPT_IMPORT}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `APIKey ${slowWorld.customer}` },
+        body: JSON.stringify(receiptBody({ tenant: slowWorld.tenant })),
+      });
+      expect(response.status).toBe(200);
+      expect(slow().logs.filter((line) => (line.level as number) >= 50)).toEqual([]);
     });
   });
 
