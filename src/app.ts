@@ -8,10 +8,12 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
 import { commandContexts, markReplays, type Settle } from './http/command-context.js';
-import { createErrorHandler, logInternalError, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
+import { clientErrors } from './http/client-errors.js';
+import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests } from './http/rate-limit.js';
+import { readJsonBodies } from './http/request-body.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
@@ -30,6 +32,7 @@ import { fillBackorders } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { RATE_PREFIX, rateRoutes } from './modules/rating/rating.routes.js';
+import { failureEnvelope } from './modules/rating/rating.present.js';
 import { createRater } from './modules/rating/rating.service.js';
 import { shippingRoutes } from './modules/orders/shipping.routes.js';
 import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.js';
@@ -74,10 +77,19 @@ export interface AppOptions {
 
 /** Builds the whole HTTP application on an open database; the caller listens and closes. */
 export async function buildApp({ config, db, clock = systemClock, logger, onRoute }: AppOptions): Promise<App> {
+  // A request too slow or too broken to reach a route is answered in its operation's error shape.
+  const slowClients = clientErrors((url, _statusCode, message) =>
+    url?.startsWith(RATE_PREFIX) ? failureEnvelope('badInput', message) : [problem(message)],
+  );
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
+    // DESIGN §12: slow clients get 408 and lose their connection; maxRequestsPerSocket stays unset.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: config.connectionsCheckingIntervalMs },
+    clientErrorHandler: slowClients.handle,
     genReqId: requestIdOf,
     ajv: {
       customOptions: { ...ajvOptions, formats: dateTimeFormats },
@@ -85,8 +97,11 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (onRoute) app.addHook('onRoute', onRoute);
 
+  slowClients.track(app);
   // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
   app.removeContentTypeParser('text/plain');
+  // Bodies Wharf cannot keep as sent are 400 (too deep, inexact numbers, NUL, lone surrogates).
+  readJsonBodies(app);
   // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
   app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
   app.setNotFoundHandler(replyRouteNotFound);

@@ -38,6 +38,39 @@ const settings = {
       description: 'Largest request body in bytes; larger bodies get 413',
     }),
   },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    schema: Type.Integer({
+      minimum: 1,
+      default: 30_000,
+      description:
+        'How long a client may take to send a whole request (headers and body); a slower one gets 408 and its connection is closed',
+    }),
+  },
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT_MS',
+    schema: Type.Integer({
+      minimum: 1,
+      default: 10_000,
+      description: "How long a client may take to send a request's headers (408 and closed beyond); at most REQUEST_TIMEOUT_MS",
+    }),
+  },
+  keepAliveTimeoutMs: {
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    schema: Type.Integer({
+      minimum: 1,
+      default: 72_000,
+      description: 'How long an idle keep-alive connection stays open (longer than a load balancer keeps its own)',
+    }),
+  },
+  connectionsCheckingIntervalMs: {
+    env: 'CONNECTIONS_CHECKING_INTERVAL_MS',
+    schema: Type.Integer({
+      minimum: 1,
+      default: 2_000,
+      description: 'How often the server looks for requests past those timeouts (a late one is answered within this much more)',
+    }),
+  },
   sqliteSynchronous: {
     env: 'SQLITE_SYNCHRONOUS',
     schema: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], {
@@ -127,7 +160,13 @@ export function loadConfig(
     if (value !== undefined && value !== '') raw[name] = asInteger(settings[name].schema, value);
   }
   const converted = Value.Default(ConfigSchema, raw);
-  if (Value.Check(ConfigSchema, converted)) return converted;
+  if (Value.Check(ConfigSchema, converted)) {
+    // Node refuses to start a server whose headers may take longer than the whole request.
+    if (converted.headersTimeoutMs <= converted.requestTimeoutMs) return converted;
+    throw new ConfigError([
+      `HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS (got ${converted.headersTimeoutMs} and ${converted.requestTimeoutMs})`,
+    ]);
+  }
   const problems = [...Value.Errors(ConfigSchema, converted)].map((error) => {
     const name = error.path.slice(1) as SettingName;
     const label = settings[name] ? settings[name].env : name;

@@ -1,4 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { isStorableText } from '../lib/json-values.js';
 import type { MaybePromise } from '../lib/maybe-promise.js';
 import { forbidden, unauthenticated, unknownFacility } from '../lib/refusal.js';
 
@@ -107,7 +108,11 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     }
     if (companyId !== principal.companyId) throw forbidden(`CompanyID ${String(companyId)} is outside this API key's scope`);
     if (facilityId !== undefined) {
-      facility = typeof facilityId === 'string' ? await directory.findFacility(principal.companyId, facilityId) : undefined;
+      // A text that cannot be stored names no facility (and must not reach the database).
+      facility =
+        typeof facilityId === 'string' && isStorableText(facilityId)
+          ? await directory.findFacility(principal.companyId, facilityId)
+          : undefined;
       if (!facility) throw unknownFacility();
       if (principal.facilityIds.length > 0 && !principal.facilityIds.includes(facility.facilityId)) {
         throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
@@ -116,6 +121,7 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     if (customerId !== undefined) {
       const inScope =
         typeof customerId === 'string' &&
+        isStorableText(customerId) &&
         (principal.role === 'customer'
           ? principal.customerIds.includes(customerId)
           : await directory.customerExists(companyId, customerId));

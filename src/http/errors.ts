@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/dialect.js';
 import { invalid, Refusal, type RefusalKind } from '../lib/refusal.js';
+import { explainFormatFailure } from './formats.js';
 import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
 
 /**
@@ -58,10 +59,24 @@ const fastifyErrors: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Malformed JSON body' },
 };
 
+/**
+ * The error of a body refused before its schema ran (http/request-body: texts and numbers that
+ * cannot be kept), shaped as Fastify's own validation error so that it takes the same path: the
+ * rejected-body handler, and its failure ACK where one is due.
+ */
+export function rejectedBodyError(issues: ValidationIssue[]): FastifyError {
+  return Object.assign(new Error('The body cannot be kept as sent'), {
+    code: 'FST_ERR_VALIDATION',
+    statusCode: 400,
+    validation: issues as unknown as FastifyError['validation'],
+    validationContext: 'body' as const,
+  });
+}
+
 /** A body that failed its route's schema, as a refusal with every problem at once. */
 function validationRefusal(error: FastifyError): Refusal | undefined {
   if (!error.validation) return undefined;
-  return invalid(...formatValidationErrors(error.validation as ValidationIssue[], error.validationContext));
+  return invalid(...formatValidationErrors(error.validation as ValidationIssue[], error.validationContext, explainFormatFailure));
 }
 
 /**

@@ -61,6 +61,7 @@ const problemResponses = {
   401: { ...ProblemsSchema, description: 'Missing, malformed, unknown or revoked API key.' },
   403: { ...ProblemsSchema, description: "The key's role may not call this operation, or a body identifier is outside its scope." },
   404: { ...ErrorObjectSchema, description: 'The document or record was not found.' },
+  408: { ...ProblemsSchema, description: 'The request did not arrive in time (its headers or its body); the connection is closed.' },
   409: { ...ProblemsSchema, description: 'The move is not allowed in the current state, or a document number was reused.' },
   413: { ...ProblemsSchema, description: 'The body is larger than the configured limit.' },
   415: { ...ProblemsSchema, description: 'The body is not application/json.' },

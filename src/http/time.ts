@@ -1,4 +1,5 @@
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
+import { invalid } from '../lib/refusal.js';
 
 /**
  * The spec's time formats (DESIGN §6), read and written with Luxon in a facility's IANA zone.
@@ -18,7 +19,8 @@ export function formatWithOffset(epochMs: number, zone: string): string {
 /**
  * The instant a wall-clock time names in `zone`. A time that a DST change makes ambiguous (it
  * happens twice) takes the earlier instant, chosen explicitly: Luxon's own pick depends on the
- * offset in force today. A time that a DST change skips moves forward, as Luxon does.
+ * offset in force today. A time that a DST change skips moves forward, as Luxon does: what was
+ * stored before such times were refused (or read after a facility changed its zone) still shows.
  */
 function wallClockToInstant(wallClock: DateTime, zone: string): number {
   const local = DateTime.fromObject(wallClock.toObject(), { zone });
@@ -28,22 +30,79 @@ function wallClockToInstant(wallClock: DateTime, zone: string): number {
 /** An offset after the time part (a date's own `-05` is not an offset). */
 const OFFSET_SUFFIX = /T[\d:.,]+(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
-function parseWith(text: string, formats: string[], zone: string): number | undefined {
-  for (const format of formats) {
-    const wallClock = DateTime.fromFormat(text, format, { zone: 'utc' });
-    if (wallClock.isValid) return wallClockToInstant(wallClock, zone);
+/**
+ * What a date-time text says: a wall-clock time (read in UTC, so that no zone has touched it yet)
+ * and whether it names a time of day, or an instant when the text carries its own offset.
+ */
+type Reading = { wallClock: DateTime; timeOfDay: boolean } | { instant: number };
+
+/** The published `M/d/yyyy h:mm:ss AM` form, one or two digits each, with or without seconds. */
+const US_FORMATS = [
+  { format: 'M/d/yyyy h:mm:ss a', timeOfDay: true },
+  { format: 'M/d/yyyy h:mm a', timeOfDay: true },
+  { format: 'M/d/yyyy', timeOfDay: false },
+];
+
+/**
+ * Why a text in the published AM/PM form has no valid hour: Luxon reads `13:00:00 PM` as 1 PM and
+ * `0:30 PM` as 12:30 PM, so the hour is checked as written (a 12-hour clock runs from 1 to 12).
+ * Input is refused for it (http/formats.ts); reading stays lenient, for texts stored before.
+ */
+export function twelveHourProblem(text: string): string | undefined {
+  const written = /^(.+?)\s+([ap])m$/i.exec(text.trim());
+  if (!written) return undefined;
+  // Read without its AM/PM, the hour is the one written: Luxon's `h` with `a` would already have moved it.
+  const [, clock, meridiem] = written as unknown as [string, string, string];
+  for (const format of ['M/d/yyyy H:mm:ss', 'M/d/yyyy H:mm']) {
+    const hour = (DateTime.fromFormatExplain(clock.replace(/\s+/g, ' '), format).matches as { H?: number } | undefined)?.H;
+    if (hour !== undefined && (hour < 1 || hour > 12)) {
+      return `has hour ${hour} with ${meridiem.toUpperCase()}M; with AM or PM the hour is 1 to 12`;
+    }
   }
   return undefined;
 }
+
+function readFacilityLocal(text: string): Reading | undefined {
+  if (OFFSET_SUFFIX.test(text)) {
+    const instant = parseWithOffset(text);
+    return instant === undefined ? undefined : { instant };
+  }
+  const wallClock = DateTime.fromISO(text, { zone: 'utc' });
+  return wallClock.isValid ? { wallClock, timeOfDay: text.includes('T') } : undefined;
+}
+
+function readScheduleDate(text: string): Reading | undefined {
+  const normal = text.trim().replace(/\s+/g, ' ');
+  for (const { format, timeOfDay } of US_FORMATS) {
+    const wallClock = DateTime.fromFormat(normal, format, { zone: 'utc' });
+    if (wallClock.isValid) return { wallClock, timeOfDay };
+  }
+  return readFacilityLocal(text.trim());
+}
+
+function readOrderDate(text: string): Reading | undefined {
+  if (!/^\d{14}$/.test(text)) return readScheduleDate(text);
+  const wallClock = DateTime.fromFormat(text, 'yyyyMMddHHmmss', { zone: 'utc' });
+  return wallClock.isValid ? { wallClock, timeOfDay: true } : undefined;
+}
+
+/** The local date-time texts a facility's zone reads, by their JSON-schema format (http/formats.ts). */
+const READERS = {
+  'schedule-date': readScheduleDate,
+  'order-date': readOrderDate,
+  'local-date-time': readFacilityLocal,
+};
+export type LocalTimeFormat = keyof typeof READERS;
+
+const instantOf = (reading: Reading | undefined, zone: string) =>
+  reading === undefined ? undefined : 'instant' in reading ? reading.instant : wallClockToInstant(reading.wallClock, zone);
 
 /**
  * A facility-local ISO date-time (`2024-03-05T14:07:09.123`, milliseconds and seconds optional, or
  * a date alone) read in `zone`; one that carries its own offset keeps it. Undefined when invalid.
  */
 export function parseFacilityLocal(text: string, zone: string): number | undefined {
-  if (OFFSET_SUFFIX.test(text)) return parseWithOffset(text);
-  const wallClock = DateTime.fromISO(text, { zone: 'utc' });
-  return wallClock.isValid ? wallClockToInstant(wallClock, zone) : undefined;
+  return instantOf(readFacilityLocal(text), zone);
 }
 
 /** An ISO date-time that must carry its UTC offset (UpdatedWhenFrom/To). Undefined when invalid. */
@@ -53,17 +112,49 @@ export function parseWithOffset(text: string): number | undefined {
   return parsed.isValid ? parsed.toMillis() : undefined;
 }
 
-/** The published `M/d/yyyy h:mm:ss AM` form, one or two digits each, with or without seconds. */
-const US_FORMATS = ['M/d/yyyy h:mm:ss a', 'M/d/yyyy h:mm a', 'M/d/yyyy'];
-
 /** ScheduledDate / ETD: the published US form or ISO, read in the facility's zone. */
 export function parseScheduleDate(text: string, zone: string): number | undefined {
-  return parseWith(text.trim().replace(/\s+/g, ' '), US_FORMATS, zone) ?? parseFacilityLocal(text.trim(), zone);
+  return instantOf(readScheduleDate(text), zone);
 }
 
 /** Outbound order dates also come as `yyyyMMddHHmmss`. */
 export function parseOrderDate(text: string, zone: string): number | undefined {
-  return /^\d{14}$/.test(text) ? parseWith(text, ['yyyyMMddHHmmss'], zone) : parseScheduleDate(text, zone);
+  return instantOf(readOrderDate(text), zone);
+}
+
+/**
+ * Why a valid local time names no instant in `zone`: a DST change skips it (2:30 AM on the day
+ * Los Angeles moves from UTC-8 to UTC-7). Undefined for every other text, a date alone included
+ * (a day's first instant exists even where midnight is skipped).
+ */
+export function skippedTimeProblem(format: LocalTimeFormat, text: string, zone: string): string | undefined {
+  const reading = READERS[format](text);
+  if (reading === undefined || 'instant' in reading || !reading.timeOfDay) return undefined;
+  const { wallClock } = reading;
+  const local = DateTime.fromObject(wallClock.toObject(), { zone });
+  const shown = "yyyy-MM-dd'T'HH:mm:ss.SSS";
+  if (local.toFormat(shown) === wallClock.toFormat(shown)) return undefined;
+  // Read at the offset in force after the change, the wall clock falls before it: the offset there is the one before.
+  const before = DateTime.fromObject(wallClock.toObject(), { zone: FixedOffsetZone.instance(local.offset) }).setZone(zone).offset;
+  const name = (offset: number) => FixedOffsetZone.instance(offset).name;
+  return `${text} does not exist in ${zone}: its clocks move forward from ${name(before)} to ${name(local.offset)} on ${wallClock.toISODate()} and skip it`;
+}
+
+/**
+ * One problem per field whose local time `zone` skips, each naming the field: for a service to
+ * refuse with everything else it found (the formats have already refused unreadable texts).
+ */
+export function skippedTimeProblems(format: LocalTimeFormat, fields: Record<string, string | null | undefined>, zone: string): string[] {
+  return Object.entries(fields).flatMap(([field, text]) => {
+    const problem = typeof text === 'string' && text !== '' ? skippedTimeProblem(format, text, zone) : undefined;
+    return problem ? [`${field} ${problem}`] : [];
+  });
+}
+
+/** Refuses (400) the fields whose local time `zone` skips, each named; see {@link skippedTimeProblems}. */
+export function refuseSkippedTimes(format: LocalTimeFormat, fields: Record<string, string | null | undefined>, zone: string): void {
+  const problems = skippedTimeProblems(format, fields, zone);
+  if (problems.length > 0) throw invalid(...problems);
 }
 
 /** A time window of a search; bounds are inclusive epoch milliseconds, absent when not given. */
@@ -76,9 +167,11 @@ const given = (text: string | null | undefined): text is string => text !== unde
 
 /**
  * CreatedWhenFrom/To read in the facility's zone. The route schema's `local-date-time` format has
- * already refused unreadable bounds, together with the body's other problems.
+ * already refused unreadable bounds, together with the body's other problems; a bound the zone
+ * skips (a DST gap) is refused here.
  */
 export function localWindow(from: string | null | undefined, to: string | null | undefined, zone: string): TimeWindow {
+  refuseSkippedTimes('local-date-time', { CreatedWhenFrom: from, CreatedWhenTo: to }, zone);
   return { from: given(from) ? parseFacilityLocal(from, zone) : undefined, to: given(to) ? parseFacilityLocal(to, zone) : undefined };
 }
 

@@ -8,7 +8,15 @@ export interface ValidationIssue {
   params: Record<string, unknown>;
   message?: string;
   parentSchema?: { 'x-message'?: string; enum?: unknown[] };
+  /** The value that failed (Ajv's `verbose`). */
+  data?: unknown;
 }
+
+/**
+ * Says why a value fails a named format, when the field's own message would not (an AM/PM hour
+ * past 12 in a date-time); undefined to keep that message. Formats belong to the caller.
+ */
+export type FormatExplainer = (format: string, value: unknown) => string | undefined;
 
 /** At most this many problems are reported for one body. */
 export const MAX_PROBLEMS = 100;
@@ -37,7 +45,7 @@ export function fieldPath(instancePath: string, child?: string): string {
   return path;
 }
 
-function describe(issue: ValidationIssue, context: string | undefined): string {
+function describe(issue: ValidationIssue, context: string | undefined, explainFormat?: FormatExplainer): string {
   const path = fieldPath(issue.instancePath);
   const subject = path || (context === 'body' || !context ? 'Request body' : context);
   const custom = issue.parentSchema?.['x-message'];
@@ -77,7 +85,7 @@ function describe(issue: ValidationIssue, context: string | undefined): string {
     case 'pattern':
       return `${subject} ${custom ?? 'has an invalid format'}`;
     case 'format':
-      return `${subject} ${custom ?? `must be a valid ${p.format}`}`;
+      return `${subject} ${explainFormat?.(String(p.format), issue.data) ?? custom ?? `must be a valid ${p.format}`}`;
     case 'additionalProperties':
       return `${fieldPath(issue.instancePath, String(p.additionalProperty))} is not allowed`;
     case 'anyOf':
@@ -92,7 +100,7 @@ function describe(issue: ValidationIssue, context: string | undefined): string {
  * One message per problem, in the order Ajv found them. Where a union (anyOf) fails, the failures
  * of its branches are folded into one message for the union's field.
  */
-export function formatValidationErrors(issues: ValidationIssue[], context?: string): string[] {
+export function formatValidationErrors(issues: ValidationIssue[], context?: string, explainFormat?: FormatExplainer): string[] {
   const unionPaths = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
   const insideFailedUnion = (issue: ValidationIssue) =>
     unionPaths.some(
@@ -104,7 +112,7 @@ export function formatValidationErrors(issues: ValidationIssue[], context?: stri
   const messages: string[] = [];
   for (const issue of issues) {
     if (insideFailedUnion(issue)) continue;
-    const message = describe(issue, context);
+    const message = describe(issue, context, explainFormat);
     if (message && !messages.includes(message)) messages.push(message);
     if (messages.length === MAX_PROBLEMS) break;
   }

@@ -393,6 +393,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
         'Items[8].ItemNumber must not be empty',
         'Items[8].LotNo must be at most 50 characters',
         `Items[8].Qty ${decimal}`,
+        'Items[8].Qty must be between -9007199254740991 and 9007199254740991 (2^53 - 1)',
       ),
     );
 

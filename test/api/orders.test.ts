@@ -880,6 +880,7 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
       'POContent.Items[3].LotNo must be at most 50 characters',
       `POContent.Items[3].OrderedQty ${quantity}`,
       `POContent.Items[4].OrderedQty ${quantity}`,
+      'POContent.Items[3].OrderedQty must be between -9007199254740991 and 9007199254740991 (2^53 - 1)',
     ];
     expect(response.json()).toEqual(problems(...messages));
     // The ACK carries the PONo, which passed its checks, and no ReferenceNo (there was none).

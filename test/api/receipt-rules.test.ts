@@ -505,7 +505,7 @@ describeEachDialect('receipt rules', (dialect) => {
       'ReceiptType not in the list',
       (p) => body(p, { ReceiptType: 'Gift' }),
       [
-        'ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly, ""',
+        'ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly',
       ],
       { poNo: true },
     ],

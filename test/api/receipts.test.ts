@@ -114,7 +114,7 @@ describeEachDialect('RN import and ACKs', (dialect) => {
     expect(response.json()).toEqual(
       problems(
         'ASNContent.CarrierName is required when SCACCode is empty',
-        'ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly, ""',
+        'ASNContent.ReceiptType must be one of: Regular Receipt, Title Transfer Receipt, Migo Transfer Receipt, Sales Return, Transload, Assembly',
         'ASNContent.Items[0].ExpectedQty must be a positive decimal with at most 11 integer and 4 fractional digits',
         'ASNContent.Items[0].Pallets must be a decimal(5,2): at most 3 integer and 2 fractional digits',
         'ASNContent.Items[0].UOM must be one of: EA, CS',

@@ -21,6 +21,10 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       logLevel: 'info',
       bodyLimit: 5 * 1024 * 1024,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 72_000,
+      connectionsCheckingIntervalMs: 2_000,
       sqliteSynchronous: 'FULL',
       only: 'all',
       rateLimitEdi: 600,
@@ -38,6 +42,10 @@ describe('loadConfig', () => {
         HOST: '0.0.0.0',
         LOG_LEVEL: 'warn',
         BODY_LIMIT: '2048',
+        REQUEST_TIMEOUT_MS: '20000',
+        HEADERS_TIMEOUT_MS: '5000',
+        KEEP_ALIVE_TIMEOUT_MS: '65000',
+        CONNECTIONS_CHECKING_INTERVAL_MS: '1000',
         SQLITE_SYNCHRONOUS: 'NORMAL',
         WHARF_ONLY: 'rate',
         RATE_LIMIT_EDI: '0',
@@ -51,6 +59,10 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       logLevel: 'warn',
       bodyLimit: 2048,
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 65_000,
+      connectionsCheckingIntervalMs: 1_000,
       sqliteSynchronous: 'NORMAL',
       only: 'rate',
       rateLimitEdi: 0,
@@ -103,6 +115,9 @@ describe('loadConfig', () => {
     ['WHARF_ONLY', 'everything'],
     ['RATE_LIMIT_EDI', '-1'],
     ['RATE_LIMIT_RATE', 'many'],
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['HEADERS_TIMEOUT_MS', 'soon'],
+    ['CONNECTIONS_CHECKING_INTERVAL_MS', '-5'],
   ])('refuses %s=%s with a ConfigError naming the variable', (variable, value) => {
     const error = configError(() => loadConfig({}, { [variable]: value }));
     expect(error.message).toContain(variable);
@@ -117,6 +132,16 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '4096.7'],
   ])('refuses %s=%s, which is not a whole number, instead of truncating it', (variable, value) => {
     expect(configError(() => loadConfig({}, { [variable]: value })).message).toContain(variable);
+  });
+
+  it('refuses headers that may take longer than the whole request, which Node would refuse at start', () => {
+    expect(configError(() => loadConfig({}, { REQUEST_TIMEOUT_MS: '5000' })).problems).toEqual([
+      'HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS (got 10000 and 5000)',
+    ]);
+    expect(loadConfig({}, { REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' })).toMatchObject({
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 5000,
+    });
   });
 
   it('never reads PORT=1e3 as port 1', () => {
@@ -144,6 +169,10 @@ describe('loadConfig', () => {
       'HOST',
       'LOG_LEVEL',
       'BODY_LIMIT',
+      'REQUEST_TIMEOUT_MS',
+      'HEADERS_TIMEOUT_MS',
+      'KEEP_ALIVE_TIMEOUT_MS',
+      'CONNECTIONS_CHECKING_INTERVAL_MS',
       'SQLITE_SYNCHRONOUS',
       'WHARF_ONLY',
       'RATE_LIMIT_EDI',

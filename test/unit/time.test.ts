@@ -6,7 +6,11 @@ import {
   parseOrderDate,
   parseScheduleDate,
   parseWithOffset,
+  skippedTimeProblem,
+  skippedTimeProblems,
+  twelveHourProblem,
 } from '../../src/http/time.js';
+import { dateTimeFormats } from '../../src/http/formats.js';
 
 const LA = 'America/Los_Angeles';
 const at = (iso: string) => Date.parse(iso);
@@ -56,5 +60,54 @@ describe('facility time formats', () => {
     expect(parseOrderDate('20240305140709', LA)).toBe(at('2024-03-05T22:07:09.000Z'));
     expect(parseOrderDate('3/5/2024 2:07:09 PM', LA)).toBe(at('2024-03-05T22:07:09.000Z'));
     expect(parseOrderDate('20241305140709', LA)).toBeUndefined();
+  });
+});
+
+describe('times a DST change skips', () => {
+  const gap = 'does not exist in America/Los_Angeles: its clocks move forward from UTC-8 to UTC-7 on 2026-03-08 and skip it';
+
+  it('names the zone, the day and the offsets of the gap, in every local form', () => {
+    expect(skippedTimeProblem('schedule-date', '3/8/2026 2:30:00 AM', LA)).toBe(`3/8/2026 2:30:00 AM ${gap}`);
+    expect(skippedTimeProblem('schedule-date', '2026-03-08T02:00', LA)).toBe(`2026-03-08T02:00 ${gap}`);
+    expect(skippedTimeProblem('order-date', '20260308025959', LA)).toBe(`20260308025959 ${gap}`);
+    expect(skippedTimeProblem('local-date-time', '2026-03-08T02:59:59.999', LA)).toBe(`2026-03-08T02:59:59.999 ${gap}`);
+    // Half-hour offsets and gaps: Lord Howe moves from +10:30 to +11:00 at 2:00 on the first Sunday of October.
+    expect(skippedTimeProblem('local-date-time', '2026-10-04T02:15:00', 'Australia/Lord_Howe')).toBe(
+      '2026-10-04T02:15:00 does not exist in Australia/Lord_Howe: its clocks move forward from UTC+10:30 to UTC+11 on 2026-10-04 and skip it',
+    );
+  });
+
+  it('passes the edges of the gap, repeated times, dates alone and texts with their own offset', () => {
+    expect(skippedTimeProblem('local-date-time', '2026-03-08T01:59:59.999', LA)).toBeUndefined();
+    expect(skippedTimeProblem('local-date-time', '2026-03-08T03:00:00', LA)).toBeUndefined();
+    expect(skippedTimeProblem('schedule-date', '11/1/2026 1:30:00 AM', LA)).toBeUndefined();
+    expect(skippedTimeProblem('local-date-time', '2026-03-08T02:30:00-08:00', LA)).toBeUndefined();
+    // Santiago skips midnight: the day still has a first instant.
+    expect(skippedTimeProblem('local-date-time', '2026-09-06', 'America/Santiago')).toBeUndefined();
+    expect(skippedTimeProblem('local-date-time', '2026-09-06T00:30', 'America/Santiago')).toMatch(/^2026-09-06T00:30 does not exist/);
+    expect(skippedTimeProblem('schedule-date', 'not a date', LA)).toBeUndefined();
+  });
+
+  it('names each field that falls in a gap, skipping absent ones', () => {
+    expect(
+      skippedTimeProblems('order-date', { 'POContent.ShipNotBefore': '20260308023000', 'POContent.ScheduledDate': null, Other: '' }, LA),
+    ).toEqual([`POContent.ShipNotBefore 20260308023000 ${gap}`]);
+  });
+});
+
+describe('AM/PM hours', () => {
+  it('names an hour past 12 (or 0) with AM or PM, which Luxon would read as another time', () => {
+    expect(twelveHourProblem('3/8/2026 13:00:00 PM')).toBe('has hour 13 with PM; with AM or PM the hour is 1 to 12');
+    expect(twelveHourProblem('3/8/2026 0:30 PM')).toBe('has hour 0 with PM; with AM or PM the hour is 1 to 12');
+    expect(twelveHourProblem('3/8/2026  00:30:00   am')).toBe('has hour 0 with AM; with AM or PM the hour is 1 to 12');
+    expect(twelveHourProblem('3/8/2026 12:00:00 AM')).toBeUndefined();
+    expect(twelveHourProblem('2026-03-08T13:00:00')).toBeUndefined();
+  });
+
+  it('the schedule and order date formats refuse them; the readers stay lenient for texts stored before', () => {
+    expect(dateTimeFormats['schedule-date']('3/8/2026 13:00:00 PM')).toBe(false);
+    expect(dateTimeFormats['order-date']('3/8/2026 13:00 PM')).toBe(false);
+    expect(dateTimeFormats['schedule-date']('3/8/2026 1:00:00 PM')).toBe(true);
+    expect(parseScheduleDate('3/8/2026 13:00:00 PM', 'UTC')).toBe(at('2026-03-08T13:00:00.000Z'));
   });
 });

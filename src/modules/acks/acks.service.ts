@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow } from '../../http/time.js';
+import { isStorableText } from '../../lib/json-values.js';
 import { notFound } from '../../lib/refusal.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
@@ -72,9 +73,9 @@ export async function recordFailure(trx: Trx, subject: AckSubject, messages: rea
   });
 }
 
-/** A text the failure ACK can carry: one that passed its own type and length checks, else null. */
+/** A text the failure ACK can carry: one that passed its own type and length checks and can be stored, else null. */
 function textWithin(value: unknown, maxLength: number): string | null {
-  return typeof value === 'string' && value.length > 0 && value.length <= maxLength ? value : null;
+  return typeof value === 'string' && value.length > 0 && value.length <= maxLength && isStorableText(value) ? value : null;
 }
 
 /** A ReferenceNo the failure ACK can carry; an order's may be a whole number (spec 2.9). */

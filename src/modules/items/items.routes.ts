@@ -18,7 +18,7 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
         body: ItemImportRequestSchema,
         response: { 200: ItemImportResultSchema, ...errorResponses() },
       },
-      config: { document: { type: 'item', action: 'import' } },
+      config: { blankMeansAbsent: true, document: { type: 'item', action: 'import' } },
       preHandler: authorize(ROLES_OF.customer),
     },
     (request) => importItems(cx(request), request.body),

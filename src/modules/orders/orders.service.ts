@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { parseOrderDate } from '../../http/time.js';
+import { parseOrderDate, skippedTimeProblems } from '../../http/time.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
@@ -20,8 +20,6 @@ import type { OrderCancelRequest, OrderImportRequest, OrderImportResult } from '
 
 /** How an order import or cancel that fails validation is acknowledged. */
 export const REJECTED_ORDER: RejectedBodyRule = { documentType: 'DN', roles: ROLES_OF.customer, contentKey: 'POContent' };
-
-const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
 
 /** The document a request names, with whatever numbers it carries: what its ACK is about. */
 function ackedDocument(
@@ -55,16 +53,28 @@ function answerOf(
   };
 }
 
+/** The order's date fields, each read in the facility's zone. */
+const ORDER_DATE_KEYS = [
+  'ShipNotBefore',
+  'ShipNoLater',
+  'ShipNotLater',
+  'ScheduledDate',
+  'AppointmentTime',
+  'DeliveryRequestDate',
+] as const;
+
 /**
- * What the schema cannot see: the two spellings of the latest ship date naming different times
- * (read in the facility's zone), and a LineNo given twice (shipments name lines by it).
+ * What the schema cannot see: a date that the facility's zone skips (a DST gap), the two spellings
+ * of the latest ship date naming different times, and a LineNo given twice (shipments name lines by it).
  */
 async function importProblems(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<string[]> {
-  const problems: string[] = [];
-  const { ShipNoLater: a, ShipNotLater: b } = request.POContent;
-  if (blankToNull(a) !== null && blankToNull(b) !== null) {
-    const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
-    if (parseOrderDate(a!, zone) !== parseOrderDate(b!, zone)) problems.push('POContent.ShipNoLater and ShipNotLater disagree');
+  const content = request.POContent;
+  const dates = Object.fromEntries(ORDER_DATE_KEYS.map((key) => [`POContent.${key}`, content[key]]));
+  const zone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
+  const problems = skippedTimeProblems('order-date', dates, zone);
+  const { ShipNoLater: a, ShipNotLater: b } = content;
+  if (a != null && b != null && parseOrderDate(a, zone) !== parseOrderDate(b, zone)) {
+    problems.push('POContent.ShipNoLater and ShipNotLater disagree');
   }
   const seen = new Map<number, number>();
   (request.POContent.Items ?? []).forEach((line, index) => {
@@ -120,7 +130,7 @@ async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.Ac
 
 async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportRequest): Promise<OrderImportResult> {
   const content = request.POContent;
-  const poNo = blankToNull(content.PONo);
+  const poNo = content.PONo ?? null;
   const referenceNo = content.ReferenceNo;
   const now = cx.clock.now();
   const keyId = cx.principal.keyId;
@@ -205,7 +215,7 @@ export function importOrder(cx: CommandContext, request: OrderImportRequest): Pr
   const content = request.POContent;
   return runCommand(cx, {
     run: (trx) => applyImport(trx, cx, request),
-    acknowledge: ackedDocument(request, { poNo: blankToNull(content.PONo), referenceNo: content.ReferenceNo }),
+    acknowledge: ackedDocument(request, { poNo: content.PONo ?? null, referenceNo: content.ReferenceNo }),
   });
 }
 
@@ -215,7 +225,7 @@ export function importOrder(cx: CommandContext, request: OrderImportRequest): Pr
  * them; only an Imported order can be cancelled (409 otherwise).
  */
 export function cancelOrderByCustomer(cx: CommandContext, request: OrderCancelRequest): Promise<OrderImportResult> {
-  const poNo = blankToNull(request.PONo);
+  const poNo = request.PONo ?? null;
   const referenceNo = request.ReferenceNo ?? null;
   const document = ackedDocument(request, { poNo, referenceNo });
   return runCommand(cx, {
@@ -241,7 +251,7 @@ export function cancelOrderByCustomer(cx: CommandContext, request: OrderCancelRe
         );
       }
       const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
-      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
+      return cancelByCustomer(trx, matches[0]!, subject, request.CancelNote ?? null);
     },
     acknowledge: document,
   });

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
-import { offsetWindow, parseFacilityLocal } from '../../http/time.js';
+import { offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http/time.js';
 import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, notFound } from '../../lib/refusal.js';
 import { replayApplied, runCommand } from '../commands/commands.service.js';
@@ -215,6 +215,8 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
   const { principal, identity } = cx;
   return runCommand(cx, {
     run: async (trx) => {
+      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
+      refuseSkippedTimes('local-date-time', { ShippedTime: request.ShippedTime }, timeZone);
       const order = await requireOrder(trx, request, { lock: true });
       const key = keyOf(order);
       const earlier = await repo.findConfirmation(trx, { ...key, confirmationNo: request.ConfirmationNo });
@@ -226,7 +228,6 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
         );
       }
       requireMove(order, 'ship');
-      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
       const now = cx.clock.now();
       const shippedAt = request.ShippedTime ? parseFacilityLocal(request.ShippedTime, timeZone)! : now;
 

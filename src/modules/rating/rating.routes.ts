@@ -41,6 +41,7 @@ const errorResponses = {
   400: envelopeErrors('Bad input: Status false, ErrorSeverity 2, ErrorSource RateEngine.Validation, ErrorMsg naming the field.'),
   401: envelopeErrors('No, malformed, unknown or revoked key: ErrorSeverity 4, RateEngine.Auth.'),
   403: envelopeErrors('A role or UserID the key may not use: ErrorSeverity 4, RateEngine.Auth.'),
+  408: envelopeErrors('The request did not arrive in time (its headers or its body): ErrorSeverity 2; the connection is closed.'),
   413: envelopeErrors('The body is larger than the limit: ErrorSeverity 2.'),
   415: envelopeErrors('The body is not application/json: ErrorSeverity 2.'),
   429: envelopeErrors("Too many requests for the key's limit a minute: ErrorSeverity 4, RateEngine.RateLimit; Retry-After says when."),

@@ -32,7 +32,7 @@ const ReceivingPriority = Type.Union([Type.String({ pattern: '^(100|[1-9][0-9]?)
 
 export const ReceiptLineSchema = Type.Object({
   POLineNo: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Literal(''), Type.Null()], {
+    Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()], {
       'x-message': 'must be a whole number',
       description: 'Line sequence number; returned on the RC. May be empty.',
     }),
@@ -97,7 +97,7 @@ const asnConditions = {
 
 export const AsnContentSchema = Type.Object(
   {
-    ReceiptType: Type.Optional(Nullable(StringEnum([...RECEIPT_TYPES, ''], { description: 'Default Regular Receipt.' }))),
+    ReceiptType: Type.Optional(Nullable(StringEnum(RECEIPT_TYPES, { description: 'Default Regular Receipt.' }))),
     SupplierID: OptionalText(15),
     PONo: Type.String({ minLength: 1, maxLength: 50, description: 'Inbound purchase order number.' }),
     ReferenceNo: OptionalText(50, 'Unique among the customer’s live receipts.'),

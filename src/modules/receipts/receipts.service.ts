@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { parseScheduleDate } from '../../http/time.js';
+import { parseScheduleDate, skippedTimeProblems } from '../../http/time.js';
 import { tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
@@ -35,8 +35,6 @@ function ackedDocument(
     referenceNo: numbers.referenceNo,
   };
 }
-
-const blankToNull = (value: string | null | undefined) => (value === undefined || value === null || value === '' ? null : value);
 
 /** The one problem of an import that the schema cannot see: its two priority keys disagreeing. */
 function importProblems(content: AsnContent): string[] {
@@ -113,7 +111,7 @@ async function cancelByCustomer(
 
 async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
-  const referenceNo = blankToNull(content.ReferenceNo);
+  const referenceNo = content.ReferenceNo ?? null;
   const now = cx.clock.now();
   const keyId = cx.principal.keyId;
   const subject: acks.AckSubject = { ...ackedDocument(request, { poNo: content.PONo, referenceNo }), keyId, at: now };
@@ -127,7 +125,10 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   }
 
   const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
-  const problems = importProblems(content);
+  const problems = [
+    ...importProblems(content),
+    ...skippedTimeProblems('schedule-date', { 'ASNContent.ScheduledDate': content.ScheduledDate, 'ASNContent.ETD': content.ETD }, timeZone),
+  ];
   if (problems.length > 0) throw invalid(...problems);
   if (referenceNo !== null) {
     const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
@@ -143,16 +144,16 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   if (live) requireMove(live, 'update');
 
   const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
-  const scheduled = blankToNull(content.ScheduledDate);
+  const scheduled = content.ScheduledDate ?? null;
   const header = {
     reference_no: referenceNo,
     status: 'Imported',
-    receipt_type: blankToNull(content.ReceiptType) ?? 'Regular Receipt',
-    supplier_id: blankToNull(content.SupplierID),
-    carrier_name: blankToNull(content.CarrierName),
-    scac_code: blankToNull(content.SCACCode),
-    bol_no: blankToNull(content.BOLNo),
-    container_no: blankToNull(content.ContainerNo),
+    receipt_type: content.ReceiptType ?? 'Regular Receipt',
+    supplier_id: content.SupplierID ?? null,
+    carrier_name: content.CarrierName ?? null,
+    scac_code: content.SCACCode ?? null,
+    bol_no: content.BOLNo ?? null,
+    container_no: content.ContainerNo ?? null,
     scheduled_at: scheduled === null ? null : parseScheduleDate(scheduled, timeZone)!,
     document: storedDocumentOf(request),
     updated_at: now,
@@ -208,7 +209,7 @@ export function importReceipt(cx: CommandContext, request: ReceiptImportRequest)
   const content = request.ASNContent;
   return runCommand(cx, {
     run: (trx) => applyImport(trx, cx, request),
-    acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: blankToNull(content.ReferenceNo) }),
+    acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: content.ReferenceNo ?? null }),
   });
 }
 
@@ -217,8 +218,8 @@ export function importReceipt(cx: CommandContext, request: ReceiptImportRequest)
  * matching PONo and/or ReferenceNo; only an Imported one can be cancelled (409 otherwise).
  */
 export function cancelReceipt(cx: CommandContext, request: ReceiptCancelRequest): Promise<ReceiptImportResult> {
-  const poNo = blankToNull(request.PONo);
-  const referenceNo = blankToNull(request.ReferenceNo);
+  const poNo = request.PONo ?? null;
+  const referenceNo = request.ReferenceNo ?? null;
   const document = ackedDocument(request, { poNo, referenceNo });
   return runCommand(cx, {
     run: async (trx) => {
@@ -236,7 +237,7 @@ export function cancelReceipt(cx: CommandContext, request: ReceiptCancelRequest)
       );
       if (matches.length === 0) throw notFound(`Not found receipt with ${poNo !== null ? `PONo ${poNo}` : `ReferenceNo ${referenceNo}`}`);
       const subject = { ...document, keyId: cx.principal.keyId, at: cx.clock.now() };
-      return cancelByCustomer(trx, matches[0]!, subject, blankToNull(request.CancelNote));
+      return cancelByCustomer(trx, matches[0]!, subject, request.CancelNote ?? null);
     },
     acknowledge: document,
   });

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
-import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal } from '../../http/time.js';
+import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http/time.js';
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import { notFound } from '../../lib/refusal.js';
 import { replayApplied, runCommand } from '../commands/commands.service.js';
@@ -170,6 +170,8 @@ export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest)
   const { principal, identity } = cx;
   return runCommand(cx, {
     run: async (trx) => {
+      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
+      refuseSkippedTimes('local-date-time', { ReceivedDate: request.ReceivedDate }, timeZone);
       const receipt = await requireReceipt(trx, request, { lock: true });
       const key = { companyId: receipt.company_id, svcpoid: receipt.svcpoid };
       const earlier = await repo.findConfirmation(trx, { ...key, confirmationNo: request.ConfirmationNo });
@@ -181,7 +183,6 @@ export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest)
         );
       }
       requireMove(receipt, 'receive');
-      const timeZone = await tenants.facilityTimeZone(trx, request.CompanyID, request.FacilityID, cx.facility);
 
       const now = cx.clock.now();
       const receivedAt = request.ReceivedDate ? parseFacilityLocal(request.ReceivedDate, timeZone)! : now;
