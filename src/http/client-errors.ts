@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestLine } from './request-log.js';
 
 /**
  * Slow and broken clients (DESIGN §12). Node itself watches every connection: a request whose
@@ -58,13 +59,7 @@ export function clientErrors(errorBodyFor: ErrorBodyFor) {
     if (current && !answered) {
       // The request's one log line (http/request-log.ts): it never reaches the end of its route.
       const { request, reply } = current;
-      const line = {
-        method: request.method,
-        url: request.url.split('?')[0],
-        statusCode,
-        responseTime: Math.round(reply.elapsedTime * 100) / 100,
-      };
-      request.log.info({ ...line, keyId: request.principal?.keyId, error: { code: error.code } }, 'request');
+      request.log.info({ ...requestLine(request, reply, statusCode), error: { code: error.code } }, 'request');
     } else {
       (current?.request.log ?? this.log).info(
         { error: { code: error.code }, statusCode: answered ? undefined : statusCode },

@@ -18,17 +18,21 @@ export class RequestLog extends LogController {
     const level = reply.statusCode >= 500 ? 'error' : 'info';
     // Below the configured level there is no line to write, and none to build.
     if (LEVELS.indexOf(level) < LEVELS.indexOf(request.log.level)) return;
-    const customerId = (request.body as { CustomerID?: unknown } | undefined)?.CustomerID;
-    const line = {
-      method: request.method,
-      url: request.url.split('?')[0],
-      route: request.routeOptions.url,
-      statusCode: reply.statusCode,
-      responseTime: Math.round(reply.elapsedTime * 100) / 100,
-      keyId: request.principal?.keyId,
-      companyId: request.principal?.companyId,
-      customerId: typeof customerId === 'string' && LOGGABLE_ID.test(customerId) ? customerId : undefined,
-    };
-    request.log[level](line, 'request');
+    request.log[level](requestLine(request, reply, reply.statusCode), 'request');
   }
+}
+
+/** The fields of a request's one log line, answered with `statusCode` (also by http/client-errors.ts). */
+export function requestLine(request: FastifyRequest, reply: FastifyReply, statusCode: number) {
+  const customerId = (request.body as { CustomerID?: unknown } | undefined)?.CustomerID;
+  return {
+    method: request.method,
+    url: request.url.split('?')[0],
+    route: request.routeOptions.url,
+    statusCode,
+    responseTime: Math.round(reply.elapsedTime * 100) / 100,
+    keyId: request.principal?.keyId,
+    companyId: request.principal?.companyId,
+    customerId: typeof customerId === 'string' && LOGGABLE_ID.test(customerId) ? customerId : undefined,
+  };
 }
