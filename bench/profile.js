@@ -7,12 +7,15 @@
  * prints the shares of its CPU profile, cut to the measured seconds, by part.
  *
  *   npm run build && node bench/profile.js rn-import sqlite     # or adjust-1, adjust-20; postgres
+ *   node bench/profile.js rate sqlite                            # the rate quote (the bench's card and parcels)
  *   PROFILE_TOP=30 node bench/profile.js …                      # more of the frames with the most self time
+ *   PROFILE_LIMITER=off node bench/profile.js …                 # the server without the rate limiter
+ *   PROFILE_OUT=rate.cpuprofile node bench/profile.js …         # also keep the profile (Chrome DevTools opens it)
  *
  * Each sample goes to the innermost frame that names a part (see PARTS), else to its own frame's
  * package or file. The profiler slows the server somewhat; read shares, not absolute rates.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,8 @@ import autocannon from 'autocannon';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases } from './postgres.js';
 import { adjustmentBody, itemIdOf, receiptImportBody } from './payload.js';
 import { choosePinning, freePort, ProcessGroup, runCli } from './processes.js';
+import { RATE_CARD_FILE, RATE_PATH, rateBody } from './rate-parcels.js';
+import { BENCH_KEY_RATE_LIMIT, seedRating } from './seed.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliPath = join(root, 'dist', 'cli.js');
@@ -63,6 +68,7 @@ function scenarioOf(name, key) {
   let n = 0;
   const post = (path, body) => ({ method: 'POST', path: `/shared/bam/v1/public${path}`, body });
   const scenarios = {
+    rate: () => ({ method: 'POST', path: RATE_PATH, body: rateBody(++n) }),
     'rn-import': () =>
       post(
         '/edi/inbound/receipt',
@@ -156,27 +162,39 @@ async function main() {
   try {
     const dbUrl = databases ? await databases.create('profile') : `sqlite:${join(tmp, 'wharf.db')}`;
     const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? 'FULL' };
+    delete env.RATE_LIMIT_EDI;
+    delete env.RATE_LIMIT_RATE;
+    const serverEnv = process.env.PROFILE_LIMITER === 'off' ? { ...env, RATE_LIMIT_EDI: '0', RATE_LIMIT_RATE: '0' } : env;
     await runCli(cliPath, ['migrate', '--db', dbUrl], env);
     await runCli(cliPath, ['company', 'add', TENANT.company, '--db', dbUrl], env);
     await runCli(cliPath, ['customer', 'add', TENANT.company, TENANT.customer, '--db', dbUrl], env);
     await runCli(cliPath, ['facility', 'add', TENANT.company, TENANT.facility, '--db', dbUrl], env);
-    const key = await runCli(cliPath, ['key', 'create', '--role', 'admin', '--company', TENANT.company, '--db', dbUrl], env);
+    const key =
+      scenarioName === 'rate'
+        ? (await seedRating(cliPath, dbUrl, env, join(root, RATE_CARD_FILE), TENANT.company)).key
+        : await runCli(
+            cliPath,
+            ['key', 'create', '--role', 'admin', '--company', TENANT.company, '--rate-limit', String(BENCH_KEY_RATE_LIMIT), '--db', dbUrl],
+            env,
+          );
     const port = await freePort();
     const profileDir = join(tmp, 'profile');
     const url = `http://127.0.0.1:${port}`;
     const server = group.startServer(
       'wharf',
       ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, cliPath, 'serve', '--db', dbUrl, '--port', String(port), '--no-migrate'],
-      env,
+      serverEnv,
     );
     await group.waitUntilReady(server, async () => (await fetch(`${url}/readyz`)).status === 200);
-    const items = Array.from({ length: ITEMS }, (_, i) => ({ itemID: itemIdOf(i + 1) }));
-    const seeded = await fetch(`${url}/shared/bam/v1/public/edi/item-master/import`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
-      body: JSON.stringify({ CompanyID: TENANT.company, CustomerID: TENANT.customer, Items: items }),
-    });
-    if (seeded.status !== 200) throw new Error(`seeding the item master answered ${seeded.status}`);
+    if (scenarioName !== 'rate') {
+      const items = Array.from({ length: ITEMS }, (_, i) => ({ itemID: itemIdOf(i + 1) }));
+      const seeded = await fetch(`${url}/shared/bam/v1/public/edi/item-master/import`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
+        body: JSON.stringify({ CompanyID: TENANT.company, CustomerID: TENANT.customer, Items: items }),
+      });
+      if (seeded.status !== 200) throw new Error(`seeding the item master answered ${seeded.status}`);
+    }
 
     const scenario = scenarioOf(scenarioName, key);
     await load(url, scenario, WARMUP);
@@ -187,9 +205,12 @@ async function main() {
     if (server.exitCode !== 0) throw new Error(`the server stopped with ${server.exitCode}`);
     const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
     const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
+    if (process.env.PROFILE_OUT) copyFileSync(join(profileDir, file), process.env.PROFILE_OUT);
     // The profile's clock is microseconds of its own; its end is the server's stop, so count back.
     const fromUs = profile.endTime - (Date.now() - measuredFrom) * 1000;
-    console.log(`${scenarioName} on ${dialect}: ${Math.round(result.requests.average)} req/s with the profiler, ${result.non2xx} non-2xx`);
+    // A profile of refusals (429s, 409s) would say nothing about the write path.
+    if (result.non2xx > 0) throw new Error(`${result.non2xx} of the measured requests were not answered 2xx`);
+    console.log(`${scenarioName} on ${dialect}: ${Math.round(result.requests.average)} req/s with the profiler`);
     console.log('| Part | Share | CPU seconds |\n|---|---|---|');
     for (const { key, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
       console.log(`| ${key} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);

@@ -123,11 +123,11 @@ export async function seedTenant(cliPath, dbUrl, env) {
  * RATE_USER_ID (limited to BENCH_KEY_RATE_LIMIT a minute), with the CLI as an operator would;
  * returns the key. A rater key rather than the admin key, since that is what a shipping client holds.
  */
-export async function seedRating(cliPath, dbUrl, env, cardFile) {
+export async function seedRating(cliPath, dbUrl, env, cardFile, company = TENANT.company) {
   const started = performance.now();
   const db = ['--db', dbUrl];
-  await runCli(cliPath, ['ratecard', 'load', cardFile, '--company', TENANT.company, ...db], env);
-  const rater = ['--role', 'rater', '--company', TENANT.company, '--user-id', String(RATE_USER_ID), '--label', 'bench-rater'];
+  await runCli(cliPath, ['ratecard', 'load', cardFile, '--company', company, ...db], env);
+  const rater = ['--role', 'rater', '--company', company, '--user-id', String(RATE_USER_ID), '--label', 'bench-rater'];
   const key = await runCli(cliPath, ['key', 'create', ...rater, ...neverRefused, ...db], env);
   if (!/^\S+$/.test(key)) throw new Error('key create did not print a key alone');
   return { key, seconds: (performance.now() - started) / 1000 };
