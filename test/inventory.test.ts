@@ -484,12 +484,13 @@ describeEachDialect('inventory postings', (dialect) => {
 
   it('sends one balance statement per run of increases or decreases in key order, and one ledger insert', async () => {
     let sent = 0;
+    // Counted as each statement answers: a statement compiled once (compiledOnce) is not compiled again.
     const counting = db.withPlugin({
-      transformQuery: (args) => {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
         sent++;
-        return args.node;
+        return args.result;
       },
-      transformResult: async (args) => args.result,
     });
     const statementsOf = async (lines: StockPostingLine[]) => {
       sent = 0;

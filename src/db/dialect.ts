@@ -19,6 +19,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { compiledOnce } from './compiled-queries.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -361,18 +362,22 @@ class TransactionLockPostgresDialect extends PostgresDialect {
  * The next value of a service-wide sequence: PostgreSQL's own sequence, or on SQLite the counter
  * row of the same name, bumped inside the caller's (write) transaction.
  */
-export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise<number> {
-  if (dialectNameOfDb(trx) === 'postgres') {
-    const { rows } = await sql<{ value: number }>`select nextval(${name}) as value`.execute(trx);
-    return Number(rows[0]!.value);
-  }
-  const row = await trx
+const nextCounterValue = compiledOnce((trx: Kysely<any>, counter: { name: string }) =>
+  trx
     .updateTable('counters')
     .set((eb) => ({ value: eb('value', '+', 1) }))
-    .where('name', '=', name)
-    .returning('value')
-    .executeTakeFirstOrThrow();
-  return Number(row.value);
+    .where('name', '=', counter.name)
+    .returning('value'),
+);
+
+const nextPostgresSequenceValue = compiledOnce(
+  (trx: Kysely<any>, sequence: { name: string }) => sql<{ value: number }>`select nextval(${sequence.name}) as value`,
+);
+
+export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise<number> {
+  const next = dialectNameOfDb(trx) === 'postgres' ? nextPostgresSequenceValue : nextCounterValue;
+  const { rows } = await next(trx, { name });
+  return Number((rows[0] as { value: number }).value);
 }
 
 /**

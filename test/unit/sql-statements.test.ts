@@ -1,25 +1,11 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type QueryResult,
-} from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Database, Db } from '../../src/db/database.js';
-import type { DialectName } from '../../src/db/dialect.js';
+import type { Db } from '../../src/db/database.js';
 import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
 import * as inventory from '../../src/modules/inventory/inventory.repository.js';
 import * as items from '../../src/modules/items/items.repository.js';
 import * as orders from '../../src/modules/orders/orders.repository.js';
 import * as receipts from '../../src/modules/receipts/receipts.repository.js';
+import { sentBy } from '../helpers/recording-db.js';
 
 /**
  * The SQL of the statements on the write path, per dialect, as Kysely compiles them (in the style
@@ -27,53 +13,6 @@ import * as receipts from '../../src/modules/receipts/receipts.repository.js';
  * database. The repository functions run against a driver that never connects and answers no
  * rows; it records what they send.
  */
-
-interface Sent {
-  sql: string;
-  parameters: readonly unknown[];
-}
-
-class RecordingDriver extends DummyDriver {
-  constructor(private readonly sent: Sent[]) {
-    super();
-  }
-
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    const sent = this.sent;
-    return {
-      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-        sent.push({ sql: query.sql, parameters: query.parameters });
-        return { rows: [] };
-      },
-      async *streamQuery() {},
-    };
-  }
-}
-
-function recordingDialect(name: DialectName, sent: Sent[]): Dialect {
-  return name === 'postgres'
-    ? {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new RecordingDriver(sent),
-        createIntrospector: (db) => new PostgresIntrospector(db),
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-      }
-    : {
-        createAdapter: () => new SqliteAdapter(),
-        createDriver: () => new RecordingDriver(sent),
-        createIntrospector: (db) => new SqliteIntrospector(db),
-        createQueryCompiler: () => new SqliteQueryCompiler(),
-      };
-}
-
-/** What `run` sends to a database of the given dialect. */
-async function sentBy(name: DialectName, run: (db: Db) => Promise<unknown>): Promise<Sent[]> {
-  const sent: Sent[] = [];
-  const db = new Kysely<Database>({ dialect: recordingDialect(name, sent) });
-  await run(db);
-  await db.destroy();
-  return sent;
-}
 
 const KEY = {
   company_id: 'CO',

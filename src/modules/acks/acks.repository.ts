@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import type { AckTable } from './acks.tables.js';
 
@@ -17,8 +18,10 @@ export interface AckFilter {
   createdTo?: number;
 }
 
+const insertAckQuery = compiledOnce((db: Db, row: Insertable<AckTable>) => db.insertInto('acks').values(row));
+
 export async function insertAck(db: Db, row: Insertable<AckTable>): Promise<void> {
-  await db.insertInto('acks').values(row).execute();
+  await insertAckQuery(db, row);
 }
 
 function filtered(db: Db, filter: AckFilter) {

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import type { InventoryAdjustmentTable } from './adjustments.tables.js';
 
@@ -15,26 +16,41 @@ export interface AdjustmentNumber {
   adjustmentNo: string;
 }
 
-export async function findAdjustment(db: Db, key: AdjustmentNumber): Promise<AdjustmentRow | undefined> {
-  return db
+const findAdjustmentQuery = compiledOnce((db: Db, key: AdjustmentNumber) =>
+  db
     .selectFrom('inventory_adjustments')
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('facility_id', '=', key.facilityId)
     .where('customer_id', '=', key.customerId)
-    .where('adjustment_no', '=', key.adjustmentNo)
-    .executeTakeFirst();
+    .where('adjustment_no', '=', key.adjustmentNo),
+);
+
+export async function findAdjustment(db: Db, key: AdjustmentNumber): Promise<AdjustmentRow | undefined> {
+  return (await findAdjustmentQuery(db, key)).rows[0];
 }
+
+const insertAdjustmentQuery = compiledOnce((db: Db, row: NewAdjustmentRow) =>
+  db.insertInto('inventory_adjustments').values(row).returning('id'),
+);
+
+const setAnswerQuery = compiledOnce((db: Db, change: { companyId: string; id: number; answer: string }) =>
+  db
+    .updateTable('inventory_adjustments')
+    .set({ answer: change.answer })
+    .where('company_id', '=', change.companyId)
+    .where('id', '=', change.id),
+);
 
 /**
  * Inserts the adjustment's row and answers its id. A concurrent request with the same number waits
  * on the unique key until this transaction ends, then fails on it (and runs again as a replay).
  */
 export async function insertAdjustment(db: Db, row: NewAdjustmentRow): Promise<number> {
-  const { id } = await db.insertInto('inventory_adjustments').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(id);
+  const { rows } = await insertAdjustmentQuery(db, row);
+  return Number(rows[0]!.id);
 }
 
 export async function setAnswer(db: Db, key: { companyId: string; id: number }, answer: string): Promise<void> {
-  await db.updateTable('inventory_adjustments').set({ answer }).where('company_id', '=', key.companyId).where('id', '=', key.id).execute();
+  await setAnswerQuery(db, { ...key, answer });
 }

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { writersLockRows } from '../../db/dialect.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
@@ -85,19 +86,17 @@ export interface BalanceChange {
  */
 export const BALANCE_CHANGE_CHUNK = 500;
 
-/**
- * Adds each change's quantity (> 0) to its balance, creating the balance when absent, in one
- * statement: the rows are locked and changed by the database, never read and written back, and
- * PostgreSQL takes them in the order given (callers give key order, so that writers never
- * deadlock). `first_received_at` is set by the first increase and kept after. A balance whose sum
- * would pass `max` is left unchanged and is missing from the answer; a new balance above `max` is
- * the caller's to refuse before (the CHECK would fail the statement).
- */
-export async function increaseBalances(db: Db, changes: BalanceChange[], max: number, at: number): Promise<ChangedBalance[]> {
-  return db
+const increaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceChange[]; max: number; at: number }) =>
+  db
     .insertInto('inventory_balances')
     .values(
-      changes.map(({ key, quantity }) => ({ ...keyEquals(key), on_hand: quantity, allocated: 0, first_received_at: at, updated_at: at })),
+      change.changes.map(({ key, quantity }) => ({
+        ...keyEquals(key),
+        on_hand: quantity,
+        allocated: 0,
+        first_received_at: change.at,
+        updated_at: change.at,
+      })),
     )
     .onConflict((oc) =>
       oc
@@ -107,10 +106,21 @@ export async function increaseBalances(db: Db, changes: BalanceChange[], max: nu
           first_received_at: eb.fn.coalesce('inventory_balances.first_received_at', 'excluded.first_received_at'),
           updated_at: eb.ref('excluded.updated_at'),
         }))
-        .where((eb) => eb(eb('inventory_balances.on_hand', '+', eb.ref('excluded.on_hand')), '<=', max)),
+        .where((eb) => eb(eb('inventory_balances.on_hand', '+', eb.ref('excluded.on_hand')), '<=', change.max)),
     )
-    .returning([...KEY_COLUMNS, 'on_hand', 'allocated'])
-    .execute();
+    .returning([...KEY_COLUMNS, 'on_hand', 'allocated']),
+);
+
+/**
+ * Adds each change's quantity (> 0) to its balance, creating the balance when absent, in one
+ * statement: the rows are locked and changed by the database, never read and written back, and
+ * PostgreSQL takes them in the order given (callers give key order, so that writers never
+ * deadlock). `first_received_at` is set by the first increase and kept after. A balance whose sum
+ * would pass `max` is left unchanged and is missing from the answer; a new balance above `max` is
+ * the caller's to refuse before (the CHECK would fail the statement).
+ */
+export async function increaseBalances(db: Db, changes: BalanceChange[], max: number, at: number): Promise<ChangedBalance[]> {
+  return (await increaseBalancesQuery(db, { changes, max, at })).rows;
 }
 
 /** The columns of the changes a decrease binds, in VALUES order; `ordinal` is the row's position. */
@@ -140,23 +150,9 @@ function decreaseValues(changes: BalanceChange[]) {
 
 const DECREASE_COLUMNS = `balance_change(ordinal, ${KEY_COLUMNS.join(', ')}, on_hand_change, from_allocated)` as const;
 
-/**
- * Adds each change's quantity (< 0) to its balance in one conditional statement, `fromAllocated`
- * of it out of the balance's allocation: on-hand falls by −quantity and allocated by
- * `fromAllocated`, so a shipment that takes its own allocation and some Available stock of one
- * balance is one change. It never takes on-hand below what stays allocated, nor the allocation
- * below zero. A balance that is missing or short is left unchanged and is missing from the
- * answer; concurrent callers queue on the rows and each sees the previous one's result.
- *
- * PostgreSQL would lock the rows an UPDATE … FROM joins in whatever order its plan reads them, so
- * the changes come through a subquery that locks them first, FOR UPDATE after ORDER BY ordinal:
- * in the order given (key order), as the other writers of balances do. SQLite needs no row locks:
- * its write transactions run one at a time. The updated table has no alias because SQLite's
- * RETURNING accepts only its own name as a qualifier.
- */
-export async function decreaseBalances(db: Db, changes: BalanceChange[], at: number): Promise<ChangedBalance[]> {
-  return db
-    .with(DECREASE_COLUMNS, () => decreaseValues(changes))
+const decreaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceChange[]; at: number }) =>
+  db
+    .with(DECREASE_COLUMNS, () => decreaseValues(change.changes))
     .updateTable('inventory_balances')
     .from(
       writersLockRows(db)
@@ -175,7 +171,7 @@ export async function decreaseBalances(db: Db, changes: BalanceChange[], at: num
     .set((eb) => ({
       on_hand: eb('inventory_balances.on_hand', '+', eb.ref('c.on_hand_change')),
       allocated: eb('inventory_balances.allocated', '-', eb.ref('c.from_allocated')),
-      updated_at: at,
+      updated_at: change.at,
     }))
     .where((eb) =>
       eb.and([
@@ -192,8 +188,25 @@ export async function decreaseBalances(db: Db, changes: BalanceChange[], at: num
       ...KEY_COLUMNS.map((column) => `inventory_balances.${column}` as const),
       'inventory_balances.on_hand',
       'inventory_balances.allocated',
-    ])
-    .execute();
+    ]),
+);
+
+/**
+ * Adds each change's quantity (< 0) to its balance in one conditional statement, `fromAllocated`
+ * of it out of the balance's allocation: on-hand falls by −quantity and allocated by
+ * `fromAllocated`, so a shipment that takes its own allocation and some Available stock of one
+ * balance is one change. It never takes on-hand below what stays allocated, nor the allocation
+ * below zero. A balance that is missing or short is left unchanged and is missing from the
+ * answer; concurrent callers queue on the rows and each sees the previous one's result.
+ *
+ * PostgreSQL would lock the rows an UPDATE … FROM joins in whatever order its plan reads them, so
+ * the changes come through a subquery that locks them first, FOR UPDATE after ORDER BY ordinal:
+ * in the order given (key order), as the other writers of balances do. SQLite needs no row locks:
+ * its write transactions run one at a time. The updated table has no alias because SQLite's
+ * RETURNING accepts only its own name as a qualifier.
+ */
+export async function decreaseBalances(db: Db, changes: BalanceChange[], at: number): Promise<ChangedBalance[]> {
+  return (await decreaseBalancesQuery(db, { changes, at })).rows;
 }
 
 export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<BalanceRow | undefined> {
@@ -204,12 +217,11 @@ export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<Balan
     .executeTakeFirst();
 }
 
+const insertLedgerRowsQuery = compiledOnce((db: Db, rows: NewLedgerRow[]) => db.insertInto('inventory_ledger').values(rows));
+
 export async function insertLedgerRows(db: Db, rows: NewLedgerRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += LEDGER_INSERT_CHUNK) {
-    await db
-      .insertInto('inventory_ledger')
-      .values(rows.slice(start, start + LEDGER_INSERT_CHUNK))
-      .execute();
+    await insertLedgerRowsQuery(db, rows.slice(start, start + LEDGER_INSERT_CHUNK));
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import type { ItemTable } from './items.tables.js';
 
@@ -61,19 +62,22 @@ export async function pageItems(db: Db, filter: ItemFilter, offset: number, limi
   return filtered(db, filter).selectAll().orderBy('item_id').limit(limit).offset(offset).execute();
 }
 
+const findKnownItemIdsQuery = compiledOnce((db: Db, key: { companyId: string; customerId: string; itemIds: string[] }) =>
+  db
+    .selectFrom('items')
+    .select('item_id')
+    .where('company_id', '=', key.companyId)
+    .where('customer_id', '=', key.customerId)
+    .where('item_id', 'in', key.itemIds),
+);
+
 /**
  * The item IDs among `itemIds` that the customer's item master has. It selects the key alone, which
  * the primary-key index can answer, never the attributes JSON, which may be large.
  */
 export async function findKnownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
   if (itemIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('items')
-    .select('item_id')
-    .where('company_id', '=', companyId)
-    .where('customer_id', '=', customerId)
-    .where('item_id', 'in', itemIds)
-    .execute();
+  const { rows } = await findKnownItemIdsQuery(db, { companyId, customerId, itemIds });
   return rows.map((row) => row.item_id);
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
@@ -160,41 +161,58 @@ export interface WaitingLineRow extends OrderLineRow {
   allocated: number;
 }
 
+/** The waiting-lines query of a list of statuses, which its SQL names as literals. */
+function waitingLinesQuery(statuses: readonly string[]) {
+  return compiledOnce((db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
+    db
+      .selectFrom('orders as o')
+      .innerJoin('order_lines as l', (join) => join.onRef('l.company_id', '=', 'o.company_id').onRef('l.svcpoid', '=', 'o.svcpoid'))
+      .selectAll('l')
+      .select((eb) =>
+        eb
+          .selectFrom('order_allocations as a')
+          .select((sub) => sub.fn.coalesce(sub.fn.sum<number>('a.quantity'), sub.lit(0)).as('held'))
+          .whereRef('a.company_id', '=', 'l.company_id')
+          .whereRef('a.svcpoid', '=', 'l.svcpoid')
+          .whereRef('a.line_no', '=', 'l.line_no')
+          .as('allocated'),
+      )
+      .where('o.company_id', '=', filter.companyId)
+      .where('o.customer_id', '=', filter.customerId)
+      .where('o.facility_id', '=', filter.facilityId)
+      // Literal statuses, so that both databases can use the partial index that names them.
+      .where(
+        'o.status',
+        'in',
+        statuses.map((status) => sql.lit(status)),
+      )
+      // Two flat IN lists, the pairs matched below: an OR of up to 1000 pairs nests too deep for SQLite.
+      .where('l.item_id', 'in', filter.itemIds)
+      .where('l.uom', 'in', filter.uoms)
+      .orderBy('o.created_at')
+      .orderBy('o.svcpoid')
+      .orderBy('l.line_no'),
+  );
+}
+
+const waitingLinesQueries = new Map<string, ReturnType<typeof waitingLinesQuery>>();
+
 /**
  * The lines of the given items and UOMs in the customer's orders of the given statuses in the
  * facility that hold less allocated than they still have to ship, the oldest order first (then
  * SVCPOID, line). The orders are found through the partial index of orders that still allocate.
  */
 export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Promise<WaitingLineRow[]> {
-  const rows = await db
-    .selectFrom('orders as o')
-    .innerJoin('order_lines as l', (join) => join.onRef('l.company_id', '=', 'o.company_id').onRef('l.svcpoid', '=', 'o.svcpoid'))
-    .selectAll('l')
-    .select((eb) =>
-      eb
-        .selectFrom('order_allocations as a')
-        .select((sub) => sub.fn.coalesce(sub.fn.sum<number>('a.quantity'), sub.lit(0)).as('held'))
-        .whereRef('a.company_id', '=', 'l.company_id')
-        .whereRef('a.svcpoid', '=', 'l.svcpoid')
-        .whereRef('a.line_no', '=', 'l.line_no')
-        .as('allocated'),
-    )
-    .where('o.company_id', '=', filter.companyId)
-    .where('o.customer_id', '=', filter.customerId)
-    .where('o.facility_id', '=', filter.facilityId)
-    // Literal statuses, so that both databases can use the partial index that names them.
-    .where(
-      'o.status',
-      'in',
-      filter.statuses.map((status) => sql.lit(status)),
-    )
-    // Two flat IN lists, the pairs matched below: an OR of up to 1000 pairs nests too deep for SQLite.
-    .where('l.item_id', 'in', [...new Set(filter.items.map((item) => item.itemId))])
-    .where('l.uom', 'in', [...new Set(filter.items.map((item) => item.uom))])
-    .orderBy('o.created_at')
-    .orderBy('o.svcpoid')
-    .orderBy('l.line_no')
-    .execute();
+  const statusesKey = filter.statuses.join('\n');
+  let query = waitingLinesQueries.get(statusesKey);
+  if (!query) waitingLinesQueries.set(statusesKey, (query = waitingLinesQuery(filter.statuses)));
+  const { rows } = await query(db, {
+    companyId: filter.companyId,
+    customerId: filter.customerId,
+    facilityId: filter.facilityId,
+    itemIds: [...new Set(filter.items.map((item) => item.itemId))],
+    uoms: [...new Set(filter.items.map((item) => item.uom))],
+  });
   const wanted = new Set(filter.items.map((item) => JSON.stringify([item.itemId, item.uom])));
   return rows
     .map((row) => ({ ...row, allocated: Number(row.allocated ?? 0) }))

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
@@ -12,15 +13,16 @@ export async function nextSvcpoid(db: Db): Promise<string> {
   return `RN-${await nextSequenceValue(db, 'receipt_svcpoid_seq')}`;
 }
 
-/**
- * The live (not Cancelled) receipts of a customer matching every number given, in one facility or,
- * without a FacilityID, in all of them. The natural keys make that at most one per number.
- */
-export async function findLive(
-  db: Db,
-  key: { companyId: string; customerId: string; facilityId?: string; poNo?: string; referenceNo?: string },
-  options: { lock?: boolean } = {},
-): Promise<ReceiptRow[]> {
+/** Which live receipts of a customer to find: every number given must match. */
+export interface LiveReceiptKey {
+  companyId: string;
+  customerId: string;
+  facilityId?: string;
+  poNo?: string;
+  referenceNo?: string;
+}
+
+const findLiveQuery = compiledOnce((db: Db, key: LiveReceiptKey & { lock: boolean }) => {
   const query = db
     .selectFrom('receipts')
     .selectAll()
@@ -32,11 +34,21 @@ export async function findLive(
     .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
     .orderBy('svcpoid');
-  return (options.lock ? forUpdate(db, query) : query).execute();
+  return key.lock ? forUpdate(db, query) : query;
+});
+
+/**
+ * The live (not Cancelled) receipts of a customer matching every number given, in one facility or,
+ * without a FacilityID, in all of them. The natural keys make that at most one per number.
+ */
+export async function findLive(db: Db, key: LiveReceiptKey, options: { lock?: boolean } = {}): Promise<ReceiptRow[]> {
+  return (await findLiveQuery(db, { ...key, lock: options.lock ?? false })).rows;
 }
 
+const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) => db.insertInto('receipts').values(row));
+
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
-  await db.insertInto('receipts').values(row).execute();
+  await insertReceiptQuery(db, row);
 }
 
 export async function updateReceipt(db: Db, key: { companyId: string; svcpoid: string }, changes: Updateable<ReceiptTable>): Promise<void> {
@@ -47,8 +59,10 @@ export async function deleteLines(db: Db, key: { companyId: string; svcpoid: str
   await db.deleteFrom('receipt_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
+const insertLinesQuery = compiledOnce((db: Db, lines: Insertable<ReceiptLineTable>[]) => db.insertInto('receipt_lines').values(lines));
+
 export async function insertLines(db: Db, lines: Insertable<ReceiptLineTable>[]): Promise<void> {
-  if (lines.length > 0) await db.insertInto('receipt_lines').values(lines).execute();
+  if (lines.length > 0) await insertLinesQuery(db, lines);
 }
 
 export async function insertEvent(db: Db, row: Insertable<ReceiptEventTable>): Promise<void> {

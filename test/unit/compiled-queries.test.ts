@@ -1,0 +1,255 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { compiledOnce } from '../../src/db/compiled-queries.js';
+import type { Db } from '../../src/db/database.js';
+import { nextSequenceValue, type DialectName } from '../../src/db/dialect.js';
+import * as acks from '../../src/modules/acks/acks.repository.js';
+import * as adjustments from '../../src/modules/inventory/adjustments.repository.js';
+import * as inventory from '../../src/modules/inventory/inventory.repository.js';
+import * as items from '../../src/modules/items/items.repository.js';
+import * as orders from '../../src/modules/orders/orders.repository.js';
+import * as receipts from '../../src/modules/receipts/receipts.repository.js';
+import { recordingDb, sentBy } from '../helpers/recording-db.js';
+
+/**
+ * compiledOnce keeps a query's compiled SQL per database and shape of its parameters and binds each
+ * call's values: every call must send exactly what Kysely would compile for it afresh.
+ */
+
+const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
+
+interface Filter {
+  companyId: string;
+  customerId?: string;
+  itemIds: string[];
+  lock: boolean;
+}
+
+/** A query with every kind of shape: an optional key, an IN list, a flag, and a literal. */
+function buildItemsQuery(db: Db, filter: Filter) {
+  const query = db
+    .selectFrom('items')
+    .select('item_id')
+    .where('company_id', '=', filter.companyId)
+    .where('status', '<>', sql.lit('Inactive'))
+    .$if(filter.customerId !== undefined, (q) => q.where('customer_id', '=', filter.customerId!))
+    .where('item_id', 'in', filter.itemIds);
+  return filter.lock ? query.forUpdate() : query;
+}
+
+describe.each(DIALECTS)('compiledOnce on %s', (dialect) => {
+  const fresh = async (filter: Filter) => (await sentBy(dialect, (db) => buildItemsQuery(db, filter).execute()))[0]!;
+
+  it('builds a query once per shape and binds every later call’s values, sending what Kysely compiles afresh', async () => {
+    let builds = 0;
+    const query = compiledOnce((db: Db, filter: Filter) => {
+      builds += 1;
+      return buildItemsQuery(db, filter);
+    });
+    const { db, sent } = recordingDb(dialect);
+    const calls: Filter[] = [
+      { companyId: 'CO', customerId: 'CU', itemIds: ['A', 'B'], lock: false },
+      { companyId: 'CP', customerId: 'CV', itemIds: ['C', 'D'], lock: false },
+      { companyId: 'CQ', customerId: undefined, itemIds: ['E', 'F'], lock: false },
+      { companyId: 'CR', customerId: 'CW', itemIds: ['G', 'H', 'I'], lock: false },
+      { companyId: 'CS', customerId: 'CX', itemIds: ['J', 'K'], lock: true },
+      { companyId: 'CT', customerId: 'CY', itemIds: ['L', 'M'], lock: false },
+    ];
+    for (const filter of calls) await query(db, filter);
+    // The second and the last call reuse the first's SQL; each other call is a shape of its own.
+    expect(builds).toBe(4);
+    for (const [index, filter] of calls.entries()) expect(sent[index]).toEqual(await fresh(filter));
+    expect(sent[1]!.sql).toBe(sent[0]!.sql);
+    expect(sent[1]!.parameters).toEqual(['CP', 'CV', 'C', 'D']);
+  });
+
+  it('binds null and numbers at their places, and an array bound as one value element by element', async () => {
+    const query = compiledOnce(
+      (db: Db, values: { ids: string[]; at: number | null }) =>
+        sql<{ n: number }>`select count(*) as n from unnest(${values.ids}::text[]) as id where ${values.at} is null`,
+    );
+    const { db, sent } = recordingDb(dialect);
+    await query(db, { ids: ['A', 'B'], at: 5 });
+    await query(db, { ids: ['C', 'D'], at: null });
+    expect(sent.map((s) => s.parameters)).toEqual([
+      [['A', 'B'], 5],
+      [['C', 'D'], null],
+    ]);
+  });
+
+  it('refuses a builder that passes a bound value where Kysely reads SQL (a column reference)', async () => {
+    const query = compiledOnce((db: Db, filter: { column: string }) => db.selectFrom('items').select(filter.column as 'item_id'));
+    const { db } = recordingDb(dialect);
+    await expect(query(db, { column: 'item_id' })).rejects.toThrow();
+  });
+});
+
+it('compiles once per database: SQLite and PostgreSQL each get their own SQL', async () => {
+  const query = compiledOnce((db: Db, filter: Filter) => buildItemsQuery(db, filter));
+  const filter = { companyId: 'CO', customerId: 'CU', itemIds: ['A'], lock: false };
+  const sqlite = recordingDb('sqlite');
+  const postgres = recordingDb('postgres');
+  await query(sqlite.db, filter);
+  await query(postgres.db, filter);
+  expect(sqlite.sent[0]!.sql).toContain('"customer_id" = ?');
+  expect(postgres.sent[0]!.sql).toContain('"customer_id" = $2');
+});
+
+/**
+ * Every statement of the write path that compiles once, called twice on one database with other
+ * values and shapes: each call sends exactly what the same call sends to a fresh database.
+ */
+const KEY = {
+  company_id: 'CO',
+  customer_id: 'CU',
+  facility_id: 'F1',
+  item_id: 'A-1',
+  uom: 'EA',
+  lot_no: 'L1',
+  goods_type: '',
+  title_id: '',
+  inventory_status: 'Available',
+  expiration_date: '',
+};
+const ledgerRow = (itemId: string, quantity: number) => ({
+  ...KEY,
+  item_id: itemId,
+  quantity,
+  on_hand_after: quantity,
+  source_type: 'adjustment',
+  source_id: `ADJ-${itemId}`,
+  source_line: '1',
+  key_id: 3,
+  created_at: 1_700_000_000_000 + quantity,
+});
+const receiptRow = (svcpoid: string, referenceNo: string | null) => ({
+  company_id: 'CO',
+  svcpoid,
+  customer_id: 'CU',
+  facility_id: 'F1',
+  po_no: `PO-${svcpoid}`,
+  reference_no: referenceNo,
+  status: 'Imported',
+  receipt_type: 'Regular Receipt',
+  supplier_id: null,
+  carrier_name: null,
+  scac_code: null,
+  bol_no: null,
+  container_no: null,
+  scheduled_at: null,
+  document: `{"PONo":"PO-${svcpoid}"}`,
+  created_at: 1,
+  created_by_key_id: 2,
+  updated_at: 1,
+  updated_by_key_id: 2,
+});
+const receiptLine = (svcpoid: string, lineNo: number) => ({
+  company_id: 'CO',
+  svcpoid,
+  line_no: lineNo,
+  po_line_no: lineNo === 1 ? null : lineNo,
+  item_id: `I-${lineNo}`,
+  uom: 'EA',
+  lot_no: '',
+  goods_type: '',
+  title_id: '',
+  expected_qty: lineNo * 10_000,
+});
+const ackRow = (poNo: string | null) => ({
+  company_id: 'CO',
+  document_type: 'RN',
+  customer_id: 'CU',
+  facility_id: 'F1',
+  po_no: poNo,
+  reference_no: null,
+  reference_no_type: null,
+  key_id: 2,
+  created_at: 5,
+  svcpoid: 'RN-1',
+  status: 'Success',
+  error: null,
+  failure_code: null,
+  failure_error: null,
+});
+
+const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unknown>][] = [
+  [
+    'findLive',
+    (db) => receipts.findLive(db, { companyId: 'CO', customerId: 'CU', facilityId: 'F1', poNo: 'P1' }, { lock: true }),
+    (db) => receipts.findLive(db, { companyId: 'CP', customerId: 'CV', referenceNo: 'R2' }),
+  ],
+  [
+    'insertReceipt',
+    (db) => receipts.insertReceipt(db, receiptRow('RN-1', 'R1')),
+    (db) => receipts.insertReceipt(db, receiptRow('RN-2', null)),
+  ],
+  [
+    'insertLines',
+    (db) => receipts.insertLines(db, [receiptLine('RN-1', 1), receiptLine('RN-1', 2)]),
+    (db) => receipts.insertLines(db, [receiptLine('RN-2', 3), receiptLine('RN-2', 4), receiptLine('RN-2', 1)]),
+  ],
+  ['insertAck', (db) => acks.insertAck(db, ackRow('P1')), (db) => acks.insertAck(db, ackRow(null))],
+  [
+    'findKnownItemIds',
+    (db) => items.findKnownItemIds(db, 'CO', 'CU', ['A', 'B']),
+    (db) => items.findKnownItemIds(db, 'CP', 'CV', ['C', 'D']),
+  ],
+  [
+    'nextSequenceValue',
+    (db) => nextSequenceValue(db, 'receipt_svcpoid_seq').catch(() => 0),
+    (db) => nextSequenceValue(db, 'order_svcpoid_seq').catch(() => 0),
+  ],
+  [
+    'findAdjustment',
+    (db) => adjustments.findAdjustment(db, { companyId: 'CO', facilityId: 'F1', customerId: 'CU', adjustmentNo: 'A1' }),
+    (db) => adjustments.findAdjustment(db, { companyId: 'CP', facilityId: 'F2', customerId: 'CV', adjustmentNo: 'A2' }),
+  ],
+  [
+    'setAnswer',
+    (db) => adjustments.setAnswer(db, { companyId: 'CO', id: 1 }, '{}'),
+    (db) => adjustments.setAnswer(db, { companyId: 'CP', id: 2 }, '[]'),
+  ],
+  [
+    'increaseBalances',
+    (db) => inventory.increaseBalances(db, [{ key: KEY, quantity: 5, fromAllocated: 0 }], 100, 7),
+    (db) => inventory.increaseBalances(db, [{ key: { ...KEY, item_id: 'B-2' }, quantity: 6, fromAllocated: 0 }], 200, 8),
+  ],
+  [
+    'decreaseBalances',
+    (db) => inventory.decreaseBalances(db, [{ key: KEY, quantity: -5, fromAllocated: 1 }], 7),
+    (db) => inventory.decreaseBalances(db, [{ key: { ...KEY, lot_no: 'L9' }, quantity: -6, fromAllocated: 0 }], 8),
+  ],
+  [
+    'insertLedgerRows',
+    (db) => inventory.insertLedgerRows(db, [ledgerRow('A', 1)]),
+    (db) => inventory.insertLedgerRows(db, [ledgerRow('B', 2), ledgerRow('C', 3)]),
+  ],
+  [
+    'findWaitingLines',
+    (db) =>
+      orders.findWaitingLines(db, {
+        companyId: 'CO',
+        customerId: 'CU',
+        facilityId: 'F1',
+        items: [{ itemId: 'A', uom: 'EA' }],
+        statuses: ['Imported', 'Open'],
+      }),
+    (db) =>
+      orders.findWaitingLines(db, {
+        companyId: 'CP',
+        customerId: 'CV',
+        facilityId: 'F2',
+        items: [{ itemId: 'B', uom: 'CS' }],
+        statuses: ['Imported', 'Open'],
+      }),
+  ],
+];
+
+describe.each(DIALECTS)('the write path’s statements on %s', (dialect) => {
+  it.each(statements)('%s sends, called again with other values, what a fresh database gets', async (_name, first, second) => {
+    const { db, sent } = recordingDb(dialect);
+    await first(db);
+    await second(db);
+    expect(sent).toEqual([...(await sentBy(dialect, first)), ...(await sentBy(dialect, second))]);
+  });
+});
