@@ -172,6 +172,20 @@ const ackRow = (poNo: string | null) => ({
   failure_error: null,
 });
 
+const adjustmentRow = (adjustmentNo: string, note: string | null) => ({
+  company_id: 'CO',
+  facility_id: 'F1',
+  customer_id: 'CU',
+  adjustment_no: adjustmentNo,
+  kind: 'qty',
+  reason_code: null,
+  note,
+  request_hash: `hash-${adjustmentNo}`,
+  answer: '',
+  key_id: 2,
+  created_at: 5,
+});
+
 const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unknown>][] = [
   [
     'findLive',

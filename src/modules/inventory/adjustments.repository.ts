@@ -30,10 +30,6 @@ export async function findAdjustment(db: Db, key: AdjustmentNumber): Promise<Adj
   return (await findAdjustmentQuery(db, key)).rows[0];
 }
 
-const insertAdjustmentQuery = compiledOnce((db: Db, row: NewAdjustmentRow) =>
-  db.insertInto('inventory_adjustments').values(row).returning('id'),
-);
-
 const setAnswerQuery = compiledOnce((db: Db, change: { companyId: string; id: number; answer: string }) =>
   db
     .updateTable('inventory_adjustments')
@@ -42,13 +38,22 @@ const setAnswerQuery = compiledOnce((db: Db, change: { companyId: string; id: nu
     .where('id', '=', change.id),
 );
 
+const claimNumberQuery = compiledOnce((db: Db, row: NewAdjustmentRow) =>
+  db
+    .insertInto('inventory_adjustments')
+    .values(row)
+    .onConflict((oc) => oc.columns(['company_id', 'facility_id', 'customer_id', 'adjustment_no']).doNothing())
+    .returning('id'),
+);
+
 /**
- * Inserts the adjustment's row and answers its id. A concurrent request with the same number waits
- * on the unique key until this transaction ends, then fails on it (and runs again as a replay).
+ * Inserts the adjustment's row and answers its id, or undefined (writing nothing) when its number
+ * was applied before. A concurrent request with the same number waits on the unique key until this
+ * transaction ends, then finds the number applied.
  */
-export async function insertAdjustment(db: Db, row: NewAdjustmentRow): Promise<number> {
-  const { rows } = await insertAdjustmentQuery(db, row);
-  return Number(rows[0]!.id);
+export async function claimNumber(db: Db, row: NewAdjustmentRow): Promise<number | undefined> {
+  const { rows } = await claimNumberQuery(db, row);
+  return rows.length > 0 ? Number(rows[0]!.id) : undefined;
 }
 
 export async function setAnswer(db: Db, key: { companyId: string; id: number }, answer: string): Promise<void> {

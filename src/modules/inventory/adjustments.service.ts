@@ -71,14 +71,14 @@ async function unknownItemWarnings(trx: Trx, request: AdjustmentRequest): Promis
 }
 
 /**
- * Writes the adjustment's row, its answer still to come, and answers the row's id. It is written
- * before the stock is posted: a concurrent request with the same AdjustmentNo waits on the row's
- * unique key instead of posting, fails on it when this one commits and runs again as a replay
- * (db/transaction.ts), so it never sees the stock this one took and answers 409 for an applied
- * adjustment.
+ * Writes the adjustment's row, its answer still to come, and answers the row's id; undefined when
+ * the AdjustmentNo was applied before. It is written before the stock is posted: a concurrent
+ * request with the same AdjustmentNo waits on the row's unique key instead of posting, then finds
+ * the number applied and replays its answer, so it never sees the stock this one took and answers
+ * 409 for an applied adjustment.
  */
 function claimNumber(trx: Trx, request: AdjustmentRequest, kind: Postings['kind'], requestHash: string, keyId: number, at: number) {
-  return repo.insertAdjustment(trx, {
+  return repo.claimNumber(trx, {
     company_id: request.CompanyID,
     facility_id: request.FacilityID,
     customer_id: request.CustomerID,
@@ -122,15 +122,16 @@ function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Pos
   const { identity, principal } = cx;
   return runCommand(cx, {
     run: async (trx) => {
-      const earlier = await repo.findAdjustment(trx, numberOf(request));
-      if (earlier)
+      const at = cx.clock.now();
+      const id = await claimNumber(trx, request, postings.kind, identity.requestHash, principal.keyId, at);
+      if (id === undefined) {
+        const earlier = (await repo.findAdjustment(trx, numberOf(request)))!;
         return replayApplied<AdjustmentResult>(
           cx,
           earlier,
           `AdjustmentNo ${request.AdjustmentNo} was already applied with a different body`,
         );
-      const at = cx.clock.now();
-      const id = await claimNumber(trx, request, postings.kind, identity.requestHash, principal.keyId, at);
+      }
       const warnings = await unknownItemWarnings(trx, request);
       const answer = answerOf(request, warnings, await post(trx, request, postings, principal.keyId, at));
       await repo.setAnswer(trx, { companyId: request.CompanyID, id }, JSON.stringify(answer));
