@@ -60,21 +60,41 @@ export function formatTable(results) {
  */
 export const LIMITER_COST_TARGETS = { sqlite: 0.05, postgres: 0.1 };
 
+/** The median of `values` (the mean of the two middle ones when there is an even number of them). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /**
  * What the rate limiter costs each scenario measured both ways (bench/scenarios.js's
- * `limiterPairs`): 1 − the mean req/s with it ÷ that without it, and whether that is under the
- * target of its database. Pairs of which a side did not run are left out.
+ * `limiterPairs`), from its rounds: `rounds` maps the key of the scenario with the limiter to one
+ * entry per round, { withLimiter, withoutLimiter } (the mean req/s of the round's two runs). Each
+ * round's cost is 1 − with ÷ without; the pair's `cost` is the median of those, `costRange` their
+ * least and greatest, `withLimiter` and `withoutLimiter` the medians of the rounds' req/s (so `cost`
+ * need not be 1 − `withLimiter` ÷ `withoutLimiter`), and `withinTarget` whether the median cost is
+ * under the target of its database. Pairs without rounds (a side did not run) are left out.
  */
-export function limiterCosts(results, pairs) {
-  const byKey = new Map(results.map((r) => [r.key, r]));
+export function limiterCosts(pairs, rounds) {
   return pairs
-    .filter((pair) => byKey.has(pair.withLimiter) && byKey.has(pair.withoutLimiter))
-    .map(({ databaseId, database, withLimiter, withoutLimiter }) => {
-      const withIt = byKey.get(withLimiter).requestsPerSecond;
-      const without = byKey.get(withoutLimiter).requestsPerSecond;
-      const cost = 1 - withIt / without;
+    .filter((pair) => rounds[pair.withLimiter]?.length > 0)
+    .map(({ databaseId, database, withLimiter }) => {
+      const measured = rounds[withLimiter].map((round) => ({ ...round, cost: 1 - round.withLimiter / round.withoutLimiter }));
+      const costs = measured.map((round) => round.cost);
+      const cost = median(costs);
       const target = LIMITER_COST_TARGETS[databaseId];
-      return { scenario: withLimiter, database, withLimiter: withIt, withoutLimiter: without, cost, target, withinTarget: cost < target };
+      return {
+        scenario: withLimiter,
+        database,
+        withLimiter: median(measured.map((round) => round.withLimiter)),
+        withoutLimiter: median(measured.map((round) => round.withoutLimiter)),
+        cost,
+        costRange: [Math.min(...costs), Math.max(...costs)],
+        rounds: measured,
+        target,
+        withinTarget: cost < target,
+      };
     });
 }
 

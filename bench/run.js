@@ -13,17 +13,21 @@
  * With the rate or receipts scenarios it also measures what the rate limiter costs: the bench keys
  * carry a limit that is never reached, so the limiter counts every request without refusing one,
  * and a second Wharf on each database runs without the limiter (RATE_LIMIT_EDI=0,
- * RATE_LIMIT_RATE=0). Each rate quote and RN import runs against that one first, then as before;
- * the run prints 1 − req/s with the limiter ÷ req/s without it for each pair, against issue 14's
- * targets (under 5% on SQLite, under 10% on PostgreSQL), and writes it as `limiterCost`.
+ * RATE_LIMIT_RATE=0). Each rate quote and RN import runs against both in BENCH_LIMITER_ROUNDS
+ * rounds, each round a full run on each server, the limiter-off one first in rounds 1, 3, … and
+ * second in rounds 2, 4, … (only round 1 has the full warm-up). For each pair the run prints the
+ * median over the rounds of 1 − req/s with the limiter ÷ req/s without it, their range and each
+ * round's req/s, against issue 14's targets (under 5% on SQLite, under 10% on PostgreSQL), and
+ * writes them as `limiterCost`.
  *
  * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
- * BENCH_POSTGRES_URL (a server and a user that may create databases; default
- * postgres://postgres@127.0.0.1:5432/postgres), BENCH_ONLY (a comma-separated list of the groups of
- * scenarios to run, of items, receipts, adjustments, orders and rate; default all of them). With
- * BENCH_ONLY the run seeds only what those groups need and starts B1 and B1-pg only for groups that
- * write: `BENCH_ONLY=rate npm run bench` takes about a minute, without the ten minutes of seeding
- * the orders. B0 runs every time, the write checks and the printed lines only for what ran.
+ * BENCH_LIMITER_ROUNDS (the rounds of each limiter pair, default 3), BENCH_POSTGRES_URL (a server
+ * and a user that may create databases; default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_ONLY (a comma-separated list of the groups of scenarios to run, of items, receipts,
+ * adjustments, orders and rate; default all of them). With BENCH_ONLY the run seeds only what those
+ * groups need and starts B1 and B1-pg only for groups that write: `BENCH_ONLY=rate npm run bench`
+ * takes about three minutes, without the ten minutes of seeding the orders. B0 runs every time, the
+ * write checks and the printed lines only for what ran.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -70,6 +74,11 @@ import { startServers } from './servers.js';
 import { verifyWrites } from './verify.js';
 
 const WARMUP_SECONDS = 2;
+/**
+ * The warm-up of each run of the limiter's rounds after the first (see measureLimiterPair): both
+ * servers are warm by then, it only opens the connections and lets the load settle.
+ */
+const LATER_ROUND_WARMUP_SECONDS = 1;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const cliPath = join(root, 'dist', 'cli.js');
 const resultsPath = join(root, 'bench', 'results', 'latest.json');
@@ -215,6 +224,7 @@ function compareWithB0(figures, b0) {
 async function main(state) {
   const duration = positiveInteger('BENCH_DURATION', 10);
   const connections = positiveInteger('BENCH_CONNECTIONS', 10);
+  const roundCount = positiveInteger('BENCH_LIMITER_ROUNDS', 3);
   const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
   const groups = selectedGroups();
   const has = (group) => groups.includes(group);
@@ -254,29 +264,83 @@ async function main(state) {
     log(`Rate engine in process: ${WARMUP_SECONDS} s warm-up + ${duration} s on the servers' core…`);
     engineFigures = await measureEngineInProcess(pinning, { seconds: duration, warmupSeconds: WARMUP_SECONDS });
   }
-  const results = [];
-  for (const scenario of list) {
-    const answerBytes = await scenario.check();
+  /** One run of `scenario` (its warm-up, then `duration` s); `round` names the limiter's round it is part of. */
+  const run = async (scenario, { warmupSeconds, round }) => {
     const on = scenario.database ? ` (${scenario.database})` : '';
-    log(`${scenario.title}${on}: ${WARMUP_SECONDS} s warm-up + ${duration} s, ${connections} connections…`);
-    const figures = await measure({ title: scenario.title, target: scenario.target, connections, duration, warmupSeconds: WARMUP_SECONDS });
+    const of = round ? `, round ${round} of ${roundCount}` : '';
+    log(`${scenario.title}${on}${of}: ${warmupSeconds} s warm-up + ${duration} s, ${connections} connections…`);
+    const figures = await measure({ title: scenario.title, target: scenario.target, connections, duration, warmupSeconds });
     state.group.assertAlive();
     scenario.after?.();
-    results.push({
-      key: scenario.key,
-      kind: scenario.kind,
-      database: scenario.database,
-      baseline: scenario.baseline,
-      answerBytes,
-      ...figures,
+    return figures;
+  };
+  const row = (scenario, answerBytes, figures) => ({
+    key: scenario.key,
+    kind: scenario.kind,
+    database: scenario.database,
+    baseline: scenario.baseline,
+    answerBytes,
+    ...figures,
+  });
+  // The req/s of each round of each limiter pair, by the key of its scenario with the limiter.
+  const rounds = {};
+  /**
+   * Measures a scenario with the limiter and its limiter-off twin in `roundCount` rounds, each a run
+   * of both, alternately first: the one without the limiter in rounds 1, 3, …, the one with it in
+   * rounds 2, 4, …, so that what comes of going first or second (the tables the RN imports grow, the
+   * machine's drift) does not always fall on the same side. Each run lasts `duration` s; only round 1 has the
+   * usual warm-up, the later ones LATER_ROUND_WARMUP_SECONDS. Both scenarios keep their bodies'
+   * counters and their tallies from round to round, so every RN import body is new and the write
+   * checks count every round. Answers the two table rows, the limiter-off one first; each row shows
+   * the figures of that side's median round by req/s (the lower of the middle two with an even
+   * number of rounds), so that its ratios to the baseline are those of one real run and, with an
+   * odd number of rounds, its req/s is the median that limiterCost gives.
+   */
+  const measureLimiterPair = async (off, limited) => {
+    const sides = [
+      { scenario: off, answerBytes: await off.check(), runs: [] },
+      { scenario: limited, answerBytes: await limited.check(), runs: [] },
+    ];
+    const [without, withIt] = sides;
+    for (let round = 1; round <= roundCount; round++) {
+      const warmupSeconds = round === 1 ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
+      for (const side of round % 2 === 1 ? [without, withIt] : [withIt, without]) {
+        side.runs.push(await run(side.scenario, { warmupSeconds, round }));
+      }
+    }
+    rounds[limited.key] = withIt.runs.map((figures, i) => ({
+      withLimiter: figures.requestsPerSecond,
+      withoutLimiter: without.runs[i].requestsPerSecond,
+    }));
+    return sides.map(({ scenario, answerBytes, runs }) => {
+      const byRate = runs.map((_, i) => i).sort((a, b) => runs[a].requestsPerSecond - runs[b].requestsPerSecond);
+      const shown = byRate[Math.floor((byRate.length - 1) / 2)];
+      return {
+        ...row(scenario, answerBytes, runs[shown]),
+        limiterRounds: { shown: shown + 1, requestsPerSecond: runs.map((figures) => figures.requestsPerSecond) },
+      };
     });
+  };
+
+  const pairOf = new Map(limiterPairs.flatMap((pair) => [pair.withLimiter, pair.withoutLimiter].map((key) => [key, pair])));
+  const scenarioOf = new Map(list.map((scenario) => [scenario.key, scenario]));
+  const results = [];
+  for (const scenario of list) {
+    const pair = pairOf.get(scenario.key);
+    if (pair === undefined) {
+      const answerBytes = await scenario.check();
+      results.push(row(scenario, answerBytes, await run(scenario, { warmupSeconds: WARMUP_SECONDS })));
+    } else if (rounds[pair.withLimiter] === undefined) {
+      // The pair's two scenarios are next to each other in the list; both run here, at the first.
+      results.push(...(await measureLimiterPair(scenarioOf.get(pair.withoutLimiter), scenarioOf.get(pair.withLimiter))));
+    }
   }
 
   const { adjustments: adjustmentPostings, orders: ordersAfter } = await verifyWrites({ databases, tallies, connections });
   const itemDatabase = databases.find((database) => database.items);
 
   const withBase = withRatios(results);
-  const limiterCost = limiterCosts(withBase, limiterPairs);
+  const limiterCost = limiterCosts(limiterPairs, rounds);
   const b0Result = withBase.find((r) => r.key === 'B0');
   const inProcess = engineFigures && compareWithB0(engineFigures, b0Result);
   let page1Ratio = null;
@@ -304,6 +368,7 @@ async function main(state) {
       durationSeconds: duration,
       warmupSeconds: WARMUP_SECONDS,
       connections,
+      limiterRounds: limiterCost.length > 0 ? { rounds: roundCount, laterWarmupSeconds: LATER_ROUND_WARMUP_SECONDS } : null,
       sqliteSynchronous: 'FULL',
       postgres: { ...postgresServer, poolSize: 10, pinned: false },
       logLevel: 'warn',
@@ -350,7 +415,10 @@ async function main(state) {
   if (limiterCost.length > 0) {
     out(
       'Rows ending "limiter off" ran on a second Wharf on the same database with RATE_LIMIT_EDI=0 RATE_LIMIT_RATE=0 (no limiter at all), ' +
-        'just before the same scenario on the Wharf that limits, whose keys carry a limit never reached.',
+        `in ${roundCount} round${roundCount === 1 ? '' : 's'} with the same scenario on the Wharf that limits, whose keys carry a limit ` +
+        'never reached: each round runs both, the limiter-off one first in odd rounds and second in even ones, ' +
+        `${duration} s each (after a ${WARMUP_SECONDS} s warm-up in round 1, ${LATER_ROUND_WARMUP_SECONDS} s in the others). ` +
+        "Those rows show each side's median round by req/s (the lower middle one with an even number of rounds).",
     );
   }
   if (inProcess) {
@@ -363,7 +431,9 @@ async function main(state) {
         `Fastify, an HTTP quote could reach at most ${vsB0.httpCeilingOverB0.toFixed(2)} of B0.`,
     );
   }
-  // Each scenario measured both ways has a tally of its own on the limiter-off Wharf too.
+  // Each scenario measured both ways has a tally of its own on the limiter-off Wharf too; both
+  // count every round.
+  const ofRounds = `warm-ups and measured runs of ${roundCount} round${roundCount === 1 ? '' : 's'}`;
   const bothWays = (key) => [
     [key, ''],
     [limiterOffKey(key), ', limiter off'],
@@ -373,7 +443,7 @@ async function main(state) {
       const rate = tallies[key];
       if (rate) {
         out(
-          `Rate answers on ${database.label}${side} (warm-up and measured run): ${rate.quoted} quotes of both services with ` +
+          `Rate answers on ${database.label}${side} (${ofRounds}): ${rate.quoted} quotes of both services with ` +
             `4-decimal prices, ${rate.other} other.`,
         );
       }
@@ -390,7 +460,7 @@ async function main(state) {
       const rn = tallies[key];
       if (rn) {
         out(
-          `RN import answers on ${database.label}${side} (check, warm-up and measured run): ${rn.Success} Success, ` +
+          `RN import answers on ${database.label}${side} (check, ${ofRounds}): ${rn.Success} Success, ` +
             `${rn.newReceipts} distinct new SVCPOIDs, ${rn.Warning} Warning.`,
         );
       }
@@ -426,11 +496,17 @@ async function main(state) {
       );
     }
   }
-  for (const { scenario, database, withLimiter, withoutLimiter, cost, target, withinTarget } of limiterCost) {
+  const percent = (share) => `${(share * 100).toFixed(1)}%`;
+  for (const { scenario, database, withLimiter, withoutLimiter, cost, costRange, rounds: byRound, target, withinTarget } of limiterCost) {
     const { scenario: title } = withBase.find((r) => r.key === scenario);
+    const roundFigures = byRound.map(
+      (round, i) => `round ${i + 1} ${round.withLimiter.toFixed(0)} ÷ ${round.withoutLimiter.toFixed(0)} (${percent(round.cost)})`,
+    );
     out(
-      `Rate limiter's cost, ${title} (${database}): ${withLimiter.toFixed(0)} req/s with it, ${withoutLimiter.toFixed(0)} without, ` +
-        `1 − with ÷ without = ${(cost * 100).toFixed(1)}% (target under ${(target * 100).toFixed(0)}%: ${withinTarget ? 'within' : 'NOT within'})`,
+      `Rate limiter's cost, ${title} (${database}): 1 − with ÷ without = ${percent(cost)}, the median of ${byRound.length} ` +
+        `round${byRound.length === 1 ? '' : 's'} (range ${percent(costRange[0])} to ${percent(costRange[1])}; target under ` +
+        `${(target * 100).toFixed(0)}%: ${withinTarget ? 'within' : 'NOT within'}); req/s with ÷ without: ` +
+        `${roundFigures.join(', ')}; medians ${withLimiter.toFixed(0)} with it, ${withoutLimiter.toFixed(0)} without`,
     );
   }
   if (page1Ratio !== null) {

@@ -530,9 +530,10 @@ function rateScenario(database, tally, side = LIMITED) {
  * Every scenario of `groups` (see GROUPS), in the order they run: the baselines, the rate quotes,
  * the reads, then the writes (the item import adds items to customer A and the DN import orders to
  * customer O, which the searches count): on each database the RN import, the adjustments of
- * ADJUSTMENT_LINES lines, then the DN import. Each rate quote and RN import runs first against the
- * database's limiter-off Wharf (key `…-unlimited`), right before the same scenario against the
- * limiting one, whose key, tally and baseline stay what they were.
+ * ADJUSTMENT_LINES lines, then the DN import. Each rate quote and RN import has a twin on the
+ * database's limiter-off Wharf (key `…-unlimited`), listed right before it; bench/run.js runs the
+ * two in rounds, alternately first, and each keeps its body counter and tally from round to round.
+ * The scenario on the limiting Wharf keeps the key, tally and baseline it had.
  *
  * `databases`: one entry per Wharf server, { id, label, wharf, unlimited, apiKey, rateKey, b1: {
  * key, url }, items } where `unlimited` is the URL of the limiter-off Wharf on the same database
