@@ -4,6 +4,7 @@ import { compiledOnce } from '../../src/db/compiled-queries.js';
 import type { Db } from '../../src/db/database.js';
 import { nextSequenceValue, type DialectName } from '../../src/db/dialect.js';
 import * as acks from '../../src/modules/acks/acks.repository.js';
+import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
 import * as adjustments from '../../src/modules/inventory/adjustments.repository.js';
 import * as inventory from '../../src/modules/inventory/inventory.repository.js';
 import * as items from '../../src/modules/items/items.repository.js';
@@ -186,6 +187,9 @@ const adjustmentRow = (adjustmentNo: string, note: string | null) => ({
   created_at: 5,
 });
 
+/** A row of any table for an insert: the recording database checks no columns. */
+const row = (columns: Record<string, unknown>) => ({ company_id: 'CO', ...columns }) as never;
+
 const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unknown>][] = [
   [
     'findLive',
@@ -217,6 +221,11 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
     'findAdjustment',
     (db) => adjustments.findAdjustment(db, { companyId: 'CO', facilityId: 'F1', customerId: 'CU', adjustmentNo: 'A1' }),
     (db) => adjustments.findAdjustment(db, { companyId: 'CP', facilityId: 'F2', customerId: 'CV', adjustmentNo: 'A2' }),
+  ],
+  [
+    'claimNumber',
+    (db) => adjustments.claimNumber(db, adjustmentRow('A1', null)),
+    (db) => adjustments.claimNumber(db, adjustmentRow('A2', 'Cycle count')),
   ],
   [
     'setAnswer',
@@ -256,6 +265,135 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
         items: [{ itemId: 'B', uom: 'CS' }],
         statuses: ['Imported', 'Open'],
       }),
+  ],
+  [
+    'orders.findLive',
+    (db) => orders.findLive(db, { companyId: 'CO', customerId: 'CU', referenceNo: 'R1' }, { lock: true }),
+    (db) => orders.findLive(db, { companyId: 'CP', customerId: 'CV', facilityId: 'F2', poNo: 'P2' }),
+  ],
+  [
+    'orders.findOrder',
+    (db) => orders.findOrder(db, { companyId: 'CO', svcpoid: 'DN-1' }, { lock: true }),
+    (db) => orders.findOrder(db, { companyId: 'CP', svcpoid: 'DN-2' }),
+  ],
+  [
+    'orders.insertOrder',
+    (db) => orders.insertOrder(db, row({ svcpoid: 'DN-1', reference_no: 'R1' })),
+    (db) => orders.insertOrder(db, row({ svcpoid: 'DN-2', reference_no: null })),
+  ],
+  [
+    'orders.updateOrder',
+    (db) => orders.updateOrder(db, { companyId: 'CO', svcpoid: 'DN-1' }, { status: 'Open', updated_at: 5 }),
+    (db) => orders.updateOrder(db, { companyId: 'CP', svcpoid: 'DN-2' }, { status: 'Cancelled', updated_at: 6 }),
+  ],
+  [
+    'orders.moveStatus',
+    (db) => orders.moveStatus(db, { companyId: 'CO', svcpoid: 'DN-1' }, ['Imported'], 'Open', 5, 2),
+    (db) => orders.moveStatus(db, { companyId: 'CP', svcpoid: 'DN-2' }, ['Imported', 'Open'], 'Cancelled', 6, 3),
+  ],
+  [
+    'orders.insertEvent',
+    (db) => orders.insertEvent(db, row({ svcpoid: 'DN-1', note: null })),
+    (db) => orders.insertEvent(db, row({ svcpoid: 'DN-2', note: 'late' })),
+  ],
+  [
+    'orders.findLines',
+    (db) => orders.findLines(db, { companyId: 'CO', svcpoid: 'DN-1' }),
+    (db) => orders.findLines(db, { companyId: 'CP', svcpoid: 'DN-2' }),
+  ],
+  [
+    'orders.insertLines',
+    (db) => orders.insertLines(db, [row({ line_no: 1 })]),
+    (db) => orders.insertLines(db, [row({ line_no: 2 }), row({ line_no: 3 })]),
+  ],
+  [
+    'orders.addShippedQuantity',
+    (db) => orders.addShippedQuantity(db, { companyId: 'CO', svcpoid: 'DN-1' }, 1, 5),
+    (db) => orders.addShippedQuantity(db, { companyId: 'CP', svcpoid: 'DN-2' }, 2, 6),
+  ],
+  [
+    'orders.findAllocations',
+    (db) => orders.findAllocations(db, { companyId: 'CO', svcpoid: 'DN-1' }),
+    (db) => orders.findAllocations(db, { companyId: 'CP', svcpoid: 'DN-2' }),
+  ],
+  [
+    'orders.addAllocations',
+    (db) => orders.addAllocations(db, [row({ ...KEY, svcpoid: 'DN-1', line_no: 1, quantity: 5 })]),
+    (db) => orders.addAllocations(db, [row({ ...KEY, svcpoid: 'DN-2', line_no: 2, quantity: 6 })]),
+  ],
+  [
+    'inventory.findAllocatableBalances',
+    (db) =>
+      inventory.findAllocatableBalances(db, {
+        companyId: 'CO',
+        customerId: 'CU',
+        facilityId: 'F1',
+        itemId: 'A',
+        uom: 'EA',
+        inventoryStatus: 'Available',
+        lotNo: 'L1',
+      }),
+    (db) =>
+      inventory.findAllocatableBalances(db, {
+        companyId: 'CP',
+        customerId: 'CV',
+        facilityId: 'F2',
+        itemId: 'B',
+        uom: 'CS',
+        inventoryStatus: 'Available',
+      }),
+  ],
+  [
+    'inventory.allocateFromBalance',
+    (db) => inventory.allocateFromBalance(db, KEY, 5, 7),
+    (db) => inventory.allocateFromBalance(db, { ...KEY, item_id: 'B' }, 6, 8),
+  ],
+  [
+    'inventory.releaseFromBalance',
+    (db) => inventory.releaseFromBalance(db, KEY, 5, 7),
+    (db) => inventory.releaseFromBalance(db, { ...KEY, item_id: 'B' }, 6, 8),
+  ],
+  [
+    'receipts.updateReceipt',
+    (db) => receipts.updateReceipt(db, { companyId: 'CO', svcpoid: 'RN-1' }, { status: 'Open' }),
+    (db) => receipts.updateReceipt(db, { companyId: 'CP', svcpoid: 'RN-2' }, { status: 'Imported', reference_no: null }),
+  ],
+  [
+    'receipts.insertEvent',
+    (db) => receipts.insertEvent(db, row({ svcpoid: 'RN-1', note: null })),
+    (db) => receipts.insertEvent(db, row({ svcpoid: 'RN-2', note: 'n' })),
+  ],
+  ['receipts.findReceipt', (db) => receipts.findReceipt(db, 'CO', 'RN-1', { lock: true }), (db) => receipts.findReceipt(db, 'CP', 'RN-2')],
+  ['receipts.findLines', (db) => receipts.findLines(db, 'CO', 'RN-1'), (db) => receipts.findLines(db, 'CP', 'RN-2')],
+  [
+    'receipts.moveStatus',
+    (db) => receipts.moveStatus(db, { companyId: 'CO', svcpoid: 'RN-1' }, ['Imported'], 'Open', 5, 2),
+    (db) => receipts.moveStatus(db, { companyId: 'CP', svcpoid: 'RN-2' }, ['Open'], 'Closed', 6, 3),
+  ],
+  [
+    'receipts.addReceivedQuantity',
+    (db) => receipts.addReceivedQuantity(db, { companyId: 'CO', svcpoid: 'RN-1' }, 1, 5),
+    (db) => receipts.addReceivedQuantity(db, { companyId: 'CP', svcpoid: 'RN-2' }, 2, 6),
+  ],
+  [
+    'receipts.findConfirmation',
+    (db) => receipts.findConfirmation(db, { companyId: 'CO', svcpoid: 'RN-1', confirmationNo: 'C1' }),
+    (db) => receipts.findConfirmation(db, { companyId: 'CP', svcpoid: 'RN-2', confirmationNo: 'C2' }),
+  ],
+  [
+    'receipts.insertConfirmation',
+    (db) => receipts.insertConfirmation(db, row({ svcpoid: 'RN-1', confirmation_no: 'C1' })),
+    (db) => receipts.insertConfirmation(db, row({ svcpoid: 'RN-2', confirmation_no: 'C2' })),
+  ],
+  [
+    'idempotency.findRecord',
+    (db) => idempotency.findRecord(db, { companyId: 'CO', keyId: 1, idempotencyKey: 'K1' }),
+    (db) => idempotency.findRecord(db, { companyId: 'CP', keyId: 2, idempotencyKey: 'K2' }),
+  ],
+  [
+    'idempotency.insertRecord',
+    (db) => idempotency.insertRecord(db, row({ idempotency_key: 'K1', refusal_kind: null })),
+    (db) => idempotency.insertRecord(db, row({ idempotency_key: 'K2', refusal_kind: 'conflict' })),
   ],
 ];
 

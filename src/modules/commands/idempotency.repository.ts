@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import type { IdempotencyRecordTable } from './idempotency.tables.js';
 
@@ -12,18 +13,26 @@ export interface RecordKey {
   idempotencyKey: string;
 }
 
-export async function findRecord(db: Db, key: RecordKey): Promise<IdempotencyRecord | undefined> {
-  return db
+const findRecordQuery = compiledOnce((db: Db, key: RecordKey) =>
+  db
     .selectFrom('idempotency_records')
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('key_id', '=', key.keyId)
-    .where('idempotency_key', '=', key.idempotencyKey)
-    .executeTakeFirst();
+    .where('idempotency_key', '=', key.idempotencyKey),
+);
+
+export async function findRecord(db: Db, key: RecordKey): Promise<IdempotencyRecord | undefined> {
+  const { companyId, keyId, idempotencyKey } = key;
+  return (await findRecordQuery(db, { companyId, keyId, idempotencyKey })).rows[0];
 }
 
+const insertRecordQuery = compiledOnce((db: Db, row: Insertable<IdempotencyRecordTable>) =>
+  db.insertInto('idempotency_records').values(row),
+);
+
 export async function insertRecord(db: Db, row: Insertable<IdempotencyRecordTable>): Promise<void> {
-  await db.insertInto('idempotency_records').values(row).execute();
+  await insertRecordQuery(db, row);
 }
 
 export async function deleteRecordsBefore(db: Db, before: number): Promise<number> {

@@ -295,7 +295,11 @@ export interface AllocatableFilter {
  * then key order so that the order is total.
  */
 export async function findAllocatableBalances(db: Db, filter: AllocatableFilter): Promise<BalanceRow[]> {
-  return db
+  return (await findAllocatableBalancesQuery(db, filter)).rows;
+}
+
+const findAllocatableBalancesQuery = compiledOnce((db: Db, filter: AllocatableFilter) =>
+  db
     .selectFrom('inventory_balances')
     .selectAll()
     .where('company_id', '=', filter.companyId)
@@ -313,9 +317,8 @@ export async function findAllocatableBalances(db: Db, filter: AllocatableFilter)
     .orderBy('first_received_at')
     .orderBy('lot_no')
     .orderBy('goods_type')
-    .orderBy('title_id')
-    .execute();
-}
+    .orderBy('title_id'),
+);
 
 /**
  * Allocates `quantity` (> 0) of a balance in one conditional statement: only while that much is
@@ -327,20 +330,26 @@ export async function allocateFromBalance(
   quantity: number,
   at: number,
 ): Promise<BalanceQuantities | undefined> {
-  return db
-    .updateTable('inventory_balances')
-    .set((eb) => ({ allocated: eb('allocated', '+', quantity), updated_at: at }))
-    .where((eb) => eb.and([eb.and(keyEquals(key)), eb(eb('on_hand', '-', eb.ref('allocated')), '>=', quantity)]))
-    .returning(['on_hand', 'allocated'])
-    .executeTakeFirst();
+  return (await allocateFromBalanceQuery(db, { key, quantity, at })).rows[0];
 }
+
+const allocateFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
+  db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ allocated: eb('allocated', '+', change.quantity), updated_at: change.at }))
+    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb(eb('on_hand', '-', eb.ref('allocated')), '>=', change.quantity)]))
+    .returning(['on_hand', 'allocated']),
+);
 
 /** Gives back `quantity` (> 0) of a balance's allocation; false when the balance holds less allocated. */
 export async function releaseFromBalance(db: Db, key: BalanceKeyColumns, quantity: number, at: number): Promise<boolean> {
-  const result = await db
-    .updateTable('inventory_balances')
-    .set((eb) => ({ allocated: eb('allocated', '-', quantity), updated_at: at }))
-    .where((eb) => eb.and([eb.and(keyEquals(key)), eb('allocated', '>=', quantity)]))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await releaseFromBalanceQuery(db, { key, quantity, at });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
+
+const releaseFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
+  db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ allocated: eb('allocated', '-', change.quantity), updated_at: change.at }))
+    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb('allocated', '>=', change.quantity)])),
+);

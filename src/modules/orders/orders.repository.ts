@@ -20,15 +20,16 @@ export async function nextSvcpoid(db: Db): Promise<string> {
   return `DN-${await nextSequenceValue(db, 'order_svcpoid_seq')}`;
 }
 
-/**
- * The live (not Cancelled) orders of a customer matching every number given, in one facility or,
- * without a FacilityID, in all of them. ReferenceNo is the natural key: at most one matches it.
- */
-export async function findLive(
-  db: Db,
-  key: { companyId: string; customerId: string; facilityId?: string; poNo?: string; referenceNo?: string },
-  options: { lock?: boolean } = {},
-): Promise<OrderRow[]> {
+/** Which live orders of a customer to find: every number given must match. */
+export interface LiveOrderKey {
+  companyId: string;
+  customerId: string;
+  facilityId?: string;
+  poNo?: string;
+  referenceNo?: string;
+}
+
+const findLiveQuery = compiledOnce((db: Db, key: LiveOrderKey & { lock: boolean }) => {
   const query = db
     .selectFrom('orders')
     .selectAll()
@@ -40,54 +41,77 @@ export async function findLive(
     .$if(key.poNo !== undefined, (q) => q.where('po_no', '=', key.poNo!))
     .$if(key.referenceNo !== undefined, (q) => q.where('reference_no', '=', key.referenceNo!))
     .orderBy('svcpoid');
-  return (options.lock ? forUpdate(db, query) : query).execute();
+  return key.lock ? forUpdate(db, query) : query;
+});
+
+/**
+ * The live (not Cancelled) orders of a customer matching every number given, in one facility or,
+ * without a FacilityID, in all of them. ReferenceNo is the natural key: at most one matches it.
+ */
+export async function findLive(db: Db, key: LiveOrderKey, options: { lock?: boolean } = {}): Promise<OrderRow[]> {
+  return (await findLiveQuery(db, { ...key, lock: options.lock ?? false })).rows;
 }
+
+const findOrderQuery = compiledOnce((db: Db, key: OrderKey & { lock: boolean }) => {
+  const query = db.selectFrom('orders').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid);
+  return key.lock ? forUpdate(db, query) : query;
+});
 
 /** One order; with `lock`, held until the transaction ends so that no other writer moves it meanwhile. */
 export async function findOrder(db: Db, key: OrderKey, options: { lock?: boolean } = {}): Promise<OrderRow | undefined> {
-  const query = db.selectFrom('orders').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid);
-  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
+  return (await findOrderQuery(db, { ...key, lock: options.lock ?? false })).rows[0];
 }
+
+const insertOrderQuery = compiledOnce((db: Db, row: Insertable<OrderTable>) => db.insertInto('orders').values(row));
 
 export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
-  await db.insertInto('orders').values(row).execute();
+  await insertOrderQuery(db, row);
 }
 
+const updateOrderQuery = compiledOnce((db: Db, update: { key: OrderKey; changes: Updateable<OrderTable> }) =>
+  db.updateTable('orders').set(update.changes).where('company_id', '=', update.key.companyId).where('svcpoid', '=', update.key.svcpoid),
+);
+
 export async function updateOrder(db: Db, key: OrderKey, changes: Updateable<OrderTable>): Promise<void> {
-  await db.updateTable('orders').set(changes).where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+  await updateOrderQuery(db, { key, changes });
 }
+
+const moveStatusQuery = compiledOnce((db: Db, move: OrderKey & { from: string[]; to: string; at: number; keyId: number }) =>
+  db
+    .updateTable('orders')
+    .set({ status: move.to, updated_at: move.at, updated_by_key_id: move.keyId })
+    .where('company_id', '=', move.companyId)
+    .where('svcpoid', '=', move.svcpoid)
+    .where('status', 'in', move.from),
+);
 
 /**
  * Moves an order to `to` only if its status is one of `from` (one statement, so two movers cannot
  * both win); answers whether it moved.
  */
 export async function moveStatus(db: Db, key: OrderKey, from: readonly string[], to: string, at: number, keyId: number): Promise<boolean> {
-  const result = await db
-    .updateTable('orders')
-    .set({ status: to, updated_at: at, updated_by_key_id: keyId })
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .where('status', 'in', from)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
+
+const insertEventQuery = compiledOnce((db: Db, row: Insertable<OrderEventTable>) => db.insertInto('order_events').values(row));
 
 export async function insertEvent(db: Db, row: Insertable<OrderEventTable>): Promise<void> {
-  await db.insertInto('order_events').values(row).execute();
+  await insertEventQuery(db, row);
 }
+
+const findLinesQuery = compiledOnce((db: Db, key: OrderKey) =>
+  db.selectFrom('order_lines').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).orderBy('line_no'),
+);
 
 export async function findLines(db: Db, key: OrderKey): Promise<OrderLineRow[]> {
-  return db
-    .selectFrom('order_lines')
-    .selectAll()
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .orderBy('line_no')
-    .execute();
+  return (await findLinesQuery(db, key)).rows;
 }
 
+const insertLinesQuery = compiledOnce((db: Db, lines: Insertable<OrderLineTable>[]) => db.insertInto('order_lines').values(lines));
+
 export async function insertLines(db: Db, lines: Insertable<OrderLineTable>[]): Promise<void> {
-  if (lines.length > 0) await db.insertInto('order_lines').values(lines).execute();
+  if (lines.length > 0) await insertLinesQuery(db, lines);
 }
 
 /** Removes an order's lines; their allocations must have been released first (a foreign key holds them). */
@@ -95,19 +119,21 @@ export async function deleteLines(db: Db, key: OrderKey): Promise<void> {
   await db.deleteFrom('order_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
-export async function addShippedQuantity(db: Db, key: OrderKey, lineNo: number, quantity: number): Promise<void> {
-  await db
+const addShippedQuantityQuery = compiledOnce((db: Db, change: OrderKey & { lineNo: number; quantity: number }) =>
+  db
     .updateTable('order_lines')
-    .set((eb) => ({ shipped_qty: eb('shipped_qty', '+', quantity) }))
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .where('line_no', '=', lineNo)
-    .execute();
+    .set((eb) => ({ shipped_qty: eb('shipped_qty', '+', change.quantity) }))
+    .where('company_id', '=', change.companyId)
+    .where('svcpoid', '=', change.svcpoid)
+    .where('line_no', '=', change.lineNo),
+);
+
+export async function addShippedQuantity(db: Db, key: OrderKey, lineNo: number, quantity: number): Promise<void> {
+  await addShippedQuantityQuery(db, { ...key, lineNo, quantity });
 }
 
-/** An order's allocations, by line, each line's in the order allocation took them (FEFO, then FIFO). */
-export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAllocationRow[]> {
-  return db
+const findAllocationsQuery = compiledOnce((db: Db, key: OrderKey) =>
+  db
     .selectFrom('order_allocations')
     .selectAll()
     .where('company_id', '=', key.companyId)
@@ -117,8 +143,12 @@ export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAlloc
     .orderBy('expiration_date')
     .orderBy('lot_no')
     .orderBy('goods_type')
-    .orderBy('title_id')
-    .execute();
+    .orderBy('title_id'),
+);
+
+/** An order's allocations, by line, each line's in the order allocation took them (FEFO, then FIFO). */
+export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAllocationRow[]> {
+  return (await findAllocationsQuery(db, key)).rows;
 }
 
 /** The primary key of order_allocations: a line, and the balance it holds stock in. */
@@ -135,16 +165,18 @@ const ALLOCATION_KEY = [
   'expiration_date',
 ] as const;
 
-/** Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds grows. */
-export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
+const addAllocationsQuery = compiledOnce((db: Db, rows: Insertable<OrderAllocationTable>[]) =>
+  db
     .insertInto('order_allocations')
     .values(rows)
     .onConflict((oc) =>
       oc.columns(ALLOCATION_KEY).doUpdateSet((eb) => ({ quantity: eb('order_allocations.quantity', '+', eb.ref('excluded.quantity')) })),
-    )
-    .execute();
+    ),
+);
+
+/** Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds grows. */
+export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
+  if (rows.length > 0) await addAllocationsQuery(db, rows);
 }
 
 /** Where backorders wait: items and UOMs of a customer in a facility, in orders of these statuses. */

@@ -9,6 +9,12 @@ import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, Rec
 export type ReceiptRow = Selectable<ReceiptTable>;
 export type ReceiptLineRow = Selectable<ReceiptLineTable>;
 
+/** A receipt's primary key. */
+export interface ReceiptKey {
+  companyId: string;
+  svcpoid: string;
+}
+
 export async function nextSvcpoid(db: Db): Promise<string> {
   return `RN-${await nextSequenceValue(db, 'receipt_svcpoid_seq')}`;
 }
@@ -51,11 +57,15 @@ export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Prom
   await insertReceiptQuery(db, row);
 }
 
-export async function updateReceipt(db: Db, key: { companyId: string; svcpoid: string }, changes: Updateable<ReceiptTable>): Promise<void> {
-  await db.updateTable('receipts').set(changes).where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
+const updateReceiptQuery = compiledOnce((db: Db, update: { key: ReceiptKey; changes: Updateable<ReceiptTable> }) =>
+  db.updateTable('receipts').set(update.changes).where('company_id', '=', update.key.companyId).where('svcpoid', '=', update.key.svcpoid),
+);
+
+export async function updateReceipt(db: Db, key: ReceiptKey, changes: Updateable<ReceiptTable>): Promise<void> {
+  await updateReceiptQuery(db, { key, changes });
 }
 
-export async function deleteLines(db: Db, key: { companyId: string; svcpoid: string }): Promise<void> {
+export async function deleteLines(db: Db, key: ReceiptKey): Promise<void> {
   await db.deleteFrom('receipt_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
@@ -65,9 +75,16 @@ export async function insertLines(db: Db, lines: Insertable<ReceiptLineTable>[])
   if (lines.length > 0) await insertLinesQuery(db, lines);
 }
 
+const insertEventQuery = compiledOnce((db: Db, row: Insertable<ReceiptEventTable>) => db.insertInto('receipt_events').values(row));
+
 export async function insertEvent(db: Db, row: Insertable<ReceiptEventTable>): Promise<void> {
-  await db.insertInto('receipt_events').values(row).execute();
+  await insertEventQuery(db, row);
 }
+
+const findReceiptQuery = compiledOnce((db: Db, key: ReceiptKey & { lock: boolean }) => {
+  const query = db.selectFrom('receipts').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid);
+  return key.lock ? forUpdate(db, query) : query;
+});
 
 /** One receipt; with `lock`, held until the transaction ends so that no other writer moves it meanwhile. */
 export async function findReceipt(
@@ -76,19 +93,25 @@ export async function findReceipt(
   svcpoid: string,
   options: { lock?: boolean } = {},
 ): Promise<ReceiptRow | undefined> {
-  const query = db.selectFrom('receipts').selectAll().where('company_id', '=', companyId).where('svcpoid', '=', svcpoid);
-  return (options.lock ? forUpdate(db, query) : query).executeTakeFirst();
+  return (await findReceiptQuery(db, { companyId, svcpoid, lock: options.lock ?? false })).rows[0];
 }
 
+const findLinesQuery = compiledOnce((db: Db, key: ReceiptKey) =>
+  db.selectFrom('receipt_lines').selectAll().where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).orderBy('line_no'),
+);
+
 export async function findLines(db: Db, companyId: string, svcpoid: string): Promise<ReceiptLineRow[]> {
-  return db
-    .selectFrom('receipt_lines')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('svcpoid', '=', svcpoid)
-    .orderBy('line_no')
-    .execute();
+  return (await findLinesQuery(db, { companyId, svcpoid })).rows;
 }
+
+const moveStatusQuery = compiledOnce((db: Db, move: ReceiptKey & { from: string[]; to: string; at: number; keyId: number }) =>
+  db
+    .updateTable('receipts')
+    .set({ status: move.to, updated_at: move.at, updated_by_key_id: move.keyId })
+    .where('company_id', '=', move.companyId)
+    .where('svcpoid', '=', move.svcpoid)
+    .where('status', 'in', move.from),
+);
 
 /**
  * Moves a receipt to `to` only if its status is one of `from` (one statement, so two movers cannot
@@ -96,52 +119,51 @@ export async function findLines(db: Db, companyId: string, svcpoid: string): Pro
  */
 export async function moveStatus(
   db: Db,
-  key: { companyId: string; svcpoid: string },
+  key: ReceiptKey,
   from: readonly string[],
   to: string,
   at: number,
   keyId: number,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('receipts')
-    .set({ status: to, updated_at: at, updated_by_key_id: keyId })
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .where('status', 'in', from)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
-export async function addReceivedQuantity(
-  db: Db,
-  key: { companyId: string; svcpoid: string },
-  lineNo: number,
-  quantity: number,
-): Promise<void> {
-  await db
+const addReceivedQuantityQuery = compiledOnce((db: Db, change: ReceiptKey & { lineNo: number; quantity: number }) =>
+  db
     .updateTable('receipt_lines')
-    .set((eb) => ({ received_qty: eb('received_qty', '+', quantity) }))
-    .where('company_id', '=', key.companyId)
-    .where('svcpoid', '=', key.svcpoid)
-    .where('line_no', '=', lineNo)
-    .execute();
+    .set((eb) => ({ received_qty: eb('received_qty', '+', change.quantity) }))
+    .where('company_id', '=', change.companyId)
+    .where('svcpoid', '=', change.svcpoid)
+    .where('line_no', '=', change.lineNo),
+);
+
+export async function addReceivedQuantity(db: Db, key: ReceiptKey, lineNo: number, quantity: number): Promise<void> {
+  await addReceivedQuantityQuery(db, { ...key, lineNo, quantity });
 }
 
-export async function findConfirmation(
-  db: Db,
-  key: { companyId: string; svcpoid: string; confirmationNo: string },
-): Promise<Selectable<ReceiptConfirmationTable> | undefined> {
-  return db
+const findConfirmationQuery = compiledOnce((db: Db, key: ReceiptKey & { confirmationNo: string }) =>
+  db
     .selectFrom('receipt_confirmations')
     .selectAll()
     .where('company_id', '=', key.companyId)
     .where('svcpoid', '=', key.svcpoid)
-    .where('confirmation_no', '=', key.confirmationNo)
-    .executeTakeFirst();
+    .where('confirmation_no', '=', key.confirmationNo),
+);
+
+export async function findConfirmation(
+  db: Db,
+  key: ReceiptKey & { confirmationNo: string },
+): Promise<Selectable<ReceiptConfirmationTable> | undefined> {
+  return (await findConfirmationQuery(db, key)).rows[0];
 }
 
+const insertConfirmationQuery = compiledOnce((db: Db, row: Insertable<ReceiptConfirmationTable>) =>
+  db.insertInto('receipt_confirmations').values(row),
+);
+
 export async function insertConfirmation(db: Db, row: Insertable<ReceiptConfirmationTable>): Promise<void> {
-  await db.insertInto('receipt_confirmations').values(row).execute();
+  await insertConfirmationQuery(db, row);
 }
 
 export interface ReceiptListFilter {
