@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { invalid } from '../lib/refusal.js';
 
@@ -22,6 +23,19 @@ export function formatWithOffset(epochMs: number, zone: string): string {
  * offset in force today. A time that a DST change skips moves forward, as Luxon does: what was
  * stored before such times were refused (or read after a facility changed its zone) still shows.
  */
+/** Readings kept per text: a date is read up to four times a request (its format, AM/PM, DST, value), and documents share dates. */
+const READINGS_KEPT = 1000;
+
+/** `read`, remembering the answers for the last texts: a reading never changes (Luxon's DateTimes are immutable). */
+function remembered<T>(read: (text: string) => T): (text: string) => T {
+  const readings = new LRUCache<string, { value: T }>({ max: READINGS_KEPT });
+  return (text) => {
+    let reading = readings.get(text);
+    if (!reading) readings.set(text, (reading = { value: read(text) }));
+    return reading.value;
+  };
+}
+
 function wallClockToInstant(wallClock: DateTime, zone: string): number {
   const local = DateTime.fromObject(wallClock.toObject(), { zone });
   return Math.min(...local.getPossibleOffsets().map((candidate) => candidate.toMillis()));
@@ -48,7 +62,7 @@ const US_FORMATS = [
  * `0:30 PM` as 12:30 PM, so the hour is checked as written (a 12-hour clock runs from 1 to 12).
  * Input is refused for it (http/formats.ts); reading stays lenient, for texts stored before.
  */
-export function twelveHourProblem(text: string): string | undefined {
+export const twelveHourProblem = remembered((text: string): string | undefined => {
   const written = /^(.+?)\s+([ap])m$/i.exec(text.trim());
   if (!written) return undefined;
   // Read without its AM/PM, the hour is the one written: Luxon's `h` with `a` would already have moved it.
@@ -60,31 +74,31 @@ export function twelveHourProblem(text: string): string | undefined {
     }
   }
   return undefined;
-}
+});
 
-function readFacilityLocal(text: string): Reading | undefined {
+const readFacilityLocal = remembered((text: string): Reading | undefined => {
   if (OFFSET_SUFFIX.test(text)) {
     const instant = parseWithOffset(text);
     return instant === undefined ? undefined : { instant };
   }
   const wallClock = DateTime.fromISO(text, { zone: 'utc' });
   return wallClock.isValid ? { wallClock, timeOfDay: text.includes('T') } : undefined;
-}
+});
 
-function readScheduleDate(text: string): Reading | undefined {
+const readScheduleDate = remembered((text: string): Reading | undefined => {
   const normal = text.trim().replace(/\s+/g, ' ');
   for (const { format, timeOfDay } of US_FORMATS) {
     const wallClock = DateTime.fromFormat(normal, format, { zone: 'utc' });
     if (wallClock.isValid) return { wallClock, timeOfDay };
   }
   return readFacilityLocal(text.trim());
-}
+});
 
-function readOrderDate(text: string): Reading | undefined {
+const readOrderDate = remembered((text: string): Reading | undefined => {
   if (!/^\d{14}$/.test(text)) return readScheduleDate(text);
   const wallClock = DateTime.fromFormat(text, 'yyyyMMddHHmmss', { zone: 'utc' });
   return wallClock.isValid ? { wallClock, timeOfDay: true } : undefined;
-}
+});
 
 /** The local date-time texts a facility's zone reads, by their JSON-schema format (http/formats.ts). */
 const READERS = {
