@@ -31,46 +31,33 @@ const SHAPES_PER_QUERY = 256;
 
 type Shaped = { query: CompiledQuery; bindings: (Placeholder | unknown)[] };
 
-/** Appends the shape of `value` to `parts` and answers its mirror. */
-function mirror(value: unknown, path: (string | number)[], parts: string[]): unknown {
-  if (value === undefined) {
-    parts.push('u');
-    return undefined;
-  }
-  if (typeof value === 'boolean') {
-    parts.push(value ? 't' : 'f');
-    return value;
-  }
-  if (Array.isArray(value)) {
-    parts.push(`[${value.length}`);
-    return value.map((element, index) => mirror(element, [...path, index], parts));
-  }
+/** `value` with a placeholder for each value that SQL binds, and everything of its shape as it is. */
+function mirror(value: unknown, path: (string | number)[]): unknown {
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (Array.isArray(value)) return value.map((element, index) => mirror(element, [...path, index]));
   if (value !== null && Object.getPrototypeOf(value) === Object.prototype) {
     const mirrored: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      parts.push(`{${key}`);
-      mirrored[key] = mirror((value as Record<string, unknown>)[key], [...path, key], parts);
-    }
-    parts.push('}');
+    for (const key in value) mirrored[key] = mirror((value as Record<string, unknown>)[key], [...path, key]);
     return mirrored;
   }
   return new Placeholder(path);
 }
 
-/** The shape alone, without building a mirror: what a call computes before it finds its SQL. */
-function shapeOf(value: unknown, parts: string[]): void {
-  if (value === undefined) parts.push('u');
-  else if (typeof value === 'boolean') parts.push(value ? 't' : 'f');
-  else if (Array.isArray(value)) {
-    parts.push(`[${value.length}`);
-    for (const element of value) shapeOf(element, parts);
-  } else if (value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const key of Object.keys(value)) {
-      parts.push(`{${key}`);
-      shapeOf((value as Record<string, unknown>)[key], parts);
-    }
-    parts.push('}');
+/** The shape alone, without building a mirror: what every call works out before it finds its SQL. */
+function shapeOf(value: unknown): string {
+  if (value === undefined) return 'u';
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (Array.isArray(value)) {
+    let shape = `[${value.length}`;
+    for (const element of value) shape += shapeOf(element);
+    return shape;
   }
+  if (value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    let shape = '{';
+    for (const key in value) shape += `${key}:${shapeOf((value as Record<string, unknown>)[key])},`;
+    return `${shape}}`;
+  }
+  return '';
 }
 
 function valueAt(params: unknown, path: readonly (string | number)[]): unknown {
@@ -102,12 +89,10 @@ export function compiledOnce<D extends Database, P, O>(
     const adapter = adapterOf(db);
     let shapes = byAdapter.get(adapter);
     if (!shapes) byAdapter.set(adapter, (shapes = new LRUCache({ max: SHAPES_PER_QUERY })));
-    const parts: string[] = [];
-    shapeOf(params, parts);
-    const shape = parts.join('');
+    const shape = shapeOf(params);
     let shaped = shapes.get(shape);
     if (!shaped) {
-      const query = build(db, mirror(params, [], []) as P).compile(db);
+      const query = build(db, mirror(params, []) as P).compile(db);
       shaped = { query, bindings: [...query.parameters] };
       shapes.set(shape, shaped);
     }
