@@ -200,7 +200,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
         edi.decorateRequest('principal');
         edi.addHook('onRequest', authenticate(lookupKey));
         if (config.rateLimitEdi > 0) {
-          await limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+          limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
         }
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
       },
@@ -212,7 +212,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
     await app.register(
       async (rate) => {
         if (config.rateLimitRate > 0) {
-          await limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
+          limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
         }
         rateRoutes(rate, { rater, lookupKey });
       },

@@ -146,6 +146,33 @@ describeEachDialect('rate limits', (dialect) => {
       expect(limitHeaders(unknown)).toEqual({ limit: undefined, remaining: undefined, reset: undefined, retryAfter: undefined });
     }
   });
+
+  it("does not count a route that does not exist: its 404 carries no limit and leaves the key's minute untouched", async () => {
+    startOfTest();
+    const key = await createKey(ctx().database.db, ctx().clock, tenant, 'customer');
+    const rater = await createKey(ctx().database.db, ctx().clock, tenant, 'rater', { userIds: [7] });
+    const post = (url: string, apiKey: string, payload: object) =>
+      ctx().app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', authorization: `APIKey ${apiKey}` },
+        payload,
+      });
+    for (let i = 0; i < 5; i++) {
+      // Under the EDI base and under the rate engine's, whose scope answers its own 404 envelope.
+      for (const missing of [
+        await post(`${EDI_PREFIX}/edi/no-such-route`, key, search()),
+        await post(`${RATE}/no-such-route`, rater, {}),
+      ]) {
+        expect(missing.statusCode).toBe(404);
+        expect(limitHeaders(missing)).toEqual({ limit: undefined, remaining: undefined, reset: undefined, retryAfter: undefined });
+      }
+    }
+    const counted = await ctx().post(INVENTORY_SEARCH, search(), key);
+    expect([counted.statusCode, limitHeaders(counted)]).toEqual([200, { limit: '3', remaining: '2', reset: RESET, retryAfter: undefined }]);
+    const quoted = await post(RATE, rater, { UserID: 7, Data: PARCEL });
+    expect([quoted.statusCode, limitHeaders(quoted)]).toEqual([200, { limit: '2', remaining: '1', reset: RESET, retryAfter: undefined }]);
+  });
 });
 
 describeEachDialect('rate limits, switched off', (dialect) => {
