@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+/**
+ * Where one write's time goes in process, statement by statement: builds the app on a scratch SQLite
+ * file (synchronous=FULL, as served), seeds a tenant with the CLI and 1000 items, sends 300 warm-up
+ * requests of a scenario through `app.inject`, then times every better-sqlite3 statement of the
+ * next N and prints each statement's time and count per request, and the request's whole time.
+ * No HTTP, no load generator: what is left besides the statements is Wharf's JavaScript (and
+ * light-my-request's, which a real request does not pay).
+ *
+ *   npm run build && node bench/statements-in-process.js rn-import   # or adjust-1, adjust-20, dn-import
+ *   STATEMENTS_REQUESTS=5000 node bench/statements-in-process.js adjust-1
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { adjustmentBody, itemIdOf, orderImportBody, receiptImportBody } from './payload.js';
+import { BENCH_KEY_RATE_LIMIT } from './seed.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const SqliteDatabase = require('better-sqlite3');
+
+const TENANT = { company: 'STMT', customer: 'CUSTS', facility: 'FAC1' };
+const ITEMS = 1000;
+const WARMUP = 300;
+const REQUESTS = Number(process.env.STATEMENTS_REQUESTS ?? 2000);
+const EDI = '/shared/bam/v1/public';
+
+/** Each scenario: the path and body of request n. */
+const SCENARIOS = {
+  'rn-import': (n) => ['/edi/inbound/receipt', receiptImportBody(TENANT, { poNo: `S-${n}`, referenceNo: `SR-${n}`, n, itemCount: ITEMS })],
+  'adjust-1': (n) => [
+    '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+    adjustmentBody(TENANT, { adjustmentNo: `A1-${n}`, itemIds: [itemIdOf((n % ITEMS) + 1)] }),
+  ],
+  'adjust-20': (n) => [
+    '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+    adjustmentBody(TENANT, {
+      adjustmentNo: `A20-${n}`,
+      itemIds: Array.from({ length: 20 }, (_, i) => itemIdOf(((n * 20 + i) % ITEMS) + 1)),
+    }),
+  ],
+  'dn-import': (n) => [
+    '/edi/outbound/order',
+    orderImportBody(TENANT, {
+      poNo: `D-${n}`,
+      referenceNo: `DR-${n}`,
+      n,
+      itemIds: Array.from({ length: 5 }, (_, i) => itemIdOf(((n * 5 + i) % 50) + 1)),
+    }),
+  ],
+};
+
+/** Times every statement better-sqlite3 runs, by its SQL text. */
+function timeStatements() {
+  const totals = new Map();
+  const statementClass = Object.getPrototypeOf(new SqliteDatabase(':memory:').prepare('select 1'));
+  for (const method of ['run', 'all', 'get']) {
+    const original = statementClass[method];
+    statementClass[method] = function timed(...args) {
+      const started = process.hrtime.bigint();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const total = totals.get(this.source) ?? { count: 0, ns: 0n };
+        total.count += 1;
+        total.ns += process.hrtime.bigint() - started;
+        totals.set(this.source, total);
+      }
+    };
+  }
+  return totals;
+}
+
+async function main() {
+  const scenarioName = process.argv[2] ?? 'rn-import';
+  const requestOf = SCENARIOS[scenarioName];
+  if (!requestOf) throw new Error(`scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);
+  const totals = timeStatements();
+  const tmp = mkdtempSync(join(tmpdir(), 'wharf-statements-'));
+  const databaseUrl = `sqlite:${join(tmp, 'wharf.db')}`;
+  const cli = (...args) => execFileSync('node', [join(root, 'dist', 'cli.js'), ...args, '--db', databaseUrl], { encoding: 'utf8' }).trim();
+  cli('migrate');
+  cli('company', 'add', TENANT.company);
+  cli('customer', 'add', TENANT.company, TENANT.customer);
+  cli('facility', 'add', TENANT.company, TENANT.facility);
+  const key = cli('key', 'create', '--role', 'admin', '--company', TENANT.company, '--rate-limit', String(BENCH_KEY_RATE_LIMIT));
+
+  const { loadConfig } = await import(join(root, 'dist', 'config.js'));
+  const { openDatabase } = await import(join(root, 'dist', 'server.js'));
+  const { buildApp } = await import(join(root, 'dist', 'app.js'));
+  const config = loadConfig({ databaseUrl, logLevel: 'warn' });
+  const db = openDatabase(config);
+  const app = await buildApp({ config, db, logger: { level: 'warn' } });
+  const headers = { 'content-type': 'application/json', authorization: `APIKey ${key}` };
+  const send = async (path, body) => {
+    const answer = await app.inject({ method: 'POST', url: `${EDI}${path}`, headers, payload: body });
+    if (answer.statusCode !== 200) throw new Error(`${path} answered ${answer.statusCode}: ${answer.body.slice(0, 300)}`);
+  };
+  try {
+    await send(
+      '/edi/item-master/import',
+      JSON.stringify({
+        CompanyID: TENANT.company,
+        CustomerID: TENANT.customer,
+        Items: Array.from({ length: ITEMS }, (_, i) => ({ itemID: itemIdOf(i + 1) })),
+      }),
+    );
+    // Stock for the orders to allocate.
+    await send(
+      '/edi/3pl/adjust/inventory-adjust-qty-incremental',
+      adjustmentBody(TENANT, { adjustmentNo: 'OPENING', itemIds: Array.from({ length: 50 }, (_, i) => itemIdOf(i + 1)), qty: '1000000' }),
+    );
+    for (let n = 0; n < WARMUP; n++) await send(...requestOf(n));
+    totals.clear();
+    const started = performance.now();
+    for (let n = WARMUP; n < WARMUP + REQUESTS; n++) await send(...requestOf(n));
+    const perRequestUs = ((performance.now() - started) * 1000) / REQUESTS;
+
+    let inStatements = 0;
+    console.log(`${scenarioName}, ${REQUESTS} requests in process (SQLite, synchronous=FULL):`);
+    console.log('| µs a request | run a request | statement |\n|---|---|---|');
+    for (const [sqlText, { count, ns }] of [...totals].sort((a, b) => Number(b[1].ns - a[1].ns))) {
+      const us = Number(ns) / 1000 / REQUESTS;
+      inStatements += us;
+      console.log(
+        `| ${us.toFixed(1)} | ${(count / REQUESTS).toFixed(1)} | ${sqlText.length > 100 ? `${sqlText.slice(0, 100)}…` : sqlText} |`,
+      );
+    }
+    console.log(
+      `\nA request: ${perRequestUs.toFixed(0)} µs, of which ${inStatements.toFixed(0)} µs in SQLite's statements (COMMIT and its fsync included).`,
+    );
+  } finally {
+    await app.close();
+    await db.destroy();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
