@@ -289,15 +289,6 @@ export interface AllocatableFilter {
   titleId?: string;
 }
 
-/**
- * Balances with stock not yet allocated, in the order allocation takes them: the earliest
- * expiration first (a balance without one after every dated one), then the earliest first receipt,
- * then key order so that the order is total.
- */
-export async function findAllocatableBalances(db: Db, filter: AllocatableFilter): Promise<BalanceRow[]> {
-  return (await findAllocatableBalancesQuery(db, filter)).rows;
-}
-
 const findAllocatableBalancesQuery = compiledOnce((db: Db, filter: AllocatableFilter) =>
   db
     .selectFrom('inventory_balances')
@@ -321,6 +312,23 @@ const findAllocatableBalancesQuery = compiledOnce((db: Db, filter: AllocatableFi
 );
 
 /**
+ * Balances with stock not yet allocated, in the order allocation takes them: the earliest
+ * expiration first (a balance without one after every dated one), then the earliest first receipt,
+ * then key order so that the order is total.
+ */
+export async function findAllocatableBalances(db: Db, filter: AllocatableFilter): Promise<BalanceRow[]> {
+  return (await findAllocatableBalancesQuery(db, filter)).rows;
+}
+
+const allocateFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
+  db
+    .updateTable('inventory_balances')
+    .set((eb) => ({ allocated: eb('allocated', '+', change.quantity), updated_at: change.at }))
+    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb(eb('on_hand', '-', eb.ref('allocated')), '>=', change.quantity)]))
+    .returning(['on_hand', 'allocated']),
+);
+
+/**
  * Allocates `quantity` (> 0) of a balance in one conditional statement: only while that much is
  * still free. Answers undefined, changing nothing, when another writer took it first.
  */
@@ -333,12 +341,11 @@ export async function allocateFromBalance(
   return (await allocateFromBalanceQuery(db, { key, quantity, at })).rows[0];
 }
 
-const allocateFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
+const releaseFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
   db
     .updateTable('inventory_balances')
-    .set((eb) => ({ allocated: eb('allocated', '+', change.quantity), updated_at: change.at }))
-    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb(eb('on_hand', '-', eb.ref('allocated')), '>=', change.quantity)]))
-    .returning(['on_hand', 'allocated']),
+    .set((eb) => ({ allocated: eb('allocated', '-', change.quantity), updated_at: change.at }))
+    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb('allocated', '>=', change.quantity)])),
 );
 
 /** Gives back `quantity` (> 0) of a balance's allocation; false when the balance holds less allocated. */
@@ -346,10 +353,3 @@ export async function releaseFromBalance(db: Db, key: BalanceKeyColumns, quantit
   const result = await releaseFromBalanceQuery(db, { key, quantity, at });
   return (result.numAffectedRows ?? 0n) > 0n;
 }
-
-const releaseFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyColumns; quantity: number; at: number }) =>
-  db
-    .updateTable('inventory_balances')
-    .set((eb) => ({ allocated: eb('allocated', '-', change.quantity), updated_at: change.at }))
-    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb('allocated', '>=', change.quantity)])),
-);
