@@ -72,3 +72,17 @@ export function recordingDb(name: DialectName): { db: Db; sent: Sent[] } {
   const sent: Sent[] = [];
   return { db: new Kysely<Database>({ dialect: recordingDialect(name, sent) }), sent };
 }
+
+/** A balance's key for the statements' tests: company CO, customer CU, facility F1, item A-1 in EA, lot L1. */
+export const BALANCE_KEY = {
+  company_id: 'CO',
+  customer_id: 'CU',
+  facility_id: 'F1',
+  item_id: 'A-1',
+  uom: 'EA',
+  lot_no: 'L1',
+  goods_type: '',
+  title_id: '',
+  inventory_status: 'Available',
+  expiration_date: '',
+};

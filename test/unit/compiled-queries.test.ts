@@ -10,7 +10,7 @@ import * as inventory from '../../src/modules/inventory/inventory.repository.js'
 import * as items from '../../src/modules/items/items.repository.js';
 import * as orders from '../../src/modules/orders/orders.repository.js';
 import * as receipts from '../../src/modules/receipts/receipts.repository.js';
-import { recordingDb, sentBy } from '../helpers/recording-db.js';
+import { BALANCE_KEY, recordingDb, sentBy } from '../helpers/recording-db.js';
 
 /**
  * compiledOnce keeps a query's compiled SQL per database and shape of its parameters and binds each
@@ -100,18 +100,7 @@ it('compiles once per database: SQLite and PostgreSQL each get their own SQL', a
  * Every statement of the write path that compiles once, called twice on one database with other
  * values and shapes: each call sends exactly what the same call sends to a fresh database.
  */
-const KEY = {
-  company_id: 'CO',
-  customer_id: 'CU',
-  facility_id: 'F1',
-  item_id: 'A-1',
-  uom: 'EA',
-  lot_no: 'L1',
-  goods_type: '',
-  title_id: '',
-  inventory_status: 'Available',
-  expiration_date: '',
-};
+const KEY = BALANCE_KEY;
 const ledgerRow = (itemId: string, quantity: number) => ({
   ...KEY,
   item_id: itemId,

@@ -5,7 +5,7 @@ import * as inventory from '../../src/modules/inventory/inventory.repository.js'
 import * as items from '../../src/modules/items/items.repository.js';
 import * as orders from '../../src/modules/orders/orders.repository.js';
 import * as receipts from '../../src/modules/receipts/receipts.repository.js';
-import { sentBy } from '../helpers/recording-db.js';
+import { BALANCE_KEY, sentBy } from '../helpers/recording-db.js';
 
 /**
  * The SQL of the statements on the write path, per dialect, as Kysely compiles them (in the style
@@ -14,18 +14,7 @@ import { sentBy } from '../helpers/recording-db.js';
  * rows; it records what they send.
  */
 
-const KEY = {
-  company_id: 'CO',
-  customer_id: 'CU',
-  facility_id: 'F1',
-  item_id: 'A-1',
-  uom: 'EA',
-  lot_no: 'L1',
-  goods_type: '',
-  title_id: '',
-  inventory_status: 'Available',
-  expiration_date: '',
-};
+const KEY = BALANCE_KEY;
 const OTHER_KEY = { ...KEY, lot_no: 'L2', expiration_date: '2027-01-31' };
 const MAX = 999_999_999_999_999;
 
