@@ -251,8 +251,12 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
         companyId: 'CP',
         customerId: 'CV',
         facilityId: 'F2',
-        items: [{ itemId: 'B', uom: 'CS' }],
-        statuses: ['Imported', 'Open'],
+        items: [
+          { itemId: 'B', uom: 'CS' },
+          { itemId: 'C', uom: 'EA' },
+        ],
+        // Another list of literal statuses: a query of its own, beside the first.
+        statuses: ['Open'],
       }),
   ],
   [
@@ -393,4 +397,13 @@ describe.each(DIALECTS)('the write path’s statements on %s', (dialect) => {
     await second(db);
     expect(sent).toEqual([...(await sentBy(dialect, first)), ...(await sentBy(dialect, second))]);
   });
+});
+
+it('names each list of waiting statuses in its own SQL, on one database after another list', async () => {
+  const { db, sent } = recordingDb('sqlite');
+  const waiting = (statuses: string[]) =>
+    orders.findWaitingLines(db, { companyId: 'CO', customerId: 'CU', facilityId: 'F1', items: [{ itemId: 'A', uom: 'EA' }], statuses });
+  await waiting(['Imported', 'Open']);
+  await waiting(['Open']);
+  expect(sent.map((statement) => /"o"\."status" in \(([^)]*)\)/.exec(statement.sql)?.[1])).toEqual(["'Imported', 'Open'", "'Open'"]);
 });
