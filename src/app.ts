@@ -23,8 +23,10 @@ import { rememberFound } from './lib/remember.js';
 import { ajvOptions } from './lib/validate.js';
 import { VERSION } from './lib/version.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
+import { recordStockChanges } from './modules/inventory/stock-events.js';
 import { takeStockMadeAvailable } from './modules/inventory/transaction-stock.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { requestCounter } from './modules/limits/request-counters.js';
@@ -57,13 +59,18 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   orderRoutes,
   shippingRoutes,
   orderSearchRoutes,
+  eventRoutes,
 ];
 
 /**
  * What every change entails before it commits (CommandContext.settle): stock it made Available
- * goes to waiting orders. Inventory sits below orders, so the two meet here.
+ * goes to waiting orders, and then every balance it changed is told in inventory.changed events.
+ * Inventory sits below orders, so the two meet here.
  */
-export const settleChange: Settle = (trx, change) => fillBackorders(trx, takeStockMadeAvailable(trx), change);
+export const settleChange: Settle = async (trx, change) => {
+  await fillBackorders(trx, takeStockMadeAvailable(trx), change);
+  recordStockChanges(trx, change);
+};
 
 export interface AppOptions {
   config: Config;

@@ -23,6 +23,8 @@ const TABLES = [
   'api_keys',
   'companies',
   'customers',
+  'event_sequencer',
+  'events',
   'facilities',
   'idempotency_records',
   'inventory_adjustments',

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AckTables } from '../modules/acks/acks.tables.js';
+import type { EventTables } from '../modules/events/events.tables.js';
 import type { IdempotencyTables } from '../modules/commands/idempotency.tables.js';
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
@@ -21,7 +22,8 @@ export interface Database
     ReceiptTables,
     OrderTables,
     RatingTables,
-    LimitTables {}
+    LimitTables,
+    EventTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

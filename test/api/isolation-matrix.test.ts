@@ -6,6 +6,7 @@ import { EDI_PREFIX } from '../../src/app.js';
 import type { DialectName } from '../../src/db/dialect.js';
 import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import type { Role } from '../../src/http/auth.js';
+import { EVENT_TYPES } from '../../src/modules/events/events.schemas.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { loadRateCard } from '../../src/modules/rating/rating.service.js';
 import { useTestApp } from '../helpers/app.js';
@@ -349,6 +350,21 @@ const MATRIX: Record<string, Entry> = {
     ConfirmationNo: uniqueId('CN'),
     Items: [{ ItemNumber: w.dn.ship.sku, ShippedQty: '1', UOM: 'EA' }],
   })),
+
+  // ---- events ------------------------------------------------------------------------------------
+  [edi('POST', paths.EVENT_SEARCH)]: {
+    roles: READ,
+    owner: (w) => ({ key: 'c1', body: { ...ids(w.a), ...PAGE }, shows: [w.rn.level.svcpoid, w.dn.level.svcpoid] }),
+    // Keys limited to another facility still read the customer's item events (items have no facility):
+    // not cases here. The failure ACKs of other customers quote the owner's numbers that they sent
+    // themselves in the cases above (their ACK searches show them too): they read every other type.
+    elsewhere: (w) =>
+      [
+        { who: 'another customer reading its own events', key: 'c2' as KeyName, fields: { CustomerID: w.a.customerIds[1] } },
+        { who: 'a customer of another company reading its own events', key: 'customerB' as KeyName, fields: ids(w.b) },
+        { who: 'an admin of another company reading its own customer’s events', key: 'adminB' as KeyName, fields: ids(w.b) },
+      ].map((c) => ({ ...c, fields: { ...c.fields, Types: EVENT_TYPES.filter((type) => type !== 'ack.failed') }, status: 200 })),
+  },
 
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(

@@ -28,3 +28,5 @@ export const ADJUST_QTY = '/edi/3pl/adjust/inventory-adjust-qty-incremental';
 export const ADJUST_PROPERTY = '/edi/3pl/adjust/inventory-adjust-property';
 export const INVENTORY_SEARCH = '/edi/inventory/search-by-paging';
 export const LEDGER_SEARCH = '/edi/3pl/inventory/ledger/search-by-paging';
+
+export const EVENT_SEARCH = '/edi/events/search-by-paging';

@@ -272,7 +272,7 @@ describe('balance changes', () => {
             "",
             20000,
           ],
-          "sql": "update "inventory_balances" set "allocated" = "allocated" - ?, "updated_at" = ? where (("company_id" = ? and "customer_id" = ? and "facility_id" = ? and "item_id" = ? and "uom" = ? and "lot_no" = ? and "goods_type" = ? and "title_id" = ? and "inventory_status" = ? and "expiration_date" = ?) and "allocated" >= ?)",
+          "sql": "update "inventory_balances" set "allocated" = "allocated" - ?, "updated_at" = ? where (("company_id" = ? and "customer_id" = ? and "facility_id" = ? and "item_id" = ? and "uom" = ? and "lot_no" = ? and "goods_type" = ? and "title_id" = ? and "inventory_status" = ? and "expiration_date" = ?) and "allocated" >= ?) returning "on_hand", "allocated"",
         },
       ]
     `);
@@ -294,7 +294,7 @@ describe('balance changes', () => {
             "",
             20000,
           ],
-          "sql": "update "inventory_balances" set "allocated" = "allocated" - $1, "updated_at" = $2 where (("company_id" = $3 and "customer_id" = $4 and "facility_id" = $5 and "item_id" = $6 and "uom" = $7 and "lot_no" = $8 and "goods_type" = $9 and "title_id" = $10 and "inventory_status" = $11 and "expiration_date" = $12) and "allocated" >= $13)",
+          "sql": "update "inventory_balances" set "allocated" = "allocated" - $1, "updated_at" = $2 where (("company_id" = $3 and "customer_id" = $4 and "facility_id" = $5 and "item_id" = $6 and "uom" = $7 and "lot_no" = $8 and "goods_type" = $9 and "title_id" = $10 and "inventory_status" = $11 and "expiration_date" = $12) and "allocated" >= $13) returning "on_hand", "allocated"",
         },
       ]
     `);

@@ -3,6 +3,7 @@ import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow } from '../../http/time.js';
 import { isStorableText } from '../../lib/json-values.js';
 import { notFound } from '../../lib/refusal.js';
+import * as events from '../events/events.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
 import * as repo from './acks.repository.js';
@@ -60,7 +61,17 @@ export async function recordSuccess(
   });
 }
 
-/** The failure form: one `{code, error}`, the refusal's messages joined. */
+/** An ack.failed event's Error keeps this much of the refusal; the ACK search shows all of it. */
+const EVENT_ERROR_LENGTH = 10_000;
+
+/** `text` cut to `length` and marked with …, never inside a character beyond the BMP. */
+function shortened(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const cut = text.slice(0, length);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
+/** The failure form: one `{code, error}`, the refusal's messages joined; and its `ack.failed` event. */
 export async function recordFailure(trx: Trx, subject: AckSubject, messages: readonly string[]): Promise<void> {
   const message = messages.join('; ');
   await repo.insertAck(trx, {
@@ -70,6 +81,20 @@ export async function recordFailure(trx: Trx, subject: AckSubject, messages: rea
     error: null,
     failure_code: `EDI-ERROR-${message}`,
     failure_error: message,
+  });
+  events.recordEvent(trx, {
+    type: 'ack.failed',
+    keyId: subject.keyId,
+    at: subject.at,
+    data: {
+      CompanyID: subject.companyId,
+      CustomerID: subject.customerId,
+      FacilityID: subject.facilityId,
+      DocumentType: subject.documentType,
+      PONo: subject.poNo,
+      ReferenceNo: subject.referenceNo,
+      Error: shortened(message, EVENT_ERROR_LENGTH),
+    },
   });
 }
 

@@ -4,12 +4,14 @@ import type { Authorize, Role } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { conflict, idempotencyKeyReused, Refusal, type RefusalKind } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
+import * as events from '../events/events.service.js';
 import * as repo from './idempotency.repository.js';
 
 /**
  * The write path (DESIGN §7, §11): every state-changing request runs through runCommand, which owns
- * its one transaction, the retry after a lost race, the Idempotency-Key record and the failure ACK
- * written after a refusal rolled back. A service describes its command and returns its typed body.
+ * its one transaction, the retry after a lost race, the Idempotency-Key record, the failure ACK
+ * written after a refusal rolled back, and the writing of the events the change recorded (§13). A
+ * service describes its command and returns its typed body.
  */
 
 export interface Command<T> {
@@ -89,9 +91,11 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
       const stored = await storedOutcome(trx, cx);
       if (stored) return replay<T>(cx, stored);
       const body = await command.run(trx);
-      // What every change entails, in its transaction: backorders filled from stock it freed (and,
-      // from DESIGN §13, the events of the change).
+      // What every change entails, in its transaction: backorders filled from stock it freed, and
+      // the change of stock told as events.
       await cx.settle(trx, { at: cx.clock.now(), keyId: cx.principal.keyId });
+      // The one place where a change's events are written (DESIGN §13): committed with it, or never.
+      await events.writeRecordedEvents(trx);
       await storeOutcome(trx, cx, { body });
       return body;
     });
@@ -111,6 +115,7 @@ async function acknowledgeRefusal(cx: CommandContext, document: acks.AckedDocume
     const stored = await storedOutcome(trx, cx);
     if (stored) return { answer: 'refusal' in stored ? stored.refusal : refusal, acknowledged: false, replayed: 'refusal' in stored };
     await acks.recordFailure(trx, { ...document, keyId: cx.principal.keyId, at: cx.clock.now() }, refusal.messages);
+    await events.writeRecordedEvents(trx);
     await storeOutcome(trx, cx, { refusal });
     return { answer: refusal, acknowledged: true, replayed: false };
   });

@@ -3,6 +3,7 @@ import type { CommandContext } from '../../http/command-context.js';
 import { asScaled, formatDecimal, parseDecimal } from '../../lib/decimal.js';
 import { invalid } from '../../lib/refusal.js';
 import { replayApplied, runCommand } from '../commands/commands.service.js';
+import * as events from '../events/events.service.js';
 import * as items from '../items/items.service.js';
 import * as repo from './adjustments.repository.js';
 import type {
@@ -117,7 +118,10 @@ function answerOf(request: AdjustmentRequest, warnings: string[], posted: invent
   };
 }
 
-/** Applies an adjustment once per AdjustmentNo, in the request's one transaction. */
+/** How an inventory.adjusted event names each kind (the balances it changed follow in inventory.changed). */
+const ADJUSTMENT_TYPES: Record<Postings['kind'], string> = { qty: 'Quantity', property: 'Property' };
+
+/** Applies an adjustment once per AdjustmentNo, in the request's one transaction; its event tells which. */
 function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Postings): Promise<AdjustmentResult> {
   const { identity, principal } = cx;
   return runCommand(cx, {
@@ -135,6 +139,21 @@ function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Pos
       const warnings = await unknownItemWarnings(trx, request);
       const answer = answerOf(request, warnings, await post(trx, request, postings, principal.keyId, at));
       await repo.setAnswer(trx, { companyId: request.CompanyID, id }, JSON.stringify(answer));
+      events.recordEvent(trx, {
+        type: 'inventory.adjusted',
+        keyId: principal.keyId,
+        at,
+        data: {
+          CompanyID: request.CompanyID,
+          CustomerID: request.CustomerID,
+          FacilityID: request.FacilityID,
+          AdjustmentNo: request.AdjustmentNo,
+          AdjustmentType: ADJUSTMENT_TYPES[postings.kind],
+          ReasonCode: request.ReasonCode ?? null,
+          Status: answer.Adjustment.Status,
+          Lines: request.Items.length,
+        },
+      });
       return answer;
     },
   });

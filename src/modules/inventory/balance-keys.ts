@@ -99,6 +99,22 @@ export function balanceColumnsOf(scope: StockScope, key: BalanceKey): BalanceKey
 }
 
 /** The balance key a row's key columns hold (a balance's, a ledger row's, an allocation's). */
+/** One text per balance: what tells two rows of one balance apart from rows of others. */
+export function balanceIdOf(columns: BalanceKeyColumns): string {
+  return [
+    columns.company_id,
+    columns.customer_id,
+    columns.facility_id,
+    columns.item_id,
+    columns.uom,
+    columns.lot_no,
+    columns.goods_type,
+    columns.title_id,
+    columns.inventory_status,
+    columns.expiration_date,
+  ].join('\u0000');
+}
+
 export function balanceKeyOf(row: BalanceKeyColumns): BalanceKey {
   return {
     itemId: row.item_id,

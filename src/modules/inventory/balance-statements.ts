@@ -1,9 +1,10 @@
 import type { Trx } from '../../db/database.js';
 import { MAX_SCALED, formatDecimal, isWithinDecimalRange, type Scaled } from '../../lib/decimal.js';
 import { conflict } from '../../lib/refusal.js';
-import { balanceColumnsOf, compareBalanceKeys, describeBalanceKey, type BalanceKey, type StockScope } from './balance-keys.js';
+import { balanceColumnsOf, balanceIdOf, compareBalanceKeys, describeBalanceKey, type BalanceKey, type StockScope } from './balance-keys.js';
 import * as repo from './inventory.repository.js';
 import type { BalanceKeyColumns } from './inventory.tables.js';
+import { noteBalanceChanged } from './transaction-stock.js';
 
 /**
  * How a posting's lines become balance statements: lines of one balance and direction summed into
@@ -61,21 +62,6 @@ export interface BalanceStep {
   fromAllocated: number;
   /** A line or a sum beyond 11 integer digits: any balance refuses it, so it is not sent. */
   beyondLimits: boolean;
-}
-
-function balanceIdOf(columns: BalanceKeyColumns): string {
-  return [
-    columns.company_id,
-    columns.customer_id,
-    columns.facility_id,
-    columns.item_id,
-    columns.uom,
-    columns.lot_no,
-    columns.goods_type,
-    columns.title_id,
-    columns.inventory_status,
-    columns.expiration_date,
-  ].join('\u0000');
 }
 
 /** The lines in key order, grouped into steps; lines of quantity 0 belong to none. */
@@ -159,6 +145,7 @@ export async function applyStatement(trx: Trx, steps: BalanceStep[], at: number)
   for (const step of steps) {
     const row = step.beyondLimits ? undefined : byBalance.get(balanceIdOf(step.columns));
     if (!row) throw await refusalOf(trx, step);
+    noteBalanceChanged(trx, row);
     after.set(step, { on_hand: row.on_hand, allocated: row.allocated });
   }
   return after;

@@ -1,6 +1,7 @@
 import { formatFacilityLocal } from '../../http/time.js';
 import { formatDecimal } from '../../lib/decimal.js';
 import type { LedgerRow } from './inventory.repository.js';
+import type { BalanceKey } from './balance-keys.js';
 import type { Balance } from './inventory.service.js';
 import type { InventoryRow, InventoryStatus, PostingRow } from './inquiry.schemas.js';
 
@@ -8,7 +9,8 @@ import type { InventoryRow, InventoryStatus, PostingRow } from './inquiry.schema
 
 const orNull = (value: string) => (value === '' ? null : value);
 
-export function presentBalance(balance: Balance): InventoryRow {
+/** A balance's key and quantities, as the inventory search and the inventory.changed event show them. */
+export function presentBalance(balance: Pick<Balance, keyof BalanceKey | 'onHand' | 'allocated' | 'available'>): InventoryRow {
   return {
     ItemNumber: balance.itemId,
     LotNo: orNull(balance.lotNo),

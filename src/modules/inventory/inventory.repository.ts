@@ -345,11 +345,16 @@ const releaseFromBalanceQuery = compiledOnce((db: Db, change: { key: BalanceKeyC
   db
     .updateTable('inventory_balances')
     .set((eb) => ({ allocated: eb('allocated', '-', change.quantity), updated_at: change.at }))
-    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb('allocated', '>=', change.quantity)])),
+    .where((eb) => eb.and([eb.and(keyEquals(change.key)), eb('allocated', '>=', change.quantity)]))
+    .returning(['on_hand', 'allocated']),
 );
 
-/** Gives back `quantity` (> 0) of a balance's allocation; false when the balance holds less allocated. */
-export async function releaseFromBalance(db: Db, key: BalanceKeyColumns, quantity: number, at: number): Promise<boolean> {
-  const result = await releaseFromBalanceQuery(db, { key, quantity, at });
-  return (result.numAffectedRows ?? 0n) > 0n;
+/** Gives back `quantity` (> 0) of a balance's allocation; undefined, changing nothing, when the balance holds less allocated. */
+export async function releaseFromBalance(
+  db: Db,
+  key: BalanceKeyColumns,
+  quantity: number,
+  at: number,
+): Promise<BalanceQuantities | undefined> {
+  return (await releaseFromBalanceQuery(db, { key, quantity, at })).rows[0];
 }

@@ -13,7 +13,7 @@ import {
 } from './balance-keys.js';
 import { applyStatement, statementsOf, stepsOf, type BalanceStep, type PostingLine } from './balance-statements.js';
 import * as repo from './inventory.repository.js';
-import { lockItems, noteMadeAvailable } from './transaction-stock.js';
+import { lockItems, noteBalanceChanged, noteMadeAvailable } from './transaction-stock.js';
 
 // Other modules name balances through this service, as they call it.
 export * from './balance-keys.js';
@@ -224,10 +224,12 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
     let lostRace = false;
     for (const row of candidates) {
       const take = Math.min(need, row.on_hand - row.allocated);
-      if (!(await repo.allocateFromBalance(trx, row, take, request.at))) {
+      const allocated = await repo.allocateFromBalance(trx, row, take, request.at);
+      if (!allocated) {
         lostRace = true;
         break;
       }
+      noteBalanceChanged(trx, { ...balanceColumnsOf(request, balanceKeyOf(row)), ...allocated });
       const key = balanceKeyOf(row);
       const id = JSON.stringify(key);
       taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + take) });
@@ -247,9 +249,10 @@ export async function releaseAllocations(trx: Trx, scope: StockScope, allocation
     allocations.map(({ key }) => key),
   );
   for (const { key, quantity } of [...allocations].sort((a, b) => compareBalanceKeys(a.key, b.key))) {
-    if (!(await repo.releaseFromBalance(trx, balanceColumnsOf(scope, key), quantity, at))) {
-      throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
-    }
+    const columns = balanceColumnsOf(scope, key);
+    const released = await repo.releaseFromBalance(trx, columns, quantity, at);
+    if (!released) throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
+    noteBalanceChanged(trx, { ...columns, ...released });
     noteMadeAvailable(trx, scope, key);
   }
 }

@@ -1,10 +1,12 @@
 import type { Trx } from '../../db/database.js';
 import { lockNames } from '../../db/dialect.js';
-import type { StockScope } from './balance-keys.js';
+import { balanceIdOf, type StockScope } from './balance-keys.js';
+import type { ChangedBalance } from './inventory.repository.js';
 
 /**
- * What one transaction has done to items so far: the item locks it holds, and the stock it made
- * Available for waiting orders. Both live as long as the transaction object (a retry is a new one).
+ * What one transaction has done to items so far: the item locks it holds, the stock it made
+ * Available for waiting orders, and the balances it changed. They live as long as the transaction
+ * object (a retry is a new one).
  */
 
 /** One item in one UOM, the unit that allocation, backorders and their lock work with. */
@@ -74,4 +76,24 @@ export function takeStockMadeAvailable(trx: Trx): StockMadeAvailable[] {
   const made = madeAvailable.get(trx);
   madeAvailable.delete(trx);
   return made ? [...made.values()] : [];
+}
+
+/** Per open transaction, each balance it changed, as its latest change left it (see takeChangedBalances). */
+const changedBalances = new WeakMap<Trx, Map<string, ChangedBalance>>();
+
+/** Keeps what a statement left in a balance: every writer of balances tells, with the row it got back. */
+export function noteBalanceChanged(trx: Trx, balance: ChangedBalance): void {
+  const changed = changedBalances.get(trx) ?? new Map<string, ChangedBalance>();
+  changedBalances.set(trx, changed);
+  const id = balanceIdOf(balance);
+  // Deleted first, so that the map keeps the balances in the order of their latest change.
+  changed.delete(id);
+  changed.set(id, balance);
+}
+
+/** The balances the transaction changed, each once as it stands now; a second call answers only later changes. */
+export function takeChangedBalances(trx: Trx): ChangedBalance[] {
+  const changed = changedBalances.get(trx);
+  changedBalances.delete(trx);
+  return changed ? [...changed.values()] : [];
 }

@@ -5,6 +5,7 @@ import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalid } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
+import * as events from '../events/events.service.js';
 import { ITEM_HEAD, SERVER_OWNED_KEYS } from './items.fields.js';
 import { presentItem } from './items.present.js';
 import * as repo from './items.repository.js';
@@ -119,6 +120,16 @@ async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request
       updated_by_key_id: principal.keyId,
     })),
   );
+  const statusOf = new Map(incoming.map((item) => [item.itemId, item.status]));
+  for (const { itemID, Status } of results) {
+    if (Status === 'Unchanged') continue;
+    events.recordEvent(trx, {
+      type: Status === 'Created' ? 'item.created' : 'item.updated',
+      keyId: principal.keyId,
+      at: now,
+      data: { CompanyID: companyId, CustomerID: customerId, ItemID: itemID, Status: statusOf.get(itemID) },
+    });
+  }
   return { Items: results };
 }
 

@@ -57,6 +57,13 @@ export const ORDER_MOVES = {
 
 export type OrderMove = keyof typeof ORDER_MOVES;
 
+/** The statuses in which shipping is over (an `order.closed` event); a cancelled order has its own. */
+export const CLOSED_ORDER_STATUSES = ['Shipped', 'Short Shipped'] as const satisfies readonly OrderStatus[];
+
+export function isClosed(status: OrderStatus): boolean {
+  return (CLOSED_ORDER_STATUSES as readonly string[]).includes(status);
+}
+
 /** The operator's moves that are operations of their own (`…/3pl/outbound/order/<move>`). */
 export const OPERATOR_ORDER_MOVES = ['open', 'cancel'] as const satisfies readonly OrderMove[];
 export type OperatorOrderMove = (typeof OPERATOR_ORDER_MOVES)[number];

@@ -8,6 +8,7 @@ import * as acks from '../acks/acks.service.js';
 import { runCommand, type RejectedBodyRule } from '../commands/commands.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { allocateOrder, releaseOrder } from './allocation.service.js';
+import { recordOrderEvent } from './order-events.js';
 import { ORDER_MOVES, requireMove, type OrderMove } from './order-states.js';
 import { referenceNoOf, storedOrderDocumentOf } from './orders.present.js';
 import * as repo from './orders.repository.js';
@@ -86,7 +87,8 @@ async function importProblems(trx: Trx, cx: CommandContext, request: OrderImport
   return problems;
 }
 
-export async function recordEvent(
+/** Writes a move to the order's history (order_events). */
+export async function recordMove(
   trx: Trx,
   order: repo.OrderRow,
   action: string,
@@ -118,7 +120,8 @@ export async function cancelOrder(
   const key = { companyId: order.company_id, svcpoid: order.svcpoid };
   await repo.moveStatus(trx, key, ORDER_MOVES[move].from, 'Cancelled', action.at, action.keyId);
   await releaseOrder(trx, order, action.at);
-  await recordEvent(trx, order, 'cancel', 'Cancelled', action.note, action.keyId, action.at);
+  await recordMove(trx, order, 'cancel', 'Cancelled', action.note, action.keyId, action.at);
+  recordOrderEvent(trx, 'order.cancelled', order, 'Cancelled', action);
 }
 
 async function cancelByCustomer(trx: Trx, order: repo.OrderRow, subject: acks.AckSubject, note: string | null): Promise<OrderImportResult> {
@@ -203,6 +206,8 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     status: shortfalls.length > 0 ? 'Warning' : 'Success',
     error: shortfalls.length > 0 ? shortfalls.join('; ') : null,
   });
+  const named = { ...order, po_no: poNo, reference_no: header.reference_no, reference_no_type: header.reference_no_type };
+  recordOrderEvent(trx, live ? 'order.updated' : 'order.imported', named, 'Imported', subject);
   return answerOf({ customerId: request.CustomerID, poNo, referenceNo, svcpoid }, shortfalls);
 }
 

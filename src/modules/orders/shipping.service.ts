@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http/time.js';
@@ -8,9 +8,10 @@ import { replayApplied, runCommand } from '../commands/commands.service.js';
 import type * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './allocation.service.js';
-import { mayMove, ORDER_MOVES, requireMove, type OperatorOrderMove, type OrderStatus } from './order-states.js';
+import { isClosed, mayMove, ORDER_MOVES, requireMove, type OperatorOrderMove, type OrderStatus } from './order-states.js';
 import * as repo from './orders.repository.js';
-import { cancelOrder, recordEvent } from './orders.service.js';
+import { cancelOrder, recordMove } from './orders.service.js';
+import { recordOrderEvent } from './order-events.js';
 import { lineNoOf, presentImportedOrder, presentOrderHeader, storedOrder } from './orders.present.js';
 import {
   ORDER_LIST_HEAD,
@@ -86,24 +87,26 @@ export async function listOrders(cx: CommandContext, request: OrderListRequest) 
   };
   const page = pageRequest(request.Paging);
 
-  const { total, found } = await db.transaction().execute(async (trx) => {
+  const list = async (trx: Trx) => {
     const total = await repo.countOrders(trx, filter);
     const found = page.offset < total ? await repo.pageOrders(trx, filter, page.offset, page.pageSize) : [];
     if (request.MarkOpen) {
       const now = cx.clock.now();
       for (const row of found.filter((r) => mayMove('open', r.status))) {
         if (await repo.moveStatus(trx, keyOf(row), ORDER_MOVES.open.from, 'Open', now, principal.keyId)) {
-          await recordEvent(trx, row, 'open', 'Open', 'MarkOpen', principal.keyId, now);
+          await recordMove(trx, row, 'open', 'Open', 'MarkOpen', principal.keyId, now);
+          recordOrderEvent(trx, 'order.opened', row, 'Open', { keyId: principal.keyId, at: now });
           Object.assign(row, { status: 'Open', updated_at: now, updated_by_key_id: principal.keyId });
         }
       }
     }
-    return { total, found };
-  });
-  return {
-    results: { head: [...ORDER_LIST_HEAD], data: found.map((row) => presentOrderHeader(row, storedOrder(row), timeZone)) },
-    paging: pagingOf(page, total, found.length),
+    return {
+      results: { head: [...ORDER_LIST_HEAD], data: found.map((row) => presentOrderHeader(row, storedOrder(row), timeZone)) },
+      paging: pagingOf(page, total, found.length),
+    };
   };
+  // A list that opens orders is a change like any other; a plain one reads in one snapshot.
+  return request.MarkOpen ? runCommand(cx, { run: list }) : db.transaction().execute(list);
 }
 
 /** An operator's move (open, cancel) with its note; a move from the wrong status is 409. */
@@ -117,7 +120,8 @@ export function moveOrder(cx: CommandContext, move: OperatorOrderMove, request: 
       } else {
         requireMove(order, 'open');
         await repo.moveStatus(trx, keyOf(order), ORDER_MOVES.open.from, 'Open', action.at, action.keyId);
-        await recordEvent(trx, order, move, 'Open', action.note, action.keyId, action.at);
+        await recordMove(trx, order, move, 'Open', action.note, action.keyId, action.at);
+        recordOrderEvent(trx, 'order.opened', order, 'Open', action);
       }
       return { Order: { SVCPOID: order.svcpoid, Status: ORDER_MOVES[move].to[0] } };
     },
@@ -257,7 +261,10 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
       const status: OrderStatus = request.Close ? (complete ? 'Shipped' : 'Short Shipped') : 'Partial Shipped';
       if (request.Close) await releaseOrder(trx, order, now);
       await repo.moveStatus(trx, key, ORDER_MOVES.ship.from, status, now, principal.keyId);
-      await recordEvent(trx, order, 'ship', status, request.Note ?? null, principal.keyId, now);
+      await recordMove(trx, order, 'ship', status, request.Note ?? null, principal.keyId, now);
+      const change = { keyId: principal.keyId, at: now };
+      recordOrderEvent(trx, 'order.shipped', order, status, change, { ConfirmationNo: request.ConfirmationNo });
+      if (isClosed(status)) recordOrderEvent(trx, 'order.closed', order, status, change);
 
       const answer: ShipmentResult = { Order: { SVCPOID: order.svcpoid, Status: status, ConfirmationNo: request.ConfirmationNo } };
       const dc = presentDc(

@@ -63,6 +63,13 @@ export const RECEIPT_MOVES = {
 
 export type ReceiptMove = keyof typeof RECEIPT_MOVES;
 
+/** The statuses in which receiving is over (a `receipt.closed` event); a cancelled receipt has its own. */
+export const CLOSED_RECEIPT_STATUSES = ['Closed', 'Partial Received', 'Force Closed'] as const satisfies readonly ReceiptStatus[];
+
+export function isClosed(status: ReceiptStatus): boolean {
+  return (CLOSED_RECEIPT_STATUSES as readonly string[]).includes(status);
+}
+
 /** The operator's moves that are operations of their own (`…/3pl/inbound/receipt/<move>`). */
 export const OPERATOR_RECEIPT_MOVES = ['open', 'cancel', 'force-close'] as const satisfies readonly ReceiptMove[];
 export type OperatorReceiptMove = (typeof OPERATOR_RECEIPT_MOVES)[number];

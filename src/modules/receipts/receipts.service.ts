@@ -8,6 +8,7 @@ import * as acks from '../acks/acks.service.js';
 import { runCommand, type RejectedBodyRule } from '../commands/commands.service.js';
 import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
+import { recordReceiptEvent } from './receipt-events.js';
 import { requireMove } from './receipt-states.js';
 import * as repo from './receipts.repository.js';
 import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImportResult } from './receipts.schemas.js';
@@ -106,6 +107,7 @@ async function cancelByCustomer(
   });
   const numbers = { poNo: receipt.po_no, referenceNo: receipt.reference_no };
   await acks.recordSuccess(trx, { ...subject, ...numbers }, { svcpoid: receipt.svcpoid, status: 'Success', error: null });
+  recordReceiptEvent(trx, 'receipt.cancelled', receipt, 'Cancelled', subject);
   return answerOf(receipt.customer_id, receipt.po_no, receipt.reference_no, receipt.svcpoid, []);
 }
 
@@ -198,6 +200,15 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     status: warnings.length > 0 ? 'Warning' : 'Success',
     error: warnings.length > 0 ? warnings.join('; ') : null,
   });
+  const receipt = {
+    company_id: request.CompanyID,
+    customer_id: request.CustomerID,
+    facility_id: request.FacilityID,
+    svcpoid,
+    po_no: content.PONo,
+    reference_no: referenceNo,
+  };
+  recordReceiptEvent(trx, live ? 'receipt.updated' : 'receipt.imported', receipt, 'Imported', subject);
   return answerOf(request.CustomerID, content.PONo, referenceNo, svcpoid, warnings);
 }
 

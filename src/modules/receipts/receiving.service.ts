@@ -21,7 +21,8 @@ import type {
 } from './receiving.schemas.js';
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
 import { presentImportedReceipt, presentRc, type StoredDocument } from './receiving.present.js';
-import { mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
+import { recordReceiptEvent, type ReceiptEventType } from './receipt-events.js';
+import { isClosed, mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
 
 /**
  * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
@@ -113,7 +114,7 @@ export async function listReceipts(cx: CommandContext, request: ReceiptListReque
   };
   const page = pageRequest(request.Paging);
 
-  const rows = await db.transaction().execute(async (trx) => {
+  const list = async (trx: Trx) => {
     const total = await repo.countReceipts(trx, filter);
     const found = page.offset < total ? await repo.pageReceipts(trx, filter, page.offset, page.pageSize) : [];
     if (request.MarkOpen) {
@@ -122,17 +123,26 @@ export async function listReceipts(cx: CommandContext, request: ReceiptListReque
         const key = { companyId: row.company_id, svcpoid: row.svcpoid };
         if (await repo.moveStatus(trx, key, RECEIPT_MOVES.open.from, 'Open', now, principal.keyId)) {
           await recordMove(trx, row, 'open', 'Open', 'MarkOpen', principal.keyId, now);
+          recordReceiptEvent(trx, 'receipt.opened', row, 'Open', { keyId: principal.keyId, at: now });
           Object.assign(row, { status: 'Open', updated_at: now, updated_by_key_id: principal.keyId });
         }
       }
     }
-    return { total, found };
-  });
-  return {
-    results: { head: [...RECEIPT_LIST_HEAD], data: rows.found.map((row) => headerOf(row, timeZone)) },
-    paging: pagingOf(page, rows.total, rows.found.length),
+    return {
+      results: { head: [...RECEIPT_LIST_HEAD], data: found.map((row) => headerOf(row, timeZone)) },
+      paging: pagingOf(page, total, found.length),
+    };
   };
+  // A list that opens receipts is a change like any other; a plain one reads in one snapshot.
+  return request.MarkOpen ? runCommand(cx, { run: list }) : db.transaction().execute(list);
 }
+
+/** The event each operator move makes. */
+const MOVE_EVENTS: Record<OperatorReceiptMove, ReceiptEventType> = {
+  open: 'receipt.opened',
+  cancel: 'receipt.cancelled',
+  'force-close': 'receipt.closed',
+};
 
 /** An operator's move (open, cancel, force-close) with its note; a move from the wrong status is 409. */
 export function moveReceipt(cx: CommandContext, move: OperatorReceiptMove, request: ReceiptAction): Promise<ReceiptActionResult> {
@@ -145,6 +155,7 @@ export function moveReceipt(cx: CommandContext, move: OperatorReceiptMove, reque
       requireMove(receipt, move);
       await repo.moveStatus(trx, key, from, to[0], now, cx.principal.keyId);
       await recordMove(trx, receipt, move, to[0], request.Note ?? null, cx.principal.keyId, now);
+      recordReceiptEvent(trx, MOVE_EVENTS[move], receipt, to[0], { keyId: cx.principal.keyId, at: now });
       return { Receipt: { SVCPOID: receipt.svcpoid, Status: to[0] } };
     },
   });
@@ -233,6 +244,9 @@ export function confirmReceipt(cx: CommandContext, request: ConfirmationRequest)
       const status: ReceiptStatus = request.Close ? (complete ? 'Closed' : 'Partial Received') : 'In Progress';
       await repo.moveStatus(trx, key, RECEIPT_MOVES.receive.from, status, now, principal.keyId);
       await recordMove(trx, receipt, 'confirm', status, request.Note ?? null, principal.keyId, now);
+      const change = { keyId: principal.keyId, at: now };
+      recordReceiptEvent(trx, 'receipt.received', receipt, status, change, { ConfirmationNo: request.ConfirmationNo });
+      if (isClosed(status)) recordReceiptEvent(trx, 'receipt.closed', receipt, status, change);
 
       const answer: ConfirmationResult = {
         Receipt: { SVCPOID: receipt.svcpoid, Status: status, ConfirmationNo: request.ConfirmationNo, Warnings: warnings },

@@ -1,0 +1,95 @@
+import type { Insertable, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-queries.js';
+import type { Db, Trx } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
+import type { EventTable } from './events.tables.js';
+
+/** All SQL of the outbox: writing events, numbering them, and reading them back. */
+
+export type EventRow = Selectable<EventTable>;
+export type NewEventRow = Insertable<EventTable>;
+
+/** Rows per insert: 9 parameters a row keeps the largest far below either database's limit. */
+export const EVENT_INSERT_CHUNK = 1000;
+
+const insertEventsQuery = compiledOnce((db: Db, rows: NewEventRow[]) => db.insertInto('events').values(rows));
+
+export async function insertEvents(trx: Trx, rows: NewEventRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
+    await insertEventsQuery(trx, rows.slice(start, start + EVENT_INSERT_CHUNK));
+  }
+}
+
+/** The last Sequence given, locked until the transaction ends: sequencers take turns on it. */
+export async function lockLastSequence(trx: Trx): Promise<number> {
+  const row = await forUpdate(trx, trx.selectFrom('event_sequencer').select('last_sequence').where('id', '=', 1)).executeTakeFirstOrThrow();
+  return Number(row.last_sequence);
+}
+
+/** The lowest and highest id of the events without a Sequence that this transaction sees. */
+export async function findUnsequencedRange(db: Db): Promise<{ first: number; last: number } | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
+    .where('sequence', 'is', null)
+    .executeTakeFirstOrThrow();
+  return row.first === null || row.last === null ? undefined : { first: Number(row.first), last: Number(row.last) };
+}
+
+/**
+ * Numbers the unnumbered events with ids from `first` to `last`: each gets `base + (id − first)`,
+ * so that numbers follow ids and never repeat. An event of that range still uncommitted is not
+ * seen, keeps no number, and gets a higher one later.
+ */
+export async function numberEvents(trx: Trx, range: { first: number; last: number; base: number }): Promise<number> {
+  const result = await trx
+    .updateTable('events')
+    .set((eb) => ({ sequence: eb(eb.val(range.base), '+', eb(eb.ref('id'), '-', range.first)) }))
+    .where('sequence', 'is', null)
+    .where('id', '>=', range.first)
+    .where('id', '<=', range.last)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function setLastSequence(trx: Trx, lastSequence: number): Promise<void> {
+  await trx.updateTable('event_sequencer').set({ last_sequence: lastSequence }).where('id', '=', 1).execute();
+}
+
+export interface EventFilter {
+  companyId: string;
+  customerId: string;
+  /** Only these facilities' events, and events of no facility (absent: every facility). */
+  facilityIds?: string[];
+  types?: string[];
+  afterSequence?: number;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+function filtered(db: Db, filter: EventFilter) {
+  return db
+    .selectFrom('events')
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('sequence', 'is not', null)
+    .$if(filter.facilityIds !== undefined, (q) =>
+      q.where((eb) => eb.or([eb('facility_id', 'in', filter.facilityIds!), eb('facility_id', 'is', null)])),
+    )
+    .$if(filter.types !== undefined, (q) => q.where('type', 'in', filter.types!))
+    .$if(filter.afterSequence !== undefined, (q) => q.where('sequence', '>', filter.afterSequence!))
+    .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+}
+
+export async function countEvents(db: Db, filter: EventFilter): Promise<number> {
+  const { count } = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** In Sequence order: the order receivers apply events in. */
+export async function pageEvents(db: Db, filter: EventFilter, offset: number, limit: number): Promise<EventRow[]> {
+  return filtered(db, filter).selectAll().orderBy('sequence').limit(limit).offset(offset).execute();
+}

@@ -1,0 +1,131 @@
+import { monotonicFactory } from 'ulid';
+import type { Db, Trx } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Principal } from '../../http/auth.js';
+import { pageRequest, pagingOf } from '../../http/paging.js';
+import { offsetWindow } from '../../http/time.js';
+import { presentEvent, webhookPayloadOf } from './events.present.js';
+import * as repo from './events.repository.js';
+import type { EventSearchRequest, EventSearchResult, EventType } from './events.schemas.js';
+
+/**
+ * Events (DESIGN §13): what every change tells subscribers, written to the outbox in the change's
+ * own transaction, numbered once committed, and read back by the events search (the pull
+ * fallback of webhooks). A module records its events as it changes things; runCommand writes what
+ * the transaction recorded, in one statement, just before it commits.
+ */
+
+/** Whose an event is, first in its data: the company, the customer and, for a document or stock, the facility. */
+export interface EventData {
+  CompanyID: string;
+  CustomerID: string;
+  FacilityID?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent {
+  type: EventType;
+  data: EventData;
+  /** The API key whose request made the change (null for the CLI). */
+  keyId: number | null;
+  at: number;
+}
+
+/** DESIGN §13: a payload (type, timestamp, data with its Sequence) stays within 20 KB. */
+export const MAX_PAYLOAD_BYTES = 20 * 1024;
+
+/** Events recorded by each open transaction, not yet written (a retry is a new transaction). */
+const recorded = new WeakMap<Trx, NewEvent[]>();
+
+/** Records an event of the transaction's change; runCommand writes it before the commit. */
+export function recordEvent(trx: Trx, event: NewEvent): void {
+  const events = recorded.get(trx);
+  if (events) events.push(event);
+  else recorded.set(trx, [event]);
+}
+
+/** Sortable within this process even when the clock stands still (a test's clock). */
+const nextUlid = monotonicFactory();
+
+/**
+ * Writes the events the transaction recorded, in the order recorded, in one statement per
+ * thousand. A payload beyond 20 KB is a bug of the module that made it: the change fails rather
+ * than a receiver getting what it cannot take.
+ */
+export async function writeRecordedEvents(trx: Trx): Promise<void> {
+  const events = recorded.get(trx);
+  if (!events) return;
+  recorded.delete(trx);
+  const rows = events.map(
+    ({ type, data, keyId, at }): repo.NewEventRow => ({
+      company_id: data.CompanyID,
+      event_id: `evt_${nextUlid(at)}`,
+      type,
+      customer_id: data.CustomerID,
+      facility_id: data.FacilityID ?? null,
+      data: JSON.stringify(data),
+      key_id: keyId,
+      created_at: at,
+    }),
+  );
+  for (const row of rows) {
+    // The largest Sequence a database reaches takes 16 digits.
+    const size = Buffer.byteLength(JSON.stringify(webhookPayloadOf({ ...row, sequence: Number.MAX_SAFE_INTEGER })));
+    if (size > MAX_PAYLOAD_BYTES)
+      throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
+  }
+  await repo.insertEvents(trx, rows);
+}
+
+/** Events numbered per transaction of the sequencer. */
+const SEQUENCE_BATCH = 10_000;
+
+/**
+ * Numbers the committed events that have no Sequence yet, in id order, after the last Sequence
+ * given; answers how many. Sequencers take turns on one row, so a Sequence is given only once and
+ * only to an event already visible: a reader that saw Sequence n will never find a newer event
+ * numbered below n. Runs before the events search, and in the webhook dispatcher.
+ */
+export async function sequenceEvents(db: Db): Promise<number> {
+  // Most calls find nothing to number: they read one small index and take no lock.
+  if (!(await repo.findUnsequencedRange(db))) return 0;
+  let numbered = 0;
+  for (;;) {
+    const done = await inTransaction(db, async (trx) => {
+      const lastSequence = await repo.lockLastSequence(trx);
+      const range = await repo.findUnsequencedRange(trx);
+      if (!range) return 0;
+      const last = Math.min(range.last, range.first + SEQUENCE_BATCH - 1);
+      const count = await repo.numberEvents(trx, { first: range.first, last, base: lastSequence + 1 });
+      await repo.setLastSequence(trx, lastSequence + 1 + (last - range.first));
+      return count;
+    });
+    numbered += done;
+    if (done < SEQUENCE_BATCH) return numbered;
+  }
+}
+
+/**
+ * POST /edi/events/search-by-paging: a customer's events, oldest first (by Sequence), after a
+ * Sequence and within a time window when given; a key limited to facilities sees their events and
+ * those of no facility (the item master's). Numbers what has committed first, so an answer shows
+ * every change made before it.
+ */
+export async function searchEvents(db: Db, principal: Principal, request: EventSearchRequest): Promise<EventSearchResult> {
+  await sequenceEvents(db);
+  const created = offsetWindow(request.CreatedWhenFrom, request.CreatedWhenTo);
+  const facilityIds = request.FacilityID ? [request.FacilityID] : principal.facilityIds.length > 0 ? principal.facilityIds : undefined;
+  const filter: repo.EventFilter = {
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    facilityIds,
+    types: request.Types === undefined || request.Types === null || request.Types.length === 0 ? undefined : request.Types,
+    afterSequence: request.AfterSequence ?? undefined,
+    createdFrom: created.from,
+    createdTo: created.to,
+  };
+  const page = pageRequest(request.Paging);
+  const totalCount = await repo.countEvents(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageEvents(db, filter, page.offset, page.pageSize) : [];
+  return { results: { data: rows.map(presentEvent) }, paging: pagingOf(page, totalCount, rows.length) };
+}

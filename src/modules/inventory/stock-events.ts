@@ -1,0 +1,71 @@
+import type { Trx } from '../../db/database.js';
+import { asScaled } from '../../lib/decimal.js';
+import * as events from '../events/events.service.js';
+import { balanceKeyOf, compareBalanceKeys, DEFAULT_INVENTORY_STATUS } from './balance-keys.js';
+import { presentBalance } from './inquiry.present.js';
+import type { ChangedBalance } from './inventory.repository.js';
+import type { InventoryRow } from './inquiry.schemas.js';
+import { takeChangedBalances } from './transaction-stock.js';
+
+/**
+ * What a change of stock tells subscribers (DESIGN §13): one `inventory.changed` event per
+ * transaction and customer in a facility, listing every balance it changed as it now stands, as the
+ * inventory search shows it; at most 100 balances an event, split beyond.
+ */
+
+const MAX_BALANCES_PER_EVENT = 100;
+/** What an event's balances may take, leaving the rest of the 20 KB payload room to spare. */
+const MAX_BALANCES_BYTES = 16 * 1024;
+
+function rowOf(balance: ChangedBalance): InventoryRow {
+  const key = balanceKeyOf(balance);
+  const onHand = asScaled(balance.on_hand);
+  const allocated = asScaled(balance.allocated);
+  const available = asScaled(key.inventoryStatus === DEFAULT_INVENTORY_STATUS ? onHand - allocated : 0);
+  return presentBalance({ ...key, onHand, allocated, available });
+}
+
+/** The rows cut into events' worth: at most 100 and 16 KB of JSON each. */
+function eventsWorth(rows: InventoryRow[]): InventoryRow[][] {
+  const chunks: InventoryRow[][] = [];
+  let chunk: InventoryRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+    if (chunk.length === MAX_BALANCES_PER_EVENT || (chunk.length > 0 && bytes + size > MAX_BALANCES_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** Records the inventory.changed events of what the transaction changed so far (run last, by settle). */
+export function recordStockChanges(trx: Trx, change: { keyId: number; at: number }): void {
+  const byScope = new Map<string, ChangedBalance[]>();
+  for (const balance of takeChangedBalances(trx)) {
+    const scope = JSON.stringify([balance.company_id, balance.customer_id, balance.facility_id]);
+    const balances = byScope.get(scope);
+    if (balances) balances.push(balance);
+    else byScope.set(scope, [balance]);
+  }
+  for (const balances of byScope.values()) {
+    const { company_id, customer_id, facility_id } = balances[0]!;
+    const rows = balances
+      .map((balance) => ({ key: balanceKeyOf(balance), balance }))
+      .sort((a, b) => compareBalanceKeys(a.key, b.key))
+      .map(({ balance }) => rowOf(balance));
+    for (const chunk of eventsWorth(rows)) {
+      events.recordEvent(trx, {
+        type: 'inventory.changed',
+        keyId: change.keyId,
+        at: change.at,
+        data: { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id, Balances: chunk },
+      });
+    }
+  }
+}
