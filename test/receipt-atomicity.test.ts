@@ -23,6 +23,8 @@ const TABLES = [
   'inventory_balances',
   'inventory_ledger',
   'idempotency_records',
+  // A change's events go with it (DESIGN §13): a rolled-back change leaves none.
+  'events',
 ] as const;
 
 describeEachDialect('receipt atomicity', (dialect) => {

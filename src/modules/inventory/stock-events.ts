@@ -14,8 +14,12 @@ import { takeChangedBalances } from './transaction-stock.js';
  */
 
 const MAX_BALANCES_PER_EVENT = 100;
-/** What an event's balances may take, leaving the rest of the 20 KB payload room to spare. */
-const MAX_BALANCES_BYTES = 16 * 1024;
+/**
+ * What an event's balances may take of its payload: the rest (type, time, three ids of at most 15
+ * characters, a Sequence of at most 16 digits) stays under 400 bytes. 100 balances take 17 KB with
+ * short keys and 34 KB with every key at its longest, so the size cuts too.
+ */
+const MAX_BALANCES_BYTES = events.MAX_PAYLOAD_BYTES - 1024;
 
 function rowOf(balance: ChangedBalance): InventoryRow {
   const key = balanceKeyOf(balance);
@@ -25,7 +29,7 @@ function rowOf(balance: ChangedBalance): InventoryRow {
   return presentBalance({ ...key, onHand, allocated, available });
 }
 
-/** The rows cut into events' worth: at most 100 and 16 KB of JSON each. */
+/** The rows cut into events' worth: at most 100, and MAX_BALANCES_BYTES of JSON, each. */
 function eventsWorth(rows: InventoryRow[]): InventoryRow[][] {
   const chunks: InventoryRow[][] = [];
   let chunk: InventoryRow[] = [];
