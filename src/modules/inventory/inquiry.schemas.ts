@@ -1,6 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, OptionalDateTime, OptionalText, StringEnum } from '../../http/schemas.js';
+import {
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  Nullable,
+  OptionalDateTime,
+  OptionalText,
+  StringEnum,
+  UpdatedWhenBound,
+} from '../../http/schemas.js';
 
 /**
  * The read side of inventory (DESIGN §4b, §5): the customer's balance search and the operator's
@@ -30,6 +39,8 @@ export const InventorySearchRequestSchema = Type.Object(
         StringEnum(INVENTORY_STATUSES, { description: 'Only balances in this inventory status; null or absent means every status.' }),
       ),
     ),
+    UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+    UpdatedWhenTo: UpdatedWhenBound('Upper'),
     Paging: Type.Optional(PagingRequestSchema),
   },
   {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
-import { localWindow } from '../../http/time.js';
+import { localWindow, offsetWindow } from '../../http/time.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentBalance, presentPosting } from './inquiry.present.js';
 import * as repo from './inquiry.repository.js';
@@ -34,9 +34,11 @@ const filterText = (value: string | null | undefined) => (value === undefined ||
  * One page of a customer's balances in a facility, in key order (item, UOM, lot, goods type, title,
  * inventory status, expiration date), which is the primary key's order, so pages are stable.
  * Balances with nothing on hand are left out (allocated never exceeds on hand, so they hold nothing
- * allocated either).
+ * allocated either) — except in a delta sync (UpdatedWhenFrom/To), where a balance emptied in the
+ * window is a change the caller must learn of.
  */
 export async function searchInventory(db: Db, request: InventorySearchRequest): Promise<InventorySearchResult> {
+  const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
   const filter: inventory.BalanceFilter = {
     companyId: request.CompanyID,
     customerId: request.CustomerID,
@@ -44,6 +46,9 @@ export async function searchInventory(db: Db, request: InventorySearchRequest): 
     itemId: filterText(request.ItemNumber),
     lotNo: filterText(request.LotNo),
     inventoryStatus: request.InventoryStatus ?? undefined,
+    updatedFrom: updated.from,
+    updatedTo: updated.to,
+    includeEmpty: updated.from !== undefined || updated.to !== undefined,
   };
   const page = pageRequest(request.Paging);
   const totalCount = await inventory.countBalances(db, filter);

@@ -26,6 +26,9 @@ export interface BalanceFilter {
   inventoryStatus?: string;
   /** Balances with nothing on hand are left out unless this is set. */
   includeEmpty?: boolean;
+  /** Only balances changed in this window (epoch ms, inclusive): delta sync. */
+  updatedFrom?: number;
+  updatedTo?: number;
 }
 
 export interface LedgerSourceFilter {
@@ -235,7 +238,9 @@ function filteredBalances(db: Db, filter: BalanceFilter) {
     .$if(filter.itemId !== undefined, (q) => q.where('item_id', '=', filter.itemId!))
     .$if(filter.lotNo !== undefined, (q) => q.where('lot_no', '=', filter.lotNo!))
     .$if(filter.inventoryStatus !== undefined, (q) => q.where('inventory_status', '=', filter.inventoryStatus!))
-    .$if(!filter.includeEmpty, (q) => q.where('on_hand', '>', 0));
+    .$if(!filter.includeEmpty, (q) => q.where('on_hand', '>', 0))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
 }
 
 export async function countBalances(db: Db, filter: BalanceFilter): Promise<number> {

@@ -12,6 +12,9 @@ export interface ItemFilter {
   companyId: string;
   customerId: string;
   status?: string;
+  /** Only items created or changed in this window (epoch ms, inclusive): delta sync. */
+  updatedFrom?: number;
+  updatedTo?: number;
 }
 
 export async function findItemsById(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<StoredItem[]> {
@@ -47,7 +50,9 @@ function filtered(db: Db, filter: ItemFilter) {
     .selectFrom('items')
     .where('company_id', '=', filter.companyId)
     .where('customer_id', '=', filter.customerId)
-    .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!));
+    .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
+    .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
 }
 
 export async function countItems(db: Db, filter: ItemFilter): Promise<number> {

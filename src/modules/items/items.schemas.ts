@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TopLevelPageNoSchema, PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, StringEnum } from '../../http/schemas.js';
+import { CompanyID, CustomerID, FacilityID, Nullable, StringEnum, UpdatedWhenBound } from '../../http/schemas.js';
 import { ITEM_FIELDS, ITEM_HEAD, ITEM_STATUSES, type ItemFieldKind } from './items.fields.js';
 
 export const MAX_ITEMS_PER_IMPORT = 1000;
@@ -60,6 +60,8 @@ export const ItemSearchRequestSchema = Type.Object({
   CustomerID,
   FacilityID: Type.Optional(FacilityID),
   Status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items of this status; every item when absent.' })),
+  UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+  UpdatedWhenTo: UpdatedWhenBound('Upper'),
   PageNo: Type.Optional(TopLevelPageNoSchema),
   Paging: Type.Optional(PagingRequestSchema),
 });

@@ -2,6 +2,7 @@ import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
+import { offsetWindow } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalid } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
@@ -135,7 +136,14 @@ async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request
 
 export async function searchItems(db: Db, request: ItemSearchRequest): Promise<ItemSearchResult> {
   const page = pageRequest(request.Paging, request.PageNo);
-  const filter = { companyId: request.CompanyID, customerId: request.CustomerID, status: request.Status };
+  const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
+  const filter = {
+    companyId: request.CompanyID,
+    customerId: request.CustomerID,
+    status: request.Status,
+    updatedFrom: updated.from,
+    updatedTo: updated.to,
+  };
   const totalCount = await repo.countItems(db, filter);
   const rows = page.offset < totalCount ? await repo.pageItems(db, filter, page.offset, page.pageSize) : [];
   return {
