@@ -41,6 +41,8 @@ import { receiptSearchRoutes } from './modules/receipts/receipt-searches.routes.
 import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
 import { acknowledgeRejectedBody } from './modules/commands/commands.service.js';
+import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
@@ -78,12 +80,21 @@ export interface AppOptions {
   clock?: Clock;
   /** pino options or an instance; defaults to JSON lines at the configured level. */
   logger?: FastifyServerOptions['logger'];
+  /** What this process's webhook dispatcher counts, for /metrics (a new, empty one when absent). */
+  webhookTally?: WebhookTally;
   /** Sees every route as it registers, with its full URL and schema: how a caller lists the routes the app serves. */
   onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string; schema?: { body?: unknown } }) => void;
 }
 
 /** Builds the whole HTTP application on an open database; the caller listens and closes. */
-export async function buildApp({ config, db, clock = systemClock, logger, onRoute }: AppOptions): Promise<App> {
+export async function buildApp({
+  config,
+  db,
+  clock = systemClock,
+  logger,
+  onRoute,
+  webhookTally = new WebhookTally(),
+}: AppOptions): Promise<App> {
   // A request too slow or too broken to reach a route is answered in its operation's error shape.
   const slowClients = clientErrors((url, _statusCode, message) =>
     url?.startsWith(RATE_PREFIX) ? failureEnvelope('badInput', message) : [problem(message)],
@@ -114,7 +125,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
   app.setNotFoundHandler(replyRouteNotFound);
   echoRequestId(app);
   markReplays(app);
-  registerMetrics(app, db);
+  registerMetrics(app, db, () => webhookTally.asMetricsJson(db));
 
   await app.register(swagger, {
     openapi: {
@@ -210,6 +221,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, onRout
           limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
         }
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
+        webhookRoutes(edi, deps, { allowPrivate: config.webhookAllowPrivate });
       },
       { prefix: EDI_PREFIX },
     );

@@ -102,12 +102,47 @@ const settings = {
       description: 'Requests a minute an API key may make on the rate engine, unless the key has its own limit; 0 = no limits there at all',
     }),
   },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    schema: Type.Boolean({
+      default: false,
+      description:
+        'Let webhook endpoints use http:// and private or loopback addresses (local use, tests, the demo); by default an endpoint must be https:// and reach a public address at every attempt',
+    }),
+  },
+  webhookConcurrency: {
+    env: 'WEBHOOK_CONCURRENCY',
+    schema: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 64,
+      description: 'Webhook deliveries a dispatching process attempts at once',
+    }),
+  },
+  webhookLeaseMs: {
+    env: 'WEBHOOK_LEASE_MS',
+    schema: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        'How long a dispatching process holds a delivery it took; a process killed meanwhile loses it to another after this (keep it above the 15 s an attempt may take)',
+    }),
+  },
+  webhookPollMs: {
+    env: 'WEBHOOK_POLL_MS',
+    schema: Type.Integer({
+      minimum: 10,
+      default: 500,
+      description: 'How often an idle dispatcher looks for new events and due retries (changes made by its own process wake it at once)',
+    }),
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT_MS',
     schema: Type.Integer({
       minimum: 0,
-      default: 10_000,
-      description: 'How long a graceful shutdown waits for in-flight requests',
+      default: 30_000,
+      description:
+        'How long a graceful shutdown may take in all: in-flight requests finish, then webhook attempts in flight (up to 15 s of it); beyond it the process exits at once',
     }),
   },
 } satisfies Record<string, { env: string; schema: TSchema }>;
@@ -140,6 +175,11 @@ function asInteger(schema: TSchema, value: unknown): unknown {
   return schema.type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
 }
 
+/** A boolean setting takes `true` or `false` from the environment, nothing else. */
+function asBoolean(schema: TSchema, value: unknown): unknown {
+  return schema.type === 'boolean' && (value === 'true' || value === 'false') ? value === 'true' : value;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
@@ -157,7 +197,7 @@ export function loadConfig(
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(settings) as SettingName[]) {
     const value = overrides[name] ?? env[settings[name].env];
-    if (value !== undefined && value !== '') raw[name] = asInteger(settings[name].schema, value);
+    if (value !== undefined && value !== '') raw[name] = asBoolean(settings[name].schema, asInteger(settings[name].schema, value));
   }
   const converted = Value.Default(ConfigSchema, raw);
   if (Value.Check(ConfigSchema, converted)) {

@@ -6,6 +6,8 @@ import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/module.js';
 import { systemClock } from './lib/clock.js';
 import { forgetExpired } from './modules/commands/commands.service.js';
+import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
+import { startWebhookWorker } from './modules/webhooks/worker.js';
 
 /** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
 const FORGET_EVERY_MS = 60 * 60 * 1000;
@@ -21,13 +23,18 @@ export function openDatabase(config: Config): Db {
   return connectDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
 }
 
-/** Opens the database, migrates it (unless told not to), builds the app and listens. */
-export async function startServer(config: Config, options: { migrate?: boolean } = {}): Promise<RunningServer> {
+/**
+ * Opens the database, migrates it (unless told not to), builds the app, listens, and dispatches
+ * webhooks (unless told not to).
+ */
+export async function startServer(config: Config, options: { migrate?: boolean; webhooks?: boolean } = {}): Promise<RunningServer> {
   const db = openDatabase(config);
   try {
     if (options.migrate !== false) await migrateToLatest(db);
-    const app = await buildApp({ config, db });
+    const webhookTally = new WebhookTally();
+    const app = await buildApp({ config, db, webhookTally });
     const address = await app.listen({ port: config.port, host: config.host });
+    const webhooks = options.webhooks === false ? undefined : startWebhookWorker(db, config, systemClock, app.log, webhookTally);
     const forgetting = setInterval(() => {
       forgetExpired({ db, clock: systemClock }).catch((error: Error) =>
         app.log.warn({ error: { type: error.name } }, 'forgetting expired idempotency records failed'),
@@ -38,7 +45,9 @@ export async function startServer(config: Config, options: { migrate?: boolean }
     const close = () =>
       (closing ??= (async () => {
         clearInterval(forgetting);
+        // Requests finish first (they may make events); then attempts in flight, up to 15 s.
         await app.close();
+        await webhooks?.stop();
         await db.destroy();
       })());
     return { app, db, address, close };

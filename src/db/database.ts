@@ -10,6 +10,7 @@ import type { OrderTables } from '../modules/orders/orders.tables.js';
 import type { RatingTables } from '../modules/rating/rating.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
+import type { WebhookTables } from '../modules/webhooks/webhooks.tables.js';
 
 /** The whole schema, composed from the tables each module owns. */
 export interface Database
@@ -23,7 +24,8 @@ export interface Database
     OrderTables,
     RatingTables,
     LimitTables,
-    EventTables {}
+    EventTables,
+    WebhookTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -399,6 +399,19 @@ export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<any>, query: 
 }
 
 /**
+ * Locks the rows of `table` that a select reads, skipping those another transaction holds: on
+ * PostgreSQL, FOR UPDATE OF … SKIP LOCKED, so that processes sharing a queue each take other rows.
+ * SQLite's write transactions already run one at a time.
+ */
+export function takeUnlocked<T extends string, Q extends { forUpdate(of: T[]): Q; skipLocked(): Q }>(
+  db: Kysely<any>,
+  query: Q,
+  table: T,
+): Q {
+  return dialectNameOfDb(db) === 'postgres' ? query.forUpdate([table]).skipLocked() : query;
+}
+
+/**
  * Whether a writer must lock rows itself, in one order, before changing several: PostgreSQL's
  * writers run side by side. SQLite's write transactions (BEGIN IMMEDIATE) run one at a time.
  */

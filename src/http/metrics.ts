@@ -126,10 +126,10 @@ function documentOutcome(request: FastifyRequest, status: number): string {
 /**
  * Prometheus metrics at /metrics (DESIGN §12): request counts and latency by route and status; the
  * business counters (documents by type, action and outcome; failure ACKs; rate quotes by outcome);
- * the database pool and the transactions retried; the build; and the process's own. Each app has
- * its own registry, so several apps in one process do not collide.
+ * the database pool and the transactions retried; the build; the process's own; and what the caller
+ * adds (the webhook queue). Each app has its own registry, so several apps in one process do not collide.
  */
-export function registerMetrics(app: FastifyInstance, db: Db): void {
+export function registerMetrics(app: FastifyInstance, db: Db, moreMetrics: () => Promise<object[]> = async () => []): void {
   const processMetrics = new Registry();
   collectDefaultMetrics({ register: processMetrics });
   new Gauge({
@@ -176,7 +176,12 @@ export function registerMetrics(app: FastifyInstance, db: Db): void {
       aggregator: 'sum',
       values: [{ labels: {}, value: transactionRetries.count }],
     };
-    const counted = [...tally.asMetricsJson(), ...[documents, ackFailures, quotes].map((counter) => counter.asMetricJson()), retries];
+    const counted = [
+      ...tally.asMetricsJson(),
+      ...[documents, ackFailures, quotes].map((counter) => counter.asMetricJson()),
+      retries,
+      ...(await moreMetrics()),
+    ];
     const all = Registry.merge([processMetrics, AggregatorRegistry.aggregate([counted])]);
     reply.type(all.contentType);
     return all.metrics();

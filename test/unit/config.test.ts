@@ -29,7 +29,11 @@ describe('loadConfig', () => {
       only: 'all',
       rateLimitEdi: 600,
       rateLimitRate: 6000,
-      shutdownTimeoutMs: 10_000,
+      webhookAllowPrivate: false,
+      webhookConcurrency: 64,
+      webhookLeaseMs: 60_000,
+      webhookPollMs: 500,
+      shutdownTimeoutMs: 30_000,
     });
   });
 
@@ -50,6 +54,10 @@ describe('loadConfig', () => {
         WHARF_ONLY: 'rate',
         RATE_LIMIT_EDI: '0',
         RATE_LIMIT_RATE: '120',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_CONCURRENCY: '8',
+        WEBHOOK_LEASE_MS: '5000',
+        WEBHOOK_POLL_MS: '100',
         SHUTDOWN_TIMEOUT_MS: '500',
       },
     );
@@ -67,6 +75,10 @@ describe('loadConfig', () => {
       only: 'rate',
       rateLimitEdi: 0,
       rateLimitRate: 120,
+      webhookAllowPrivate: true,
+      webhookConcurrency: 8,
+      webhookLeaseMs: 5_000,
+      webhookPollMs: 100,
       shutdownTimeoutMs: 500,
     });
     expect(typeof config.port).toBe('number');
@@ -118,6 +130,9 @@ describe('loadConfig', () => {
     ['REQUEST_TIMEOUT_MS', '0'],
     ['HEADERS_TIMEOUT_MS', 'soon'],
     ['CONNECTIONS_CHECKING_INTERVAL_MS', '-5'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
+    ['WEBHOOK_ALLOW_PRIVATE', '1'],
+    ['WEBHOOK_LEASE_MS', '999'],
   ])('refuses %s=%s with a ConfigError naming the variable', (variable, value) => {
     const error = configError(() => loadConfig({}, { [variable]: value }));
     expect(error.message).toContain(variable);
@@ -177,6 +192,10 @@ describe('loadConfig', () => {
       'WHARF_ONLY',
       'RATE_LIMIT_EDI',
       'RATE_LIMIT_RATE',
+      'WEBHOOK_ALLOW_PRIVATE',
+      'WEBHOOK_CONCURRENCY',
+      'WEBHOOK_LEASE_MS',
+      'WEBHOOK_POLL_MS',
       'SHUTDOWN_TIMEOUT_MS',
     ]);
     expect(described.find((s) => s.env === 'PORT')?.default).toBe(8080);

@@ -40,6 +40,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['company_id', 'customer_id', 'sequence'])
     .where(sql<boolean>`sequence is not null`)
     .execute();
+  // The webhook fan-out: every event after a Sequence, in order.
+  await db.schema
+    .createIndex('events_sequence_idx')
+    .on('events')
+    .column('sequence')
+    .where(sql<boolean>`sequence is not null`)
+    .execute();
   await db.schema
     .createTable('event_sequencer')
     .addColumn('id', 'integer', (col) => col.primaryKey())

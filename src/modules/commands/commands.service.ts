@@ -87,7 +87,8 @@ export function replayApplied<T>(cx: CommandContext, applied: AppliedNumber, dif
  */
 export async function runCommand<T>(cx: CommandContext, command: Command<T>): Promise<T> {
   try {
-    return await inTransaction(cx.db, async (trx) => {
+    let wroteEvents = 0;
+    const body = await inTransaction(cx.db, async (trx) => {
       const stored = await storedOutcome(trx, cx);
       if (stored) return replay<T>(cx, stored);
       const body = await command.run(trx);
@@ -95,10 +96,12 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
       // the change of stock told as events.
       await cx.settle(trx, { at: cx.clock.now(), keyId: cx.principal.keyId });
       // The one place where a change's events are written (DESIGN §13): committed with it, or never.
-      await events.writeRecordedEvents(trx);
+      wroteEvents = await events.writeRecordedEvents(trx);
       await storeOutcome(trx, cx, { body });
       return body;
     });
+    if (wroteEvents > 0) events.tellEventsCommitted();
+    return body;
   } catch (error) {
     if (!(error instanceof Refusal) || error.kind === 'idempotency-key-reused' || !command.acknowledge) throw error;
     throw await acknowledgeRefusal(cx, command.acknowledge, error);
@@ -119,6 +122,7 @@ async function acknowledgeRefusal(cx: CommandContext, document: acks.AckedDocume
     await storeOutcome(trx, cx, { refusal });
     return { answer: refusal, acknowledged: true, replayed: false };
   });
+  if (outcome.acknowledged) events.tellEventsCommitted();
   // Told after the commit: an attempt that ran again or rolled back wrote nothing.
   if (outcome.replayed) cx.onReplay?.();
   if (outcome.acknowledged) cx.onAckFailed?.(document.documentType);

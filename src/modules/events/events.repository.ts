@@ -93,3 +93,23 @@ export async function countEvents(db: Db, filter: EventFilter): Promise<number> 
 export async function pageEvents(db: Db, filter: EventFilter, offset: number, limit: number): Promise<EventRow[]> {
   return filtered(db, filter).selectAll().orderBy('sequence').limit(limit).offset(offset).execute();
 }
+
+/** What fan-out needs of an event: whose it is and what type. */
+export type NumberedEventRow = Pick<EventRow, 'id' | 'company_id' | 'customer_id' | 'type'> & { sequence: number };
+
+/** Numbered events after `sequence`, in Sequence order, at most `limit`. */
+export async function findNumberedAfter(db: Db, sequence: number, limit: number): Promise<NumberedEventRow[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'company_id', 'customer_id', 'type', 'sequence'])
+    .where('sequence', '>', sequence)
+    .orderBy('sequence')
+    .limit(limit)
+    .execute();
+  return rows as NumberedEventRow[];
+}
+
+export async function findEventsByIds(db: Db, ids: number[]): Promise<EventRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
+}

@@ -49,12 +49,12 @@ const nextUlid = monotonicFactory();
 
 /**
  * Writes the events the transaction recorded, in the order recorded, in one statement per
- * thousand. A payload beyond 20 KB is a bug of the module that made it: the change fails rather
- * than a receiver getting what it cannot take.
+ * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the
+ * change fails rather than a receiver getting what it cannot take.
  */
-export async function writeRecordedEvents(trx: Trx): Promise<void> {
+export async function writeRecordedEvents(trx: Trx): Promise<number> {
   const events = recorded.get(trx);
-  if (!events) return;
+  if (!events) return 0;
   recorded.delete(trx);
   const rows = events.map(
     ({ type, data, keyId, at }): repo.NewEventRow => ({
@@ -75,6 +75,21 @@ export async function writeRecordedEvents(trx: Trx): Promise<void> {
       throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
   }
   await repo.insertEvents(trx, rows);
+  return rows.length;
+}
+
+/** Who wants to know at once that this process committed events (its webhook dispatcher). */
+const committedListeners = new Set<() => void>();
+
+/** Calls `listener` after every commit of this process that wrote events; answers how to stop. */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+/** Tells the listeners that events were committed (runCommand, after the commit). */
+export function tellEventsCommitted(): void {
+  for (const listener of committedListeners) listener();
 }
 
 /** Events numbered per transaction of the sequencer. */
@@ -103,6 +118,31 @@ export async function sequenceEvents(db: Db): Promise<number> {
     numbered += done;
     if (done < SEQUENCE_BATCH) return numbered;
   }
+}
+
+export type NumberedEvent = repo.NumberedEventRow;
+
+/** Numbered events after a Sequence, oldest first: what the webhook fan-out reads. */
+export function findNumberedAfter(db: Db, sequence: number, limit: number): Promise<NumberedEvent[]> {
+  return repo.findNumberedAfter(db, sequence, limit);
+}
+
+/** An event as a receiver gets it: its `evt_` id, its time and the JSON payload to sign and send. */
+export interface EventMessage {
+  eventId: string;
+  createdAt: number;
+  payload: string;
+}
+
+/** The messages of the numbered events with these ids, by id. */
+export async function findMessages(db: Db, ids: number[]): Promise<Map<number, EventMessage>> {
+  const rows = await repo.findEventsByIds(db, [...new Set(ids)]);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { eventId: row.event_id, createdAt: row.created_at, payload: JSON.stringify(webhookPayloadOf({ ...row, sequence: row.sequence! })) },
+    ]),
+  );
 }
 
 /**

@@ -1,0 +1,138 @@
+import { monotonicFactory } from 'ulid';
+import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Principal } from '../../http/auth.js';
+import type { CommandContext } from '../../http/command-context.js';
+import { pageRequest, pagingOf } from '../../http/paging.js';
+import { offsetWindow } from '../../http/time.js';
+import { invalid, notFound } from '../../lib/refusal.js';
+import { runCommand } from '../commands/commands.service.js';
+import * as events from '../events/events.service.js';
+import { requireEndpoint, scopeOf } from './endpoints.service.js';
+import { presentDelivery } from './webhooks.present.js';
+import * as repo from './webhooks.repository.js';
+import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest, DeliverySearchResult } from './webhooks.schemas.js';
+
+/**
+ * Deliveries (DESIGN §13): every numbered event becomes one delivery per enabled endpoint that
+ * takes it (its customer's, and its company's company-wide ones); their log is searched, and a
+ * delivery or an endpoint's deliveries since a time can be queued again.
+ */
+
+/** Events fanned out per transaction. */
+const FANOUT_BATCH = 1000;
+
+const nextUlid = monotonicFactory();
+
+/** Whether the endpoint takes the event: its customer (or every customer), its types (or all). */
+function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean {
+  if (endpoint.company_id !== event.company_id) return false;
+  if (endpoint.customer_id !== null && endpoint.customer_id !== event.customer_id) return false;
+  return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
+}
+
+/**
+ * Makes the deliveries of the events numbered since the last fan-out, in Sequence order; answers
+ * how many events it read. Fan-outs take turns on the cursor, so an event is fanned out once; an
+ * endpoint disabled meanwhile gets none (the events search has them).
+ */
+export async function fanOut(db: Db, now: number): Promise<number> {
+  let read = 0;
+  for (;;) {
+    const batch = await inTransaction(db, async (trx) => {
+      const last = await repo.lockFanout(trx);
+      const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
+      if (numbered.length === 0) return 0;
+      const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);
+      const deliveries = numbered.flatMap((event) =>
+        endpoints
+          .filter((endpoint) => takes(endpoint, event))
+          .map(
+            (endpoint): repo.NewDeliveryRow => ({
+              company_id: event.company_id,
+              delivery_id: `dlv_${nextUlid(now)}`,
+              endpoint_id: endpoint.id,
+              event_id: event.id,
+              event_type: event.type,
+              sequence: event.sequence,
+              status: 'Pending',
+              attempt_count: 0,
+              retry_step: 0,
+              next_attempt_at: now,
+              leased_until: null,
+              created_at: now,
+              updated_at: now,
+            }),
+          ),
+      );
+      await repo.insertDeliveries(trx, deliveries);
+      await repo.setFanout(trx, numbered.at(-1)!.sequence);
+      return numbered.length;
+    });
+    read += batch;
+    if (batch < FANOUT_BATCH) return read;
+  }
+}
+
+/** Deliveries to the endpoints the request may see, oldest first, each with every attempt. */
+export async function searchDeliveries(db: Db, principal: Principal, request: DeliverySearchRequest): Promise<DeliverySearchResult> {
+  const scope = scopeOf(principal, request);
+  const page = pageRequest(request.Paging);
+  const empty = { results: { data: [] }, paging: pagingOf(page, 0, 0) };
+  const filter: repo.DeliveryFilter = {
+    companyId: scope.companyId,
+    customerId: scope.customerId,
+    eventId: request.EventID,
+    status: request.Status,
+  };
+  if (request.EndpointID !== undefined) {
+    // Another customer's endpoint answers as an unknown one: nothing.
+    const endpoint = await repo.findEndpoint(db, scope.companyId, request.EndpointID);
+    if (!endpoint) return empty;
+    filter.endpointId = endpoint.id;
+  }
+  const totalCount = await repo.countDeliveries(db, filter);
+  const rows = page.offset < totalCount ? await repo.pageDeliveries(db, filter, page.offset, page.pageSize) : [];
+  const attempts = await repo.findAttempts(
+    db,
+    scope.companyId,
+    rows.map((row) => row.id),
+  );
+  return {
+    results: {
+      data: rows.map((row) =>
+        presentDelivery(
+          row,
+          attempts.filter((attempt) => attempt.delivery_id === row.id),
+        ),
+      ),
+    },
+    paging: pagingOf(page, totalCount, rows.length),
+  };
+}
+
+/**
+ * Queues again one delivery (DeliveryID), or every delivery to an endpoint of an event made at or
+ * after Since (EndpointID and Since), each at the start of the retry schedule and due now.
+ */
+export function replayDeliveries(cx: CommandContext, request: DeliveryReplayRequest): Promise<DeliveryReplayResult> {
+  const scope = scopeOf(cx.principal, request);
+  const since = offsetWindow(request.Since, undefined).from;
+  const byDelivery = request.DeliveryID !== undefined;
+  if (byDelivery === (request.EndpointID !== undefined) || byDelivery === (since !== undefined)) {
+    throw invalid('Send DeliveryID, or EndpointID and Since');
+  }
+  return runCommand(cx, {
+    run: async (trx) => {
+      const now = cx.clock.now();
+      if (request.DeliveryID !== undefined) {
+        const [delivery] = await repo.pageDeliveries(trx, { ...scope, deliveryId: request.DeliveryID }, 0, 1);
+        if (!delivery) throw notFound(`Not found delivery ${request.DeliveryID}`);
+        await repo.requeueDelivery(trx, delivery.company_id, delivery.id, now);
+        return { Replayed: 1 };
+      }
+      const endpoint = await requireEndpoint(trx, scope, request.EndpointID!);
+      return { Replayed: await repo.requeueEndpointSince(trx, { companyId: endpoint.company_id, id: endpoint.id }, since!, now) };
+    },
+  });
+}

@@ -1,0 +1,193 @@
+import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Clock } from '../../lib/clock.js';
+import * as events from '../events/events.service.js';
+import { fanOut } from './deliveries.service.js';
+import { nextAttemptAt } from './retry-schedule.js';
+import type { AttemptOutcome, Sender } from './sender.js';
+import { signedHeaders } from './signature.js';
+import * as repo from './webhooks.repository.js';
+
+/**
+ * The webhook dispatcher (DESIGN §13): numbers committed events, fans them out to the endpoints
+ * that take them, and attempts the due deliveries, each held under a lease while it is attempted;
+ * records every attempt and moves the delivery on the retry schedule. Any number of processes may
+ * dispatch one PostgreSQL database (each takes other deliveries); one dispatches a SQLite one.
+ */
+
+/** After this long failing every attempt, an endpoint is disabled. */
+export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3_600_000;
+
+/** What a dispatcher tells the process about its work (the metrics of /metrics). */
+export interface DispatchObserver {
+  /** An attempt ended: `outcome` is succeeded, failed (to retry), gave-up or disabled; `lagMs` from the event to a success. */
+  attempted?(outcome: 'succeeded' | 'retry' | 'failed', lagMs: number | undefined): void;
+}
+
+export interface DispatcherOptions {
+  db: Db;
+  clock: Clock;
+  sender: Sender;
+  /** Attempts in flight at once. */
+  concurrency: number;
+  /** How long a taken delivery stays this process's. */
+  leaseMs: number;
+  /** How often an idle dispatcher looks for work. */
+  pollMs: number;
+  /** [0, 1): the jitter of the retry schedule. */
+  random?: () => number;
+  observer?: DispatchObserver;
+  /** Told of an error of the dispatcher itself (not of a receiver), which it survives. */
+  onError?: (error: unknown) => void;
+}
+
+export interface Dispatcher {
+  /** Numbers and fans out what is new, then attempts every due delivery once and waits for them; answers how many. */
+  runOnce(): Promise<number>;
+  /** Dispatches in the background until stopped. */
+  start(): void;
+  /** Looks for work now (a change of this process committed events). */
+  wake(): void;
+  /** Stops taking work and waits up to `graceMs` for the attempts in flight. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { db, clock, sender, concurrency, leaseMs, pollMs, random = Math.random, observer, onError } = options;
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+
+  /** Writes one attempt and where it leaves the delivery and its endpoint, in one transaction. */
+  async function record(
+    claimed: repo.ClaimedDelivery,
+    endpoint: repo.EndpointRow,
+    startedAt: number,
+    result: AttemptOutcome,
+    createdAt: number,
+  ) {
+    const endedAt = clock.now();
+    const attemptNo = claimed.attempt_count + 1;
+    const step = claimed.retry_step + 1;
+    const gone = result.statusCode === 410;
+    const next = result.ok || gone ? undefined : nextAttemptAt(step, endedAt, random, result.retryAfterMs);
+    const key = { companyId: endpoint.company_id, id: endpoint.id };
+    await inTransaction(db, async (trx) => {
+      await repo.insertAttempt(trx, {
+        company_id: claimed.company_id,
+        delivery_id: claimed.id,
+        attempt_no: attemptNo,
+        started_at: startedAt,
+        duration_ms: result.durationMs,
+        status_code: result.statusCode,
+        error: result.error,
+        response: result.response,
+      });
+      await repo.settleDelivery(trx, claimed, {
+        status: result.ok ? 'Succeeded' : next === undefined ? 'Failed' : 'Pending',
+        attempt_count: attemptNo,
+        retry_step: result.ok ? claimed.retry_step : step,
+        next_attempt_at: next ?? null,
+        updated_at: endedAt,
+      });
+      if (result.ok) {
+        if (endpoint.failing_since !== null) await repo.clearFailing(trx, key);
+        return;
+      }
+      const failingSince = await repo.markFailing(trx, key, startedAt);
+      const reason = gone
+        ? 'The endpoint answered 410 Gone'
+        : endedAt - failingSince >= FAILING_DISABLES_AFTER_MS
+          ? 'Every attempt failed for 5 days'
+          : undefined;
+      if (reason) await repo.updateEndpoint(trx, key, { enabled: 0, disabled_reason: reason, updated_at: endedAt });
+    });
+    observer?.attempted?.(result.ok ? 'succeeded' : next === undefined ? 'failed' : 'retry', result.ok ? endedAt - createdAt : undefined);
+  }
+
+  /** Takes up to `limit` due deliveries and starts their attempts; answers the attempts. */
+  async function startDue(limit: number): Promise<Promise<void>[]> {
+    const now = clock.now();
+    const claimed = await inTransaction(db, (trx) => repo.claimDue(trx, { now, until: now + leaseMs, limit }));
+    if (claimed.length === 0) return [];
+    const messages = await events.findMessages(
+      db,
+      claimed.map((c) => c.event_id),
+    );
+    const endpoints = new Map((await repo.findEndpointsByIds(db, [...new Set(claimed.map((c) => c.endpoint_id))])).map((e) => [e.id, e]));
+    return claimed.map((delivery) => {
+      const attempt = (async () => {
+        const endpoint = endpoints.get(delivery.endpoint_id)!;
+        const message = messages.get(delivery.event_id)!;
+        const startedAt = clock.now();
+        const secrets = [endpoint.secret];
+        if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > startedAt) secrets.push(endpoint.previous_secret);
+        const headers = signedHeaders(secrets, message.eventId, startedAt, message.payload);
+        const result = await sender.send({ url: endpoint.url, body: message.payload, headers });
+        await record(delivery, endpoint, startedAt, result, message.createdAt);
+      })().catch((error: unknown) => onError?.(error));
+      inFlight.add(attempt);
+      void attempt.finally(() => inFlight.delete(attempt));
+      return attempt;
+    });
+  }
+
+  /** Numbers and fans out what has committed since the last look. */
+  async function prepare(): Promise<void> {
+    await events.sequenceEvents(db);
+    await fanOut(db, clock.now());
+  }
+
+  async function runLoop(): Promise<void> {
+    while (running) {
+      let started = 0;
+      try {
+        await prepare();
+        const free = concurrency - inFlight.size;
+        if (free > 0) started = (await startDue(free)).length;
+      } catch (error) {
+        onError?.(error);
+      }
+      if (!running) break;
+      // A full take may leave more due: go on as soon as an attempt ends. Otherwise wait for the
+      // next look, a change of this process, or a free slot.
+      const full = inFlight.size >= concurrency;
+      if (started > 0 && !full) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (full) void Promise.race(inFlight).then(() => wakeUp?.());
+      });
+      wakeUp = undefined;
+    }
+  }
+
+  return {
+    async runOnce() {
+      await prepare();
+      const attempts = await startDue(concurrency);
+      await Promise.all(attempts);
+      return attempts.length;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      loop = runLoop();
+    },
+    wake() {
+      wakeUp?.();
+    },
+    async stop(graceMs = 15_000) {
+      running = false;
+      wakeUp?.();
+      await loop;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inFlight), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,280 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, Trx } from '../../db/database.js';
+import { forUpdate, takeUnlocked } from '../../db/dialect.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhooks.tables.js';
+
+/** All SQL of webhooks: endpoints, the deliveries queue and its log, and the fan-out cursor. */
+
+export type EndpointRow = Selectable<WebhookEndpointTable>;
+export type NewEndpointRow = Insertable<WebhookEndpointTable>;
+export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+export type NewDeliveryRow = Insertable<WebhookDeliveryTable>;
+export type AttemptRow = Selectable<WebhookAttemptTable>;
+
+/** An endpoint's row by its key. */
+export interface EndpointKey {
+  companyId: string;
+  id: number;
+}
+
+// ---- endpoints ------------------------------------------------------------------------------------
+
+export async function insertEndpoint(trx: Trx, row: NewEndpointRow): Promise<EndpointRow> {
+  return trx.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(db: Db, companyId: string, endpointId: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+}
+
+/** A company's endpoints, oldest first; of one customer (null: the company-wide ones) when `customerId` is given. */
+export async function listEndpoints(db: Db, companyId: string, customerId?: string | null): Promise<EndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .$if(customerId !== undefined, (q) => q.where('customer_id', customerId === null ? 'is' : '=', customerId!))
+    .orderBy('id')
+    .execute();
+}
+
+export async function updateEndpoint(trx: Db, key: EndpointKey, changes: Updateable<WebhookEndpointTable>): Promise<EndpointRow> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('company_id', '=', key.companyId)
+    .where('id', '=', key.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes the endpoint with its deliveries and their log. */
+export async function deleteEndpoint(trx: Trx, key: EndpointKey): Promise<void> {
+  const deliveries = trx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('company_id', '=', key.companyId)
+    .where('endpoint_id', '=', key.id);
+  await trx.deleteFrom('webhook_attempts').where('company_id', '=', key.companyId).where('delivery_id', 'in', deliveries).execute();
+  await trx.deleteFrom('webhook_deliveries').where('company_id', '=', key.companyId).where('endpoint_id', '=', key.id).execute();
+  await trx.deleteFrom('webhook_endpoints').where('company_id', '=', key.companyId).where('id', '=', key.id).execute();
+}
+
+/** The enabled endpoints of these companies: where their new events go. */
+export async function findEnabledEndpoints(db: Db, companyIds: string[]): Promise<EndpointRow[]> {
+  if (companyIds.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').selectAll().where('company_id', 'in', companyIds).where('enabled', '=', 1).execute();
+}
+
+export async function findEndpointsByIds(db: Db, ids: number[]): Promise<EndpointRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Marks the endpoint failing since `at`, unless it already is; answers when it has been failing since. */
+export async function markFailing(db: Db, key: EndpointKey, at: number): Promise<number> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(at)) }))
+    .where('company_id', '=', key.companyId)
+    .where('id', '=', key.id)
+    .returning('failing_since')
+    .executeTakeFirstOrThrow();
+  return Number(row.failing_since);
+}
+
+export async function clearFailing(db: Db, key: EndpointKey): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('company_id', '=', key.companyId)
+    .where('id', '=', key.id)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
+
+// ---- fan-out --------------------------------------------------------------------------------------
+
+/** The last Sequence fanned out, locked until the transaction ends: fan-outs take turns on it. */
+export async function lockFanout(trx: Trx): Promise<number> {
+  const row = await forUpdate(trx, trx.selectFrom('webhook_fanout').select('last_sequence').where('id', '=', 1)).executeTakeFirstOrThrow();
+  return Number(row.last_sequence);
+}
+
+export async function setFanout(trx: Trx, lastSequence: number): Promise<void> {
+  await trx.updateTable('webhook_fanout').set({ last_sequence: lastSequence }).where('id', '=', 1).execute();
+}
+
+/** Rows per insert: 12 parameters a row. */
+const DELIVERY_INSERT_CHUNK = 1000;
+
+export async function insertDeliveries(trx: Trx, rows: NewDeliveryRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += DELIVERY_INSERT_CHUNK) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(start, start + DELIVERY_INSERT_CHUNK))
+      .execute();
+  }
+}
+
+// ---- the queue --------------------------------------------------------------------------------------
+
+/** A delivery a dispatcher took, and until when it holds it. */
+export type ClaimedDelivery = Pick<
+  DeliveryRow,
+  'id' | 'company_id' | 'delivery_id' | 'endpoint_id' | 'event_id' | 'attempt_count' | 'retry_step' | 'leased_until'
+>;
+
+/**
+ * Takes up to `limit` due deliveries of enabled endpoints, the earliest due first, and holds them
+ * until `until`: a delivery whose holder died is due again once its lease has passed. On
+ * PostgreSQL the rows are locked and those another dispatcher is taking are skipped, so two
+ * dispatchers never take one delivery; SQLite's writers take turns anyway.
+ */
+export async function claimDue(trx: Trx, { now, until, limit }: { now: number; until: number; limit: number }): Promise<ClaimedDelivery[]> {
+  const due = takeUnlocked(
+    trx,
+    trx
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
+      .select('d.id')
+      .where('d.next_attempt_at', 'is not', null)
+      .where('d.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('d.leased_until', 'is', null), eb('d.leased_until', '<', now)]))
+      .where('e.enabled', '=', 1)
+      .orderBy('d.next_attempt_at')
+      .limit(limit),
+    'd' as const,
+  );
+  const rows = await trx
+    .updateTable('webhook_deliveries')
+    .set({ leased_until: until, updated_at: now })
+    .where('id', 'in', due)
+    .returning(['id', 'company_id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt_count', 'retry_step', 'leased_until'])
+    .execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptTable>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}
+
+/**
+ * Writes an attempt's outcome to its delivery, only while the lease is the one that attempt held:
+ * a dispatcher that outlived its lease finds the delivery taken over and changes nothing.
+ */
+export async function settleDelivery(
+  db: Db,
+  claimed: Pick<ClaimedDelivery, 'company_id' | 'id' | 'leased_until'>,
+  changes: Pick<DeliveryRow, 'status' | 'attempt_count' | 'retry_step' | 'next_attempt_at' | 'updated_at'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, leased_until: null })
+    .where('company_id', '=', claimed.company_id)
+    .where('id', '=', claimed.id)
+    .where('leased_until', '=', claimed.leased_until)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Deliveries still to attempt: the queue's depth (for /metrics). */
+export async function countPending(db: Db): Promise<number> {
+  const { count } = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('next_attempt_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+// ---- the log ----------------------------------------------------------------------------------------
+
+export interface DeliveryFilter {
+  companyId: string;
+  /** Only deliveries to endpoints of this customer (null: the company-wide endpoints); absent: every endpoint. */
+  customerId?: string | null;
+  endpointId?: number;
+  deliveryId?: string;
+  /** The event's `evt_` id. */
+  eventId?: string;
+  status?: string;
+}
+
+/** A delivery with its endpoint's and event's public ids. */
+export type ListedDelivery = DeliveryRow & { endpoint_public_id: string; event_public_id: string; event_created_at: number };
+
+function filteredDeliveries(db: Db, filter: DeliveryFilter) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
+    .innerJoin('events as v', (join) => join.onRef('v.company_id', '=', 'd.company_id').onRef('v.id', '=', 'd.event_id'))
+    .where('d.company_id', '=', filter.companyId)
+    .$if(filter.customerId !== undefined, (q) => q.where('e.customer_id', filter.customerId === null ? 'is' : '=', filter.customerId!))
+    .$if(filter.endpointId !== undefined, (q) => q.where('d.endpoint_id', '=', filter.endpointId!))
+    .$if(filter.deliveryId !== undefined, (q) => q.where('d.delivery_id', '=', filter.deliveryId!))
+    .$if(filter.eventId !== undefined, (q) => q.where('v.event_id', '=', filter.eventId!))
+    .$if(filter.status !== undefined, (q) => q.where('d.status', '=', filter.status!));
+}
+
+export async function countDeliveries(db: Db, filter: DeliveryFilter): Promise<number> {
+  const { count } = await filteredDeliveries(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest first. */
+export async function pageDeliveries(db: Db, filter: DeliveryFilter, offset: number, limit: number): Promise<ListedDelivery[]> {
+  return filteredDeliveries(db, filter)
+    .selectAll('d')
+    .select(['e.endpoint_id as endpoint_public_id', 'v.event_id as event_public_id', 'v.created_at as event_created_at'])
+    .orderBy('d.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** The attempts of these deliveries, in order. */
+export async function findAttempts(db: Db, companyId: string, deliveryIds: number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt_no')
+    .execute();
+}
+
+/**
+ * Queues one delivery again, due at `now`, at the start of the retry schedule. A dispatcher that
+ * holds it keeps it until its attempt ends: the replay never runs beside that attempt.
+ */
+export async function requeueDelivery(trx: Trx, companyId: string, id: number, now: number): Promise<void> {
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'Pending', retry_step: 0, next_attempt_at: now, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Queues again every delivery to the endpoint of an event made at or after `since`; answers how many. */
+export async function requeueEndpointSince(trx: Trx, key: EndpointKey, since: number, now: number): Promise<number> {
+  const events = trx.selectFrom('events').select('id').where('company_id', '=', key.companyId).where('created_at', '>=', since);
+  const result = await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'Pending', retry_step: 0, next_attempt_at: now, updated_at: now })
+    .where('company_id', '=', key.companyId)
+    .where('endpoint_id', '=', key.id)
+    .where('event_id', 'in', events)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

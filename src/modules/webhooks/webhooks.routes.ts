@@ -1,0 +1,129 @@
+import { ROLES_OF } from '../../http/auth.js';
+import type { App, RouteDeps } from '../../http/module.js';
+import { apiKeySecurity } from '../../http/module.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
+import { errorResponses } from '../../http/schemas.js';
+import { replayDeliveries, searchDeliveries } from './deliveries.service.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './endpoints.service.js';
+import {
+  DeliveryReplayRequestSchema,
+  DeliveryReplayResultSchema,
+  DeliverySearchRequestSchema,
+  DeliverySearchResultSchema,
+  EndpointCreateRequestSchema,
+  EndpointDeleteResultSchema,
+  EndpointListRequestSchema,
+  EndpointListResultSchema,
+  EndpointLookupSchema,
+  EndpointResultSchema,
+  EndpointUpdateRequestSchema,
+  EndpointWithSecretResultSchema,
+} from './webhooks.schemas.js';
+
+export interface WebhookRouteOptions {
+  /** WEBHOOK_ALLOW_PRIVATE: endpoints may be http:// and private addresses. */
+  allowPrivate: boolean;
+}
+
+const ENDPOINT = '/edi/webhook/endpoint';
+const DELIVERY = '/edi/webhook/delivery';
+const tags = ['Webhooks'];
+
+/** The webhook operations of a customer's system, and of an admin for its whole company (DESIGN §13). */
+export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allowPrivate }: WebhookRouteOptions): void {
+  const change = { security: apiKeySecurity, headers: IdempotencyHeadersSchema, tags };
+  const read = { security: apiKeySecurity, tags };
+  const preHandler = authorize(ROLES_OF.customer);
+
+  app.post(
+    `${ENDPOINT}/create`,
+    {
+      schema: {
+        ...change,
+        summary: 'Create an endpoint: events are POSTed to it, signed with the secret this answer shows once',
+        body: EndpointCreateRequestSchema,
+        response: { 200: EndpointWithSecretResultSchema, ...errorResponses() },
+      },
+      preHandler,
+    },
+    (request) => createEndpoint(cx(request), request.body, allowPrivate),
+  );
+  app.post(
+    `${ENDPOINT}/list`,
+    {
+      schema: {
+        ...read,
+        summary: 'The endpoints (never their secrets)',
+        body: EndpointListRequestSchema,
+        response: { 200: EndpointListResultSchema, ...errorResponses() },
+      },
+      preHandler,
+    },
+    (request) => listEndpoints(db, request.principal, request.body),
+  );
+  app.post(
+    `${ENDPOINT}/update`,
+    {
+      schema: {
+        ...change,
+        summary: "Change an endpoint's URL, event types or description; disable or enable it",
+        body: EndpointUpdateRequestSchema,
+        response: { 200: EndpointResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => updateEndpoint(cx(request), request.body, allowPrivate),
+  );
+  app.post(
+    `${ENDPOINT}/delete`,
+    {
+      schema: {
+        ...change,
+        summary: 'Delete an endpoint with its deliveries and their log',
+        body: EndpointLookupSchema,
+        response: { 200: EndpointDeleteResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => deleteEndpoint(cx(request), request.body),
+  );
+  app.post(
+    `${ENDPOINT}/rotate-secret`,
+    {
+      schema: {
+        ...change,
+        summary: 'A new secret, shown once; the old one keeps signing beside it for 24 hours',
+        body: EndpointLookupSchema,
+        response: { 200: EndpointWithSecretResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => rotateSecret(cx(request), request.body),
+  );
+  app.post(
+    `${DELIVERY}/search-by-paging`,
+    {
+      schema: {
+        ...read,
+        summary: 'Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)',
+        body: DeliverySearchRequestSchema,
+        response: { 200: DeliverySearchResultSchema, ...errorResponses() },
+      },
+      preHandler,
+    },
+    (request) => searchDeliveries(db, request.principal, request.body),
+  );
+  app.post(
+    `${DELIVERY}/replay`,
+    {
+      schema: {
+        ...change,
+        summary: "Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start",
+        body: DeliveryReplayRequestSchema,
+        response: { 200: DeliveryReplayResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => replayDeliveries(cx(request), request.body),
+  );
+}

@@ -1,0 +1,144 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CompanyID, Identifier, Nullable, OptionalDateTime, StringEnum } from '../../http/schemas.js';
+import { EVENT_TYPES } from '../events/events.schemas.js';
+
+/**
+ * Webhook endpoints and deliveries under the EDI base (DESIGN §13). A customer key names its
+ * CustomerID; an admin key may leave it out to mean the whole company (an endpoint that takes the
+ * events of every customer, or every endpoint and delivery of the company).
+ */
+
+const CustomerID = Type.Optional(
+  Identifier("The customer whose endpoints these are; an admin key may leave it out for the company's endpoints of every customer."),
+);
+const EndpointID = Type.String({ minLength: 1, maxLength: 30, description: 'ep_<ULID>, as create answered.' });
+const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'Where events are POSTed: https:// and a public address.' });
+const EventTypes = Nullable(
+  Type.Array(StringEnum(EVENT_TYPES), {
+    minItems: 1,
+    maxItems: EVENT_TYPES.length,
+    uniqueItems: true,
+    description: 'The event types the endpoint takes; null or absent: all.',
+  }),
+);
+const Description = Nullable(Type.String({ maxLength: 500 }));
+
+export const EndpointCreateRequestSchema = Type.Object(
+  { CompanyID, CustomerID, Url, EventTypes: Type.Optional(EventTypes), Description: Type.Optional(Description) },
+  { examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', Url: 'https://hooks.acme.example/wharf', EventTypes: ['order.shipped'] }] },
+);
+export type EndpointCreateRequest = Static<typeof EndpointCreateRequestSchema>;
+
+export const EndpointLookupSchema = Type.Object({ CompanyID, CustomerID, EndpointID });
+export type EndpointLookup = Static<typeof EndpointLookupSchema>;
+
+export const EndpointUpdateRequestSchema = Type.Object({
+  CompanyID,
+  CustomerID,
+  EndpointID,
+  Url: Type.Optional(Url),
+  EventTypes: Type.Optional(EventTypes),
+  Description: Type.Optional(Description),
+  Enabled: Type.Optional(
+    Type.Boolean({ description: 'false disables the endpoint; true enables it again (its disabling reason is cleared).' }),
+  ),
+});
+export type EndpointUpdateRequest = Static<typeof EndpointUpdateRequestSchema>;
+
+export const EndpointListRequestSchema = Type.Object({ CompanyID, CustomerID });
+export type EndpointListRequest = Static<typeof EndpointListRequestSchema>;
+
+export const EndpointSchema = Type.Object({
+  EndpointID: Type.String(),
+  CustomerID: Nullable(Type.String({ description: 'null: every customer of the company.' })),
+  Url: Type.String(),
+  EventTypes: Nullable(Type.Array(Type.String(), { description: 'null: all.' })),
+  Description: Nullable(Type.String()),
+  Enabled: Type.Boolean(),
+  DisabledReason: Nullable(Type.String({ description: 'Why it is disabled: by its owner, a 410 answer, or five days of failures.' })),
+  CreatedWhen: Type.String({ description: 'UTC ISO 8601.' }),
+  UpdatedWhen: Type.String({ description: 'UTC ISO 8601.' }),
+});
+export type Endpoint = Static<typeof EndpointSchema>;
+
+/** Create and rotate-secret show the secret, once. */
+export const EndpointWithSecretSchema = Type.Intersect([
+  EndpointSchema,
+  Type.Object({
+    Secret: Type.String({ description: 'whsec_…: verify signatures with it. Shown at creation and rotation only.' }),
+  }),
+]);
+
+export const EndpointResultSchema = Type.Object({ Endpoint: EndpointSchema });
+export const EndpointWithSecretResultSchema = Type.Object({ Endpoint: EndpointWithSecretSchema });
+export const EndpointListResultSchema = Type.Object({ Endpoints: Type.Array(EndpointSchema) });
+export const EndpointDeleteResultSchema = Type.Object({
+  Endpoint: Type.Object({ EndpointID: Type.String(), Deleted: Type.Literal(true) }),
+});
+
+export type EndpointResult = Static<typeof EndpointResultSchema>;
+export type EndpointWithSecretResult = Static<typeof EndpointWithSecretResultSchema>;
+export type EndpointListResult = Static<typeof EndpointListResultSchema>;
+export type EndpointDeleteResult = Static<typeof EndpointDeleteResultSchema>;
+
+export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
+
+export const DeliverySearchRequestSchema = Type.Object({
+  CompanyID,
+  CustomerID,
+  EndpointID: Type.Optional(EndpointID),
+  EventID: Type.Optional(Type.String({ minLength: 1, maxLength: 30, description: 'evt_…: the deliveries of one event.' })),
+  Status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
+  Paging: Type.Optional(PagingRequestSchema),
+});
+export type DeliverySearchRequest = Static<typeof DeliverySearchRequestSchema>;
+
+export const AttemptSchema = Type.Object({
+  AttemptNo: Type.Integer(),
+  StartedWhen: Type.String({ description: 'UTC ISO 8601.' }),
+  DurationMs: Type.Integer(),
+  StatusCode: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when none came." })),
+  Error: Nullable(Type.String({ description: 'Why no status came: a refused address, no answer within 15 s, a connection error.' })),
+  Response: Nullable(Type.String({ description: "The first 1 KB of the receiver's answer." })),
+});
+
+export const DeliverySchema = Type.Object({
+  DeliveryID: Type.String(),
+  EndpointID: Type.String(),
+  EventID: Type.String(),
+  EventType: Type.String(),
+  Sequence: Type.Integer(),
+  Status: StringEnum(DELIVERY_STATUSES),
+  NextAttemptWhen: Nullable(Type.String({ description: 'When the next attempt is due (UTC ISO 8601); null once Succeeded or Failed.' })),
+  Attempts: Type.Array(AttemptSchema),
+});
+export type Delivery = Static<typeof DeliverySchema>;
+
+export const DeliverySearchResultSchema = Type.Object({
+  results: Type.Object({ data: Type.Array(DeliverySchema) }),
+  paging: PagingSchema,
+});
+export type DeliverySearchResult = Static<typeof DeliverySearchResultSchema>;
+
+export const DeliveryReplayRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    DeliveryID: Type.Optional(Type.String({ minLength: 1, maxLength: 30, description: 'dlv_…: replay this delivery.' })),
+    EndpointID: Type.Optional(EndpointID),
+    Since: OptionalDateTime(
+      'offset-date-time',
+      50,
+      '2024-03-05T14:07:09.123Z',
+      "With EndpointID: replay every delivery to it of an event made at or after this time (the endpoint's own time zone does not matter: send the offset).",
+    ),
+  },
+  { description: 'Send DeliveryID, or EndpointID and Since.' },
+);
+export type DeliveryReplayRequest = Static<typeof DeliveryReplayRequestSchema>;
+
+export const DeliveryReplayResultSchema = Type.Object({
+  Replayed: Type.Integer({ description: 'How many deliveries were queued again, each at the start of the retry schedule.' }),
+});
+export type DeliveryReplayResult = Static<typeof DeliveryReplayResultSchema>;
