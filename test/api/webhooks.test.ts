@@ -1,0 +1,420 @@
+import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createDispatcher, type Dispatcher } from '../../src/modules/webhooks/dispatcher.js';
+import { createSender, type Sender } from '../../src/modules/webhooks/sender.js';
+import { useTestApp } from '../helpers/app.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { createWorld, expectOk, problems, receiptBody, type World } from '../helpers/factories.js';
+import * as paths from '../helpers/paths.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+/**
+ * Webhooks (DESIGN §13) against a real HTTP receiver on loopback: endpoints as their owners manage
+ * them, every delivery signed (checked with the standardwebhooks package), retried on the schedule
+ * (driven by the test clock, never by waiting), disabled by a 410 or five days of failures, logged
+ * attempt by attempt, and replayed on request.
+ */
+
+type Json = Record<string, unknown>;
+const ENDPOINT = '/edi/webhook/endpoint';
+const DELIVERY = '/edi/webhook/delivery';
+const SECOND = 1000;
+const HOUR = 3_600_000;
+
+describeEachDialect('webhooks', (dialect) => {
+  // Loopback receivers need private addresses allowed, as in the tests and the demo; 1,000 imports
+  // in a test would pass the key's rate limit.
+  const ctx = useTestApp(dialect, { webhookAllowPrivate: true, rateLimitEdi: 0 });
+  let receiver: Receiver;
+  let sender: Sender;
+  let dispatcher: Dispatcher;
+  let w: World;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    sender = createSender({ allowPrivate: true, now: () => ctx().clock.now() });
+  });
+  afterAll(async () => {
+    await sender.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    // Signatures are checked against the real time (5 minutes' tolerance): the clock starts now.
+    ctx().clock.time = Date.now();
+    w = await createWorld(ctx().database.db, ctx().clock);
+    receiver.received.length = 0;
+    receiver.answerWith({ status: 200, body: 'ok' });
+    dispatcher = createDispatcher({
+      db: ctx().database.db,
+      clock: ctx().clock,
+      sender,
+      concurrency: 16,
+      leaseMs: 60 * SECOND,
+      pollMs: 50,
+      random: () => 0.5,
+      onError: (error) => {
+        throw error;
+      },
+    });
+  });
+
+  const customer = (customerIndex = 0) => ({ CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[customerIndex]! });
+  const create = async (body: Json = {}, key = w.customer) =>
+    (await expectOk(ctx().post(`${ENDPOINT}/create`, { ...customer(), Url: receiver.url(), ...body }, key))).json().Endpoint;
+  const importReceipt = (customerIndex = 0, key = w.customer) =>
+    expectOk(ctx().post(paths.RECEIPT_IMPORT, receiptBody({ tenant: w.tenant, customer: customerIndex }), key));
+  const deliveries = async (body: Json = {}, key = w.customer) =>
+    (await expectOk(ctx().post(`${DELIVERY}/search-by-paging`, { ...customer(), ...body }, key))).json().results.data;
+  /** The events the receiver got, by type, in the order they came. */
+  const receivedTypes = () => receiver.received.map((got) => (JSON.parse(got.body) as { type: string }).type);
+
+  // ---- endpoints ---------------------------------------------------------------------------------
+
+  it('creates an endpoint and shows its secret once; lists, updates, rotates and deletes it', async () => {
+    const now = new Date(ctx().clock.now()).toISOString();
+    const created = await create({ EventTypes: ['receipt.imported', 'order.shipped'], Description: 'ERP' });
+    expect(created).toEqual({
+      EndpointID: expect.stringMatching(/^ep_[0-9A-HJKMNP-TV-Z]{26}$/),
+      CustomerID: w.tenant.customerIds[0],
+      Url: receiver.url(),
+      EventTypes: ['receipt.imported', 'order.shipped'],
+      Description: 'ERP',
+      Enabled: true,
+      DisabledReason: null,
+      CreatedWhen: now,
+      UpdatedWhen: now,
+      Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    const { Secret: _secret, ...shown } = created;
+    const listed = await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer));
+    expect(listed.json()).toEqual({ Endpoints: [shown] });
+    expect(listed.body).not.toContain('whsec_');
+
+    const id = { ...customer(), EndpointID: created.EndpointID };
+    const updated = await expectOk(ctx().post(`${ENDPOINT}/update`, { ...id, EventTypes: null, Enabled: false }, w.customer));
+    expect(updated.json()).toEqual({ Endpoint: { ...shown, EventTypes: null, Enabled: false, DisabledReason: 'Disabled by its owner' } });
+    const enabled = await expectOk(ctx().post(`${ENDPOINT}/update`, { ...id, Enabled: true }, w.customer));
+    expect(enabled.json().Endpoint).toMatchObject({ Enabled: true, DisabledReason: null });
+
+    const rotated = (await expectOk(ctx().post(`${ENDPOINT}/rotate-secret`, id, w.customer))).json().Endpoint;
+    expect(rotated.Secret).toMatch(/^whsec_/);
+    expect(rotated.Secret).not.toBe(created.Secret);
+
+    expect((await expectOk(ctx().post(`${ENDPOINT}/delete`, id, w.customer))).json()).toEqual({
+      Endpoint: { EndpointID: created.EndpointID, Deleted: true },
+    });
+    expect((await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer))).json()).toEqual({ Endpoints: [] });
+    const gone = await ctx().post(`${ENDPOINT}/delete`, id, w.customer);
+    expect({ status: gone.statusCode, body: gone.json() }).toEqual({
+      status: 404,
+      body: { error: `Not found endpoint ${created.EndpointID}` },
+    });
+  });
+
+  it('keeps customers apart: another customer neither sees nor changes an endpoint; an admin sees every one of its company', async () => {
+    const mine = await create();
+    const theirs = await create({ CustomerID: w.tenant.customerIds[1] }, w.otherCustomer);
+    const companyWide = await create({ CustomerID: undefined }, w.admin);
+    expect(companyWide.CustomerID).toBeNull();
+
+    const otherView = await expectOk(ctx().post(`${ENDPOINT}/list`, customer(1), w.otherCustomer));
+    expect(otherView.json().Endpoints.map((e: Json) => e.EndpointID)).toEqual([theirs.EndpointID]);
+    const named = await ctx().post(
+      `${ENDPOINT}/update`,
+      { ...customer(1), EndpointID: mine.EndpointID, Url: receiver.url('/x') },
+      w.otherCustomer,
+    );
+    expect({ status: named.statusCode, body: named.json() }).toEqual({
+      status: 404,
+      body: { error: `Not found endpoint ${mine.EndpointID}` },
+    });
+    const adminView = await expectOk(ctx().post(`${ENDPOINT}/list`, { CompanyID: w.tenant.companyId }, w.admin));
+    expect(adminView.json().Endpoints.map((e: Json) => e.EndpointID)).toEqual([mine.EndpointID, theirs.EndpointID, companyWide.EndpointID]);
+
+    const withoutCustomer = await ctx().post(`${ENDPOINT}/list`, { CompanyID: w.tenant.companyId }, w.customer);
+    expect({ status: withoutCustomer.statusCode, body: withoutCustomer.json() }).toEqual({
+      status: 400,
+      body: problems('CustomerID is required'),
+    });
+    const operator = await ctx().post(`${ENDPOINT}/list`, customer(), w.operator);
+    expect({ status: operator.statusCode, body: operator.json() }).toEqual({
+      status: 403,
+      body: problems('An API key with role operator may not call this operation'),
+    });
+  });
+
+  // ---- delivery ----------------------------------------------------------------------------------
+
+  it('delivers each event signed by the Standard Webhooks rules, and logs the attempt', async () => {
+    const endpoint = await create();
+    const imported = (await importReceipt()).json().Receipt;
+    expect(await dispatcher.runOnce()).toBe(1);
+
+    expect(receiver.received).toHaveLength(1);
+    const [got] = receiver.received;
+    const events = await expectOk(ctx().post(paths.EVENT_SEARCH, customer(), w.customer));
+    const [event] = events.json().results.data;
+    expect(got!.headers['webhook-id']).toBe(event.EventID);
+    expect(got!.headers['webhook-timestamp']).toBe(String(Math.floor(ctx().clock.now() / 1000)));
+    expect(got!.headers['content-type']).toBe('application/json');
+    const payload = new Webhook(endpoint.Secret).verify(got!.body, got!.headers as Record<string, string>);
+    expect(payload).toEqual({ type: 'receipt.imported', timestamp: event.CreatedWhen, data: event.Data });
+    expect(event.Data).toMatchObject({ SVCPOID: imported.SVCPOID, Status: 'Imported' });
+
+    expect(await deliveries()).toEqual([
+      {
+        DeliveryID: expect.stringMatching(/^dlv_[0-9A-HJKMNP-TV-Z]{26}$/),
+        EndpointID: endpoint.EndpointID,
+        EventID: event.EventID,
+        EventType: 'receipt.imported',
+        Sequence: event.Sequence,
+        Status: 'Succeeded',
+        NextAttemptWhen: null,
+        Attempts: [
+          {
+            AttemptNo: 1,
+            StartedWhen: new Date(ctx().clock.now()).toISOString(),
+            DurationMs: expect.any(Number),
+            StatusCode: 200,
+            Error: null,
+            Response: 'ok',
+          },
+        ],
+      },
+    ]);
+    // Delivered once: nothing is due any more.
+    expect(await dispatcher.runOnce()).toBe(0);
+  });
+
+  it('sends an endpoint only its types and its customer’s events; a company-wide endpoint gets every customer’s', async () => {
+    await create({ Url: receiver.url('/mine'), EventTypes: ['item.created'] });
+    await create({ CustomerID: undefined, Url: receiver.url('/company') }, w.admin);
+    await importReceipt(0);
+    await importReceipt(1, w.otherCustomer);
+    await expectOk(ctx().post(paths.ITEM_IMPORT, { ...customer(), Items: [{ itemID: 'IT-1' }] }, w.customer));
+    await dispatcher.runOnce();
+    const byPath = (path: string) => receiver.received.filter((got) => got.path === path).map((got) => JSON.parse(got.body).type);
+    expect(byPath('/mine')).toEqual(['item.created']);
+    expect(byPath('/company').sort()).toEqual(['item.created', 'receipt.imported', 'receipt.imported']);
+  });
+
+  it('retries a failing delivery on the schedule, then delivers it when the receiver recovers', async () => {
+    await create();
+    await importReceipt();
+    receiver.answerWith({ status: 500, body: 'down for maintenance' });
+    expect(await dispatcher.runOnce()).toBe(1);
+    const [failed] = await deliveries();
+    expect(failed).toMatchObject({
+      Status: 'Pending',
+      NextAttemptWhen: new Date(ctx().clock.now() + 5 * SECOND).toISOString(),
+      Attempts: [{ AttemptNo: 1, StatusCode: 500, Error: null, Response: 'down for maintenance' }],
+    });
+    // Not due yet: nothing is attempted.
+    ctx().clock.advance(4 * SECOND);
+    expect(await dispatcher.runOnce()).toBe(0);
+    receiver.answerWith({ status: 204 });
+    ctx().clock.advance(SECOND);
+    expect(await dispatcher.runOnce()).toBe(1);
+    const [delivered] = await deliveries();
+    expect(delivered.Status).toBe('Succeeded');
+    expect(delivered.Attempts.map((a: Json) => a.StatusCode)).toEqual([500, 204]);
+    expect(receiver.received).toHaveLength(2);
+    expect(new Set(receiver.received.map((got) => got.headers['webhook-id'])).size).toBe(1);
+  });
+
+  it('waits as long as a Retry-After asks, and gives a delivery up after eight attempts', async () => {
+    await create();
+    await importReceipt();
+    receiver.answerWith({ status: 503, headers: { 'retry-after': '120' } });
+    await dispatcher.runOnce();
+    const [first] = await deliveries();
+    expect(first.NextAttemptWhen).toBe(new Date(ctx().clock.now() + 120 * SECOND).toISOString());
+
+    receiver.answerWith({ status: 500 });
+    const started = ctx().clock.now();
+    const waits = [120 * SECOND, 5 * 60 * SECOND, 30 * 60 * SECOND, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+    for (const wait of waits) {
+      ctx().clock.advance(wait);
+      expect(await dispatcher.runOnce()).toBe(1);
+    }
+    const [given] = await deliveries();
+    expect(given.Status).toBe('Failed');
+    expect(given.NextAttemptWhen).toBeNull();
+    expect(given.Attempts.map((a: Json) => Date.parse(a.StartedWhen as string) - started)).toEqual([
+      0,
+      ...waits.map((_, i) => waits.slice(0, i + 1).reduce((a, b) => a + b, 0)),
+    ]);
+    ctx().clock.advance(24 * HOUR);
+    expect(await dispatcher.runOnce()).toBe(0);
+  });
+
+  it('disables an endpoint that answers 410 Gone, and sends it nothing more', async () => {
+    const endpoint = await create();
+    await importReceipt();
+    receiver.answerWith({ status: 410 });
+    await dispatcher.runOnce();
+    expect((await deliveries())[0]).toMatchObject({ Status: 'Failed', NextAttemptWhen: null });
+    const listed = (await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer))).json().Endpoints;
+    expect(listed).toEqual([
+      expect.objectContaining({ EndpointID: endpoint.EndpointID, Enabled: false, DisabledReason: 'The endpoint answered 410 Gone' }),
+    ]);
+    receiver.answerWith({ status: 200 });
+    await importReceipt();
+    expect(await dispatcher.runOnce()).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('disables an endpoint after five days of nothing but failures; one success starts the count again', async () => {
+    const endpoint = await create();
+    receiver.answerWith({ status: 500 });
+    await importReceipt();
+    await dispatcher.runOnce();
+    // A success on day 2 clears the streak...
+    ctx().clock.advance(2 * 24 * HOUR);
+    receiver.answerWith({ status: 200 });
+    await importReceipt();
+    await dispatcher.runOnce();
+    // ...so failures from day 2.5 on disable it only five days later.
+    receiver.answerWith({ status: 500 });
+    ctx().clock.advance(12 * HOUR);
+    await importReceipt();
+    await dispatcher.runOnce();
+    const enabled = async () => (await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer))).json().Endpoints[0];
+    ctx().clock.advance(4 * 24 * HOUR);
+    await importReceipt();
+    await dispatcher.runOnce();
+    expect(await enabled()).toMatchObject({ Enabled: true, DisabledReason: null });
+    ctx().clock.advance(24 * HOUR);
+    await importReceipt();
+    await dispatcher.runOnce();
+    expect(await enabled()).toMatchObject({
+      EndpointID: endpoint.EndpointID,
+      Enabled: false,
+      DisabledReason: 'Every attempt failed for 5 days',
+    });
+  });
+
+  it('signs with the old and the new secret for 24 hours after a rotation, then with the new one only', async () => {
+    const endpoint = await create();
+    const rotated = (
+      await expectOk(ctx().post(`${ENDPOINT}/rotate-secret`, { ...customer(), EndpointID: endpoint.EndpointID }, w.customer))
+    ).json().Endpoint;
+    await importReceipt();
+    await dispatcher.runOnce();
+    const [during] = receiver.received;
+    expect((during!.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+    for (const secret of [endpoint.Secret, rotated.Secret]) {
+      expect(() => new Webhook(secret).verify(during!.body, during!.headers as Record<string, string>)).not.toThrow();
+    }
+    // 24 hours on (the clock is back at the real time so that the timestamp verifies).
+    await sql`update webhook_endpoints set previous_secret_until = ${ctx().clock.now()} where endpoint_id = ${endpoint.EndpointID}`.execute(
+      ctx().database.db,
+    );
+    await importReceipt();
+    await dispatcher.runOnce();
+    const after = receiver.received[1]!;
+    expect((after.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(rotated.Secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(endpoint.Secret).verify(after.body, after.headers as Record<string, string>)).toThrow();
+  });
+
+  it('replays one delivery, or every delivery to an endpoint since a time', async () => {
+    const endpoint = await create();
+    await importReceipt();
+    ctx().clock.advance(60 * SECOND);
+    const since = new Date(ctx().clock.now()).toISOString();
+    await importReceipt();
+    await importReceipt();
+    await dispatcher.runOnce();
+    const [first, second] = await deliveries();
+    expect(receiver.received).toHaveLength(3);
+
+    const one = await expectOk(ctx().post(`${DELIVERY}/replay`, { ...customer(), DeliveryID: first.DeliveryID }, w.customer));
+    expect(one.json()).toEqual({ Replayed: 1 });
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(first.EventID);
+
+    const all = await expectOk(
+      ctx().post(`${DELIVERY}/replay`, { ...customer(), EndpointID: endpoint.EndpointID, Since: since }, w.customer),
+    );
+    expect(all.json()).toEqual({ Replayed: 2 });
+    expect(await dispatcher.runOnce()).toBe(2);
+    const [again] = await deliveries({ DeliveryID: undefined, EventID: second.EventID });
+    expect(again.Attempts.map((a: Json) => a.AttemptNo)).toEqual([1, 2]);
+
+    const neither = await ctx().post(`${DELIVERY}/replay`, { ...customer(), EndpointID: endpoint.EndpointID }, w.customer);
+    expect({ status: neither.statusCode, body: neither.json() }).toEqual({
+      status: 400,
+      body: problems('Send DeliveryID, or EndpointID and Since'),
+    });
+    const unknown = await ctx().post(`${DELIVERY}/replay`, { ...customer(1), DeliveryID: first.DeliveryID }, w.otherCustomer);
+    expect({ status: unknown.statusCode, body: unknown.json() }).toEqual({
+      status: 404,
+      body: { error: `Not found delivery ${first.DeliveryID}` },
+    });
+  });
+
+  it('filters the delivery log by endpoint, event and status; another customer finds none of it', async () => {
+    const a = await create({ Url: receiver.url('/a') });
+    await create({ Url: receiver.url('/b') });
+    receiver.answerWith((got) => ({ status: got.path === '/a' ? 200 : 500 }));
+    await importReceipt();
+    await dispatcher.runOnce();
+    expect((await deliveries({ EndpointID: a.EndpointID })).map((d: Json) => d.Status)).toEqual(['Succeeded']);
+    expect((await deliveries({ Status: 'Pending' })).map((d: Json) => d.EndpointID)).not.toContain(a.EndpointID);
+    expect(await deliveries({ EndpointID: 'ep_01NEVERUSED000000000000000' })).toEqual([]);
+    expect(await deliveries({ ...customer(1) }, w.otherCustomer)).toEqual([]);
+    expect(await deliveries({ ...customer(1), EndpointID: a.EndpointID }, w.otherCustomer)).toEqual([]);
+  });
+
+  it('delivers every one of 1,000 imports at least once, each signed with the endpoint’s secret', async () => {
+    const endpoint = await create();
+    const webhook = new Webhook(endpoint.Secret);
+    for (let i = 0; i < 1000; i++) await importReceipt();
+    let attempted = 0;
+    for (let round = 0; round < 200 && attempted < 1000; round++) attempted += await dispatcher.runOnce();
+    const events = (await expectOk(ctx().post(paths.EVENT_SEARCH, { ...customer(), Paging: { PageSize: 1000 } }, w.customer))).json();
+    expect(events.paging.totalCount).toBe(1000);
+    const got = new Set(
+      receiver.received.map((r) => webhook.verify(r.body, r.headers as Record<string, string>) && r.headers['webhook-id']),
+    );
+    expect([...got].sort()).toEqual(events.results.data.map((e: { EventID: string }) => e.EventID).sort());
+    expect(receivedTypes().every((type) => type === 'receipt.imported')).toBe(true);
+  });
+});
+
+describeEachDialect('webhooks without private addresses', (dialect) => {
+  const ctx = useTestApp(dialect);
+  let w: World;
+  beforeAll(async () => {
+    w = await createWorld(ctx().database.db, ctx().clock);
+  });
+
+  it('refuses http:// and private addresses when an endpoint is saved, and a name that resolves to one when it is attempted', async () => {
+    const body = { CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0] };
+    const refused = async (url: string) => {
+      const answer = await ctx().post(`${ENDPOINT}/create`, { ...body, Url: url }, w.customer);
+      return { status: answer.statusCode, body: answer.json() };
+    };
+    expect(await refused('http://hooks.example.com/wharf')).toEqual({ status: 400, body: problems('Url must be https://') });
+    expect(await refused('https://169.254.169.254/latest')).toEqual({
+      status: 400,
+      body: problems('Url must reach a public address, not 169.254.169.254'),
+    });
+    const endpoint = (await expectOk(ctx().post(`${ENDPOINT}/create`, { ...body, Url: 'https://localhost:1/hooks' }, w.customer))).json()
+      .Endpoint;
+    await expectOk(ctx().post(paths.RECEIPT_IMPORT, receiptBody({ tenant: w.tenant }), w.customer));
+    const sender = createSender({ allowPrivate: false });
+    const dispatcher = createDispatcher({ db: ctx().database.db, clock: ctx().clock, sender, concurrency: 4, leaseMs: 60_000, pollMs: 50 });
+    expect(await dispatcher.runOnce()).toBe(1);
+    await sender.close();
+    const [delivery] = (await expectOk(ctx().post(`${DELIVERY}/search-by-paging`, body, w.customer))).json().results.data;
+    expect(delivery).toMatchObject({ EndpointID: endpoint.EndpointID, Status: 'Pending' });
+    expect(delivery.Attempts[0]).toMatchObject({
+      StatusCode: null,
+      Error: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/),
+      Response: null,
+    });
+  });
+});
