@@ -7,8 +7,11 @@ import type { DialectName } from '../../src/db/dialect.js';
 import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import type { Role } from '../../src/http/auth.js';
 import { EVENT_TYPES } from '../../src/modules/events/events.schemas.js';
+import { FACILITY_KEY_REFUSED } from '../../src/modules/webhooks/endpoints.service.js';
+import { sequenceEvents } from '../../src/modules/events/events.service.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { loadRateCard } from '../../src/modules/rating/rating.service.js';
+import { fanOut } from '../../src/modules/webhooks/deliveries.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import {
@@ -129,6 +132,10 @@ interface World {
   dn: Record<'cancel' | 'ack' | 'list' | 'get' | 'open' | 'opCancel' | 'ship' | 'dc' | 'level', Order>;
   /** Items of C1: in its item master, in stock in F1 (with a lot), posted to F1's ledger (with a lot), to move. */
   sku: Record<'master' | 'inventory' | 'ledger' | 'move', string>;
+  /** C1's webhook endpoints (EndpointIDs), one per route that names one (a route that changes or deletes one gets its own). */
+  ep: Record<'list' | 'update' | 'delete' | 'rotate' | 'search' | 'replay', string>;
+  /** Deliveries (DeliveryIDs) of C1's receipt in F1: to `ep.search`, and to `ep.replay` (the replay queues its own again). */
+  dlv: Record<'search' | 'replay', string>;
   /** Every identifier of the owner's data (company A, mostly C1 in F1): no refusal may carry one its request did not name. */
   owned: Set<string>;
   /** Company B's identifiers and documents: no answer to company A may carry one. */
@@ -149,6 +156,12 @@ interface Entry {
   /** The rate engine answers in its envelope (DESIGN §9); the rest in the spec's shapes. */
   shape?: 'rate';
   owner(w: World): { key: KeyName; body: Json; shows?: string[] };
+  /**
+   * The webhook operations (DESIGN §13): their bodies name no facility, and endpoints have none, so a
+   * key limited to facilities is refused after DESIGN §3's checks (403): its customer's endpoints
+   * take the events of every facility, which it may not read.
+   */
+  refusesFacilityKeys?: true;
   /** How the body names the owner's document: elsewhere it must answer as this never-used value does. */
   document?(w: World): { value: string | number; never: string | number };
   elsewhere?(w: World): Elsewhere[];
@@ -170,6 +183,8 @@ const ids = (tenant: Tenant, customer = 0, facility = 0) => ({
   FacilityID: tenant.facilityIds[facility]!,
 });
 const at = (tenant: Tenant, facility = 0) => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[facility]! });
+/** The webhook operations' identifiers: a customer of a company, no facility. */
+const customerOf = (tenant: Tenant, customer = 0) => ({ CompanyID: tenant.companyId, CustomerID: tenant.customerIds[customer]! });
 const PAGE = { Paging: { PageSize: 1000 } };
 
 /** The customer's document read by number: another customer, facility or company finds none. */
@@ -196,6 +211,9 @@ const never = {
   sku: () => uniqueId('NEVERSKU'),
   rn: () => 'RN-999999999',
   dn: () => 'DN-999999999',
+  // As long as the real ones (ep_ and dlv_ with a 26-character ULID) and within the schema's 30.
+  endpoint: () => `ep_${'NEVERUSED'.padEnd(26, '0')}`,
+  delivery: () => `dlv_${'NEVERUSED'.padEnd(26, '0')}`,
 };
 
 /** The receipt operations of the warehouse on one document: the body of each, as its owner sends it. */
@@ -212,6 +230,36 @@ const orderOperation = (pick: keyof World['dn'], extra: (w: World) => Json = () 
   elsewhere: warehouseElsewhere(404, (w) => ({ error: `Not found order ${w.dn[pick].svcpoid}` })),
 });
 const NOTE = () => ({ Note: 'isolation matrix' });
+
+/**
+ * The customer's webhook endpoint or delivery (or its list) from scopes it is not in: another
+ * customer's, the company's admin's for another customer, another company's customer's and admin's
+ * (for its customer, and for its whole company: no CustomerID). An endpoint belongs to its customer
+ * or, without one, to its company (DESIGN §13); nothing of C1's is in any of these.
+ */
+const webhookElsewhere = (status: number, answer?: (w: World) => unknown) => (w: World) =>
+  [
+    { who: 'another customer, under its own CustomerID', key: 'c2', fields: { CustomerID: w.a.customerIds[1] } },
+    { who: 'the company’s admin, under another customer', key: 'adminA', fields: { CustomerID: w.a.customerIds[1] } },
+    { who: 'a customer of another company, under its own identifiers', key: 'customerB', fields: customerOf(w.b) },
+    { who: 'an admin of another company, under its customer', key: 'adminB', fields: customerOf(w.b) },
+    {
+      who: 'an admin of another company, for its whole company',
+      key: 'adminB',
+      fields: { CompanyID: w.b.companyId, CustomerID: undefined },
+    },
+  ].map((c) => ({ ...c, key: c.key as KeyName, status, answer: answer?.(w) }));
+
+/** The customer's operations on one of its endpoints: the body of each, as its owner sends it. */
+const endpointOperation = (pick: keyof World['ep'], extra: () => Json = () => ({})): Entry => ({
+  roles: CUSTOMER,
+  refusesFacilityKeys: true,
+  owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), EndpointID: w.ep[pick], ...extra() }, shows: [w.ep[pick]] }),
+  document: (w) => ({ value: w.ep[pick], never: never.endpoint() }),
+  elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found endpoint ${w.ep[pick]}` })),
+});
+/** An endpoint URL: https:// and a public host name, resolved only when a delivery is attempted (never here). */
+const hookUrl = () => `https://hooks.example.com/${uniqueId('HOOK')}`;
 
 /** Every route the app serves but the open ones, keyed `METHOD url`. */
 const MATRIX: Record<string, Entry> = {
@@ -366,6 +414,41 @@ const MATRIX: Record<string, Entry> = {
       ].map((c) => ({ ...c, fields: { ...c.fields, Types: EVENT_TYPES.filter((type) => type !== 'ack.failed') }, status: 200 })),
   },
 
+  // ---- webhooks (DESIGN §13) ---------------------------------------------------------------------
+  [edi('POST', `${paths.WEBHOOK_ENDPOINT}/create`)]: {
+    roles: CUSTOMER,
+    refusesFacilityKeys: true,
+    owner: (w) => {
+      const Url = hookUrl();
+      return { key: 'c1', body: { ...customerOf(w.a), Url }, shows: [Url] };
+    },
+  },
+  [edi('POST', `${paths.WEBHOOK_ENDPOINT}/list`)]: {
+    roles: CUSTOMER,
+    refusesFacilityKeys: true,
+    owner: (w) => ({ key: 'c1', body: customerOf(w.a), shows: [w.ep.list] }),
+    // Every list elsewhere is 200: each reads its own endpoints (C2's and company B's have one).
+    elsewhere: webhookElsewhere(200),
+  },
+  [edi('POST', `${paths.WEBHOOK_ENDPOINT}/update`)]: endpointOperation('update', () => ({ Description: 'isolation matrix' })),
+  [edi('POST', `${paths.WEBHOOK_ENDPOINT}/delete`)]: endpointOperation('delete'),
+  [edi('POST', `${paths.WEBHOOK_ENDPOINT}/rotate-secret`)]: endpointOperation('rotate'),
+  [edi('POST', `${paths.WEBHOOK_DELIVERY}/search-by-paging`)]: {
+    roles: CUSTOMER,
+    refusesFacilityKeys: true,
+    owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), EndpointID: w.ep.search, ...PAGE }, shows: [w.dlv.search] }),
+    // Another scope naming C1's endpoint finds nothing, as for an endpoint never made.
+    document: (w) => ({ value: w.ep.search, never: never.endpoint() }),
+    elsewhere: webhookElsewhere(200),
+  },
+  [edi('POST', `${paths.WEBHOOK_DELIVERY}/replay`)]: {
+    roles: CUSTOMER,
+    refusesFacilityKeys: true,
+    owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), DeliveryID: w.dlv.replay } }),
+    document: (w) => ({ value: w.dlv.replay, never: never.delivery() }),
+    elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found delivery ${w.dlv.replay}` })),
+  },
+
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(
     ['/lastmile', '/lastmile/explain'].map((path): [string, Entry] => [
@@ -428,6 +511,13 @@ function ediRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json
     return forbidden(`CustomerID ${customerId} is outside this API key's scope`);
   }
   return undefined;
+}
+
+/** The webhook operations': DESIGN §3's checks, then a key limited to facilities is refused (DESIGN §13). */
+function webhookRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
+  const refusal = ediRefusal(scope, roles, body);
+  if (refusal || scope!.facilityIds.length === 0) return refusal;
+  return { status: 403, body: problems(FACILITY_KEY_REFUSED) };
 }
 
 /** The rate engine's (DESIGN §9): the key (401), then the role and the UserID (403), in its envelope. */
@@ -516,7 +606,10 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
       rowsOf[name] = rows.map((row) => JSON.stringify(row)).sort();
     }
     if (dialect === 'sqlite') rowsOf.counters = (await sql`select * from counters`.execute(db)).rows.map((row) => JSON.stringify(row));
-    expect(Object.keys(rowsOf)).toContain('receipts');
+    // The webhook tables too: a refused webhook operation must change no endpoint, delivery or attempt.
+    expect(Object.keys(rowsOf)).toEqual(
+      expect.arrayContaining(['receipts', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']),
+    );
     return JSON.stringify(rowsOf);
   }
 
@@ -623,7 +716,56 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
     foreign.add(bSku);
     await stock(ctx(), { tenant: b, items: [{ ItemNumber: bSku, Qty: '9' }] });
 
-    w = { a, b, keys, scopes, rn, dn, sku, owned, foreign };
+    // Webhooks (DESIGN §13). The world's events so far are fanned out before any endpoint exists: the
+    // deliveries are only those of the receipts below. Nothing dispatches them (no HTTP is sent).
+    await sequenceEvents(database.db);
+    await fanOut(database.db, clock.now());
+    const alien = <T extends string>(value: T) => (foreign.add(value), value);
+    /** An endpoint made through the API, taking receipt.imported only; `keep` takes its id, URL and secret. */
+    const endpoint = async (key: string, body: Json, keep: (value: string) => string) => {
+      const Url = keep(hookUrl());
+      const created = await send(edi('POST', `${paths.WEBHOOK_ENDPOINT}/create`), { ...body, Url, EventTypes: ['receipt.imported'] }, key);
+      expect(created.statusCode, created.body).toBe(200);
+      const { EndpointID, Secret } = created.json().Endpoint as { EndpointID: string; Secret: string };
+      keep(Secret);
+      return keep(EndpointID);
+    };
+    const ep = {
+      list: await endpoint(keys.c1, customerOf(a), own),
+      update: await endpoint(keys.c1, customerOf(a), own),
+      delete: await endpoint(keys.c1, customerOf(a), own),
+      rotate: await endpoint(keys.c1, customerOf(a), own),
+      search: await endpoint(keys.c1, customerOf(a), own),
+      replay: await endpoint(keys.c1, customerOf(a), own),
+    };
+    // C2 and company B have an endpoint each (B's gets a delivery): the lists elsewhere are not empty
+    // by chance, and the owner's answers must show nothing of B's.
+    await endpoint(keys.c2, customerOf(a, 1), (value) => value);
+    const bEndpoint = await endpoint(keys.customerB, customerOf(b), alien);
+    // A receipt of C1 in F1 and one of company B: one delivery to each endpoint of its customer.
+    await receipt();
+    const bHooked = await buildReceipt(ctx(), { tenant: b, key: keys.customerB });
+    for (const value of [bHooked.svcpoid, bHooked.poNo]) foreign.add(value);
+    await sequenceEvents(database.db);
+    await fanOut(database.db, clock.now());
+    /** The deliveries a customer reads, with their ids and their events' kept. */
+    const deliveries = async (key: string, body: Json, keep: (value: string) => string) => {
+      const found = await send(edi('POST', `${paths.WEBHOOK_DELIVERY}/search-by-paging`), { ...body, ...PAGE }, key);
+      expect(found.statusCode, found.body).toBe(200);
+      const data = found.json().results.data as { DeliveryID: string; EndpointID: string; EventID: string }[];
+      for (const { DeliveryID, EventID } of data) {
+        keep(DeliveryID);
+        keep(EventID);
+      }
+      return data;
+    };
+    const c1Deliveries = await deliveries(keys.c1, customerOf(a), own);
+    expect(c1Deliveries.map((d) => d.EndpointID).sort()).toEqual(Object.values(ep).sort());
+    expect((await deliveries(keys.customerB, customerOf(b), alien)).map((d) => d.EndpointID)).toEqual([bEndpoint]);
+    const deliveryTo = (endpointId: string) => c1Deliveries.find((d) => d.EndpointID === endpointId)!.DeliveryID;
+    const dlv = { search: deliveryTo(ep.search), replay: deliveryTo(ep.replay) };
+
+    w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, owned, foreign };
   });
 
   it('has an entry for every route the app registers, and every entry is a registered route', () => {
@@ -642,7 +784,7 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
   for (const [route, entry] of Object.entries(MATRIX)) {
     it(`${route}: refused outside the owner's scope, no trace of its data, and the owner's request succeeds`, async () => {
       const owner = entry.owner(w);
-      const model = entry.shape === 'rate' ? rateRefusal : ediRefusal;
+      const model = entry.shape === 'rate' ? rateRefusal : entry.refusesFacilityKeys ? webhookRefusal : ediRefusal;
       // The model admits the owner: the refusals below are about the key, not the request.
       expect(model(w.scopes[owner.key], entry.roles, owner.body), 'the owner must be admitted').toBeUndefined();
 

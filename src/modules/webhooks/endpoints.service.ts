@@ -2,7 +2,7 @@ import { monotonicFactory } from 'ulid';
 import type { Db } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { invalid, notFound } from '../../lib/refusal.js';
+import { forbidden, invalid, notFound } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
 import { urlProblem } from './address-policy.js';
 import { newSecret } from './signature.js';
@@ -37,8 +37,17 @@ interface EndpointScope {
   customerId?: string;
 }
 
-/** The request's scope; a customer key must name its customer (the authorizer checked it is its own). */
+/** Why a key limited to facilities is refused: an endpoint has no facility. */
+export const FACILITY_KEY_REFUSED =
+  'An API key limited to facilities may not manage webhooks: an endpoint takes the events of every facility';
+
+/**
+ * The request's scope; a customer key must name its customer (the authorizer checked it is its own).
+ * A key limited to facilities is refused: endpoints and their deliveries carry the events of every
+ * facility of the customer, which that key may not read.
+ */
 export function scopeOf(principal: Principal, request: { CompanyID: string; CustomerID?: string }): EndpointScope {
+  if (principal.facilityIds.length > 0) throw forbidden(FACILITY_KEY_REFUSED);
   if (request.CustomerID === undefined && principal.role !== 'admin') throw invalid('CustomerID is required');
   return { companyId: request.CompanyID, customerId: request.CustomerID };
 }
