@@ -1,13 +1,17 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import type { Db } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { databaseExists, databaseLocation } from './db/dialect.js';
+import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import type { App } from './http/module.js';
 import { systemClock } from './lib/clock.js';
+import { invalid, notFound } from './lib/refusal.js';
 import { forgetExpired } from './modules/commands/commands.service.js';
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
-import { startWebhookWorker } from './modules/webhooks/worker.js';
+import { startWebhookWorker, type WebhookWorker } from './modules/webhooks/worker.js';
 
 /** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
 const FORGET_EVERY_MS = 60 * 60 * 1000;
@@ -21,6 +25,33 @@ export interface RunningServer {
 
 export function openDatabase(config: Config): Db {
   return connectDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+}
+
+/** Refuses a database that does not exist, found without creating it (opening SQLite's file would make it). */
+export async function requireDatabase(config: Config): Promise<void> {
+  if (!(await databaseExists(config.databaseUrl))) throw notFound(`no database at ${databaseLocation(config.databaseUrl)}`);
+}
+
+/**
+ * Opens the configured database as it is, for what must not change its schema (the commands that
+ * only read, `wharf worker`): one that does not exist is refused, not created, and so is one whose
+ * schema is behind, which `wharf migrate` (or `wharf serve`) brings up to date.
+ */
+export async function openExistingDatabase(config: Config): Promise<Db> {
+  await requireDatabase(config);
+  const db = openDatabase(config);
+  try {
+    const pending = (await pendingMigrations(db)).length;
+    if (pending > 0) {
+      throw invalid(
+        `the database at ${databaseLocation(config.databaseUrl)} is not up to date (${pending} migration${pending === 1 ? '' : 's'} to run): run wharf migrate`,
+      );
+    }
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
 }
 
 /**
@@ -57,18 +88,59 @@ export async function startServer(config: Config, options: { migrate?: boolean; 
   }
 }
 
+export interface RunningWorker {
+  db: Db;
+  log: FastifyBaseLogger;
+  close(): Promise<void>;
+}
+
 /**
- * Stops gracefully on SIGTERM or SIGINT: no new connections, in-flight requests finish, the
- * database closes; a shutdown that takes longer than the configured timeout exits hard.
+ * `wharf worker`: dispatches webhooks (DESIGN §13) without serving HTTP, on a database that exists
+ * and is up to date (it never migrates: the servers do). Logs JSON lines, as the server does.
  */
-export function closeOnSignals(server: RunningServer, timeoutMs: number): void {
+export async function startWorker(config: Config): Promise<RunningWorker> {
+  const db = await openExistingDatabase(config);
+  const log = pino({ level: config.logLevel });
+  let webhooks: WebhookWorker;
+  try {
+    webhooks = startWebhookWorker(db, config, systemClock, log);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  log.info(
+    {
+      database: databaseLocation(config.databaseUrl),
+      concurrency: config.webhookConcurrency,
+      pollMs: config.webhookPollMs,
+      allowPrivate: config.webhookAllowPrivate,
+    },
+    'dispatching webhooks',
+  );
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Takes no more deliveries; waits up to 15 s for the attempts in flight, then closes the pool.
+      await webhooks.stop();
+      await db.destroy();
+      log.info('stopped');
+    })());
+  return { db, log, close };
+}
+
+/**
+ * Stops gracefully on SIGTERM or SIGINT: a server takes no new connections and its in-flight
+ * requests finish, attempts of webhooks in flight finish (up to 15 s), the database closes; a
+ * shutdown that takes longer than the configured timeout exits hard.
+ */
+export function closeOnSignals(running: { close(): Promise<void> }, log: FastifyBaseLogger, timeoutMs: number): void {
   const stop = (signal: NodeJS.Signals) => {
-    server.app.log.info({ signal }, 'shutting down');
+    log.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), timeoutMs).unref();
-    server.close().then(
+    running.close().then(
       () => process.exit(0),
       (error: Error) => {
-        server.app.log.error({ err: { message: error.message } }, 'shutdown failed');
+        log.error({ err: { message: error.message } }, 'shutdown failed');
         process.exit(1);
       },
     );

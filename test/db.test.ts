@@ -42,6 +42,10 @@ const TABLES = [
   'receipt_events',
   'receipt_lines',
   'receipts',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_endpoints',
+  'webhook_fanout',
 ];
 /** SQLite has no sequences: a counters table stands in for them. */
 const tablesOf = (dialect: string) => (dialect === 'sqlite' ? [...TABLES, 'counters'].sort() : TABLES);

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,7 +18,7 @@ const STALE_MS = 6 * 60 * 60 * 1000;
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The compiled `wharf` command (dist/cli.js beside a copy of package.json). */
+    /** The compiled `wharf` command (dist/cli.js beside copies of package.json and examples/). */
     wharfCli: string;
   }
 }
@@ -34,6 +34,7 @@ function sourceHash(): string {
   const hash = createHash('sha256');
   for (const file of [
     ...filesUnder(join(ROOT, 'src')),
+    ...filesUnder(join(ROOT, 'examples')),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
     join(ROOT, 'package.json'),
@@ -60,8 +61,9 @@ export default async function setup(project: TestProject): Promise<void> {
       [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(partial, 'dist')],
       { cwd: ROOT },
     );
-    // The package's layout: code that reads ../package.json from dist/ finds it.
+    // The package's layout: code that reads ../package.json or ../examples/ from dist/ finds them.
     copyFileSync(join(ROOT, 'package.json'), join(partial, 'package.json'));
+    cpSync(join(ROOT, 'examples'), join(partial, 'examples'), { recursive: true });
     try {
       renameSync(partial, build);
     } catch {

@@ -38,10 +38,12 @@ export async function startReceiver(): Promise<Receiver> {
       const got = { path: request.url ?? '/', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(got);
       const { status, headers = {}, body = '', delayMs = 0 } = typeof answer === 'function' ? answer(got) : answer;
+      // Unref'd: an answer held back (a test's hung receiver) never keeps the test process alive.
       setTimeout(() => {
+        if (response.destroyed) return;
         response.writeHead(status, headers);
         response.end(body);
-      }, delayMs);
+      }, delayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

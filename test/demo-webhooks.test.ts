@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { EDI_PREFIX } from '../src/app.js';
+import { freePorts } from './helpers/processes.js';
+import { startReceiver } from './helpers/receiver.js';
+import { PROCESS_TEST_MS } from './helpers/two-processes.js';
+
+/**
+ * `npm run demo` shows webhooks working on one machine (DESIGN §13): the real `wharf demo` allows
+ * local receivers, prints how to make an endpoint and watch its deliveries, and delivers to one.
+ */
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the demo and webhooks', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'wharf-demo-webhooks-'));
+  afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+  it(
+    'allows a loopback endpoint, prints the curl lines to make and watch one, and delivers to it',
+    async () => {
+      const [port] = await freePorts(1);
+      // The environment says no private addresses; the demo allows them anyway.
+      const env = { ...process.env, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_POLL_MS: '20' };
+      const child = spawn(
+        process.execPath,
+        [inject('wharfCli'), 'demo', '--port', String(port), '--db', `sqlite:${join(workDir, 'demo.db')}`],
+        {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += String(chunk)));
+      child.stderr.on('data', (chunk) => (output += String(chunk)));
+      const receiver = await startReceiver();
+      try {
+        // Ready when it has printed everything; an exit before that fails with what it printed.
+        while (!output.includes('Ctrl-C stops.')) {
+          if (child.exitCode !== null) throw new Error(`wharf demo exited:\n${output}`);
+          await pause(25);
+        }
+        expect(output).toContain('/edi/webhook/endpoint/create');
+        expect(output).toContain('/edi/webhook/delivery/search-by-paging');
+        const admin = /^ {2}admin +(\S+)$/m.exec(output)![1]!;
+        const base = `http://127.0.0.1:${port}${EDI_PREFIX}`;
+        const send = (path: string, body: unknown) =>
+          fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `APIKey ${admin}` },
+            body: JSON.stringify(body),
+          });
+        const created = await send('/edi/webhook/endpoint/create', { CompanyID: 'DEMO', CustomerID: 'ACME', Url: receiver.url() });
+        expect(created.status).toBe(200);
+        const { Secret } = ((await created.json()) as { Endpoint: { Secret: string } }).Endpoint;
+        const imported = await send('/edi/item-master/import', {
+          CompanyID: 'DEMO',
+          CustomerID: 'ACME',
+          Items: [{ itemID: 'DEMO-WEBHOOK' }],
+        });
+        expect(imported.status).toBe(200);
+        while (receiver.received.length === 0) await pause(25);
+        const [got] = receiver.received;
+        expect(new Webhook(Secret).verify(got!.body, got!.headers as Record<string, string>)).toMatchObject({
+          type: 'item.created',
+          data: { CompanyID: 'DEMO', CustomerID: 'ACME', ItemID: 'DEMO-WEBHOOK', Status: 'Active' },
+        });
+      } finally {
+        child.kill('SIGTERM');
+        await receiver.close();
+      }
+      expect(await exit, output).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
+});
