@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import { createDispatcher, type Dispatcher } from '../../src/modules/webhooks/dispatcher.js';
+import { WebhookTally } from '../../src/modules/webhooks/webhook-metrics.js';
 import { createSender, type Sender } from '../../src/modules/webhooks/sender.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createWorld, expectOk, problems, receiptBody, type World } from '../helpers/factories.js';
+import { parseMetrics, readMetrics, valueOf } from '../helpers/metrics.js';
 import * as paths from '../helpers/paths.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -366,6 +369,40 @@ describeEachDialect('webhooks', (dialect) => {
     expect(await deliveries({ EndpointID: 'ep_01NEVERUSED000000000000000' })).toEqual([]);
     expect(await deliveries({ ...customer(1) }, w.otherCustomer)).toEqual([]);
     expect(await deliveries({ ...customer(1), EndpointID: a.EndpointID }, w.otherCustomer)).toEqual([]);
+  });
+
+  it('shows the queue depth, the attempts by outcome and the lag in /metrics', async () => {
+    const tally = new WebhookTally();
+    const observed = createDispatcher({
+      db: ctx().database.db,
+      clock: ctx().clock,
+      sender,
+      concurrency: 16,
+      leaseMs: 60_000,
+      pollMs: 50,
+      random: () => 0.5,
+      observer: tally,
+    });
+    await create();
+    receiver.answerWith({ status: 500 });
+    await importReceipt();
+    await importReceipt();
+    await observed.runOnce();
+    expect(valueOf(await readMetrics(ctx().app), 'wharf_webhook_queue_depth')).toBe(2);
+    ctx().clock.advance(6 * SECOND);
+    receiver.answerWith({ status: 200 });
+    await observed.runOnce();
+    expect(valueOf(await readMetrics(ctx().app), 'wharf_webhook_queue_depth')).toBe(0);
+    const samples = parseMetrics(
+      await Registry.merge([AggregatorRegistry.aggregate([await tally.asMetricsJson(ctx().database.db)])]).metrics(),
+    );
+    expect(valueOf(samples, 'wharf_webhook_attempts_total', { outcome: 'retry' })).toBe(2);
+    expect(valueOf(samples, 'wharf_webhook_attempts_total', { outcome: 'succeeded' })).toBe(2);
+    // Both delivered 6 s after their events: in the bucket up to 10 s, not the one up to 5 s.
+    expect(valueOf(samples, 'wharf_webhook_lag_seconds_count')).toBe(2);
+    expect(valueOf(samples, 'wharf_webhook_lag_seconds_sum')).toBe(12);
+    expect(valueOf(samples, 'wharf_webhook_lag_seconds_bucket', { le: '5' })).toBe(0);
+    expect(valueOf(samples, 'wharf_webhook_lag_seconds_bucket', { le: '10' })).toBe(2);
   });
 
   it('delivers every one of 1,000 imports at least once, each signed with the endpoint’s secret', async () => {
