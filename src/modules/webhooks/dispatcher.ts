@@ -58,6 +58,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
+  /** A wake that came while the loop was busy: it looks again before it sleeps. */
+  let wokenWhileBusy = false;
 
   /** Writes one attempt and where it leaves the delivery and its endpoint, in one transaction. */
   async function record(
@@ -142,6 +144,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function runLoop(): Promise<void> {
     while (running) {
       let started = 0;
+      wokenWhileBusy = false;
       try {
         await prepare();
         const free = concurrency - inFlight.size;
@@ -153,7 +156,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // A full take may leave more due: go on as soon as an attempt ends. Otherwise wait for the
       // next look, a change of this process, or a free slot.
       const full = inFlight.size >= concurrency;
-      if (started > 0 && !full) continue;
+      if ((started > 0 || wokenWhileBusy) && !full) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wakeUp = () => {
@@ -179,7 +182,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       loop = runLoop();
     },
     wake() {
-      wakeUp?.();
+      if (wakeUp) wakeUp();
+      else wokenWhileBusy = true;
     },
     async stop(graceMs = 15_000) {
       running = false;
