@@ -113,3 +113,13 @@ export async function findEventsByIds(db: Db, ids: number[]): Promise<EventRow[]
   if (ids.length === 0) return [];
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
+
+/** The highest Sequence given and visible, or 0. */
+export async function findLastNumbered(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('sequence').as('last'))
+    .where('sequence', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return row.last === null ? 0 : Number(row.last);
+}

@@ -100,32 +100,45 @@ export function tellEventsCommitted(): void {
 /** Events numbered per transaction of the sequencer. */
 const SEQUENCE_BATCH = 10_000;
 
+/** Whether committed events wait for their Sequence: one read of a small index, no lock. */
+export async function hasUnsequencedEvents(db: Db): Promise<boolean> {
+  return (await repo.findUnsequencedRange(db)) !== undefined;
+}
+
 /**
- * Numbers the committed events that have no Sequence yet, in id order, after the last Sequence
- * given; answers how many. Sequencers take turns on one row, so a Sequence is given only once and
- * only to an event already visible: a reader that saw Sequence n will never find a newer event
- * numbered below n. Runs before the events search, and in the webhook dispatcher.
+ * Numbers, in the caller's transaction, committed events that have no Sequence yet, in id order,
+ * after the last Sequence given: up to SEQUENCE_BATCH ids' worth; `more` when some were left for
+ * the next. Sequencers take turns on one row, so a Sequence is given only once and only to an event
+ * already visible: a reader that saw Sequence n will never find a newer event numbered below n.
  */
+export async function sequenceEventsIn(trx: Trx): Promise<{ numbered: number; more: boolean }> {
+  const lastSequence = await repo.lockLastSequence(trx);
+  const range = await repo.findUnsequencedRange(trx);
+  if (!range) return { numbered: 0, more: false };
+  const last = Math.min(range.last, range.first + SEQUENCE_BATCH - 1);
+  const numbered = await repo.numberEvents(trx, { first: range.first, last, base: lastSequence + 1 });
+  await repo.setLastSequence(trx, lastSequence + 1 + (last - range.first));
+  return { numbered, more: last < range.last };
+}
+
+/** Numbers every committed event still without a Sequence (the events search, before it reads); answers how many. */
 export async function sequenceEvents(db: Db): Promise<number> {
   // Most calls find nothing to number: they read one small index and take no lock.
-  if (!(await repo.findUnsequencedRange(db))) return 0;
+  if (!(await hasUnsequencedEvents(db))) return 0;
   let numbered = 0;
   for (;;) {
-    const done = await inTransaction(db, async (trx) => {
-      const lastSequence = await repo.lockLastSequence(trx);
-      const range = await repo.findUnsequencedRange(trx);
-      if (!range) return 0;
-      const last = Math.min(range.last, range.first + SEQUENCE_BATCH - 1);
-      const count = await repo.numberEvents(trx, { first: range.first, last, base: lastSequence + 1 });
-      await repo.setLastSequence(trx, lastSequence + 1 + (last - range.first));
-      return count;
-    });
-    numbered += done;
-    if (done < SEQUENCE_BATCH) return numbered;
+    const done = await inTransaction(db, (trx) => sequenceEventsIn(trx));
+    numbered += done.numbered;
+    if (!done.more) return numbered;
   }
 }
 
 export type NumberedEvent = repo.NumberedEventRow;
+
+/** The highest Sequence visible (0 before the first): whether a fan-out has anything to read. */
+export function findLastNumbered(db: Db): Promise<number> {
+  return repo.findLastNumbered(db);
+}
 
 /** Numbered events after a Sequence, oldest first: what the webhook fan-out reads. */
 export function findNumberedAfter(db: Db, sequence: number, limit: number): Promise<NumberedEvent[]> {

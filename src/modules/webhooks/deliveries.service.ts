@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -32,45 +32,56 @@ function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean
 }
 
 /**
- * Makes the deliveries of the events numbered since the last fan-out, in Sequence order; answers
- * how many events it read. Fan-outs take turns on the cursor, so an event is fanned out once; an
- * endpoint disabled meanwhile gets none (the events search has them).
+ * Makes, in the caller's transaction, the deliveries of the events numbered since the last
+ * fan-out, in Sequence order, up to FANOUT_BATCH events; `more` when some were left for the next.
+ * Fan-outs take turns on the cursor, so an event is fanned out once; an endpoint disabled
+ * meanwhile gets none (the events search has them).
  */
-export async function fanOut(db: Db, now: number): Promise<number> {
-  let read = 0;
+async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean }> {
+  const last = await repo.lockFanout(trx);
+  const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
+  if (numbered.length === 0) return { more: false };
+  const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);
+  const deliveries = numbered.flatMap((event) =>
+    endpoints
+      .filter((endpoint) => takes(endpoint, event))
+      .map(
+        (endpoint): repo.NewDeliveryRow => ({
+          company_id: event.company_id,
+          delivery_id: `dlv_${nextUlid(now)}`,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_type: event.type,
+          sequence: event.sequence,
+          status: 'Pending',
+          attempt_count: 0,
+          retry_step: 0,
+          next_attempt_at: now,
+          leased_until: null,
+          created_at: now,
+          updated_at: now,
+        }),
+      ),
+  );
+  await repo.insertDeliveries(trx, deliveries);
+  await repo.setFanout(trx, numbered.at(-1)!.sequence);
+  return { more: numbered.length === FANOUT_BATCH };
+}
+
+/**
+ * Numbers the committed events and fans them out to deliveries, both in one transaction (one
+ * commit, where a busy SQLite pays for each). Two reads first find most rounds with nothing to do,
+ * and then nothing is written.
+ */
+export async function fanOut(db: Db, now: number): Promise<void> {
+  if (!(await events.hasUnsequencedEvents(db)) && (await repo.readFanout(db)) >= (await events.findLastNumbered(db))) return;
   for (;;) {
-    const batch = await inTransaction(db, async (trx) => {
-      const last = await repo.lockFanout(trx);
-      const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
-      if (numbered.length === 0) return 0;
-      const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);
-      const deliveries = numbered.flatMap((event) =>
-        endpoints
-          .filter((endpoint) => takes(endpoint, event))
-          .map(
-            (endpoint): repo.NewDeliveryRow => ({
-              company_id: event.company_id,
-              delivery_id: `dlv_${nextUlid(now)}`,
-              endpoint_id: endpoint.id,
-              event_id: event.id,
-              event_type: event.type,
-              sequence: event.sequence,
-              status: 'Pending',
-              attempt_count: 0,
-              retry_step: 0,
-              next_attempt_at: now,
-              leased_until: null,
-              created_at: now,
-              updated_at: now,
-            }),
-          ),
-      );
-      await repo.insertDeliveries(trx, deliveries);
-      await repo.setFanout(trx, numbered.at(-1)!.sequence);
-      return numbered.length;
+    const { more } = await inTransaction(db, async (trx) => {
+      const sequenced = await events.sequenceEventsIn(trx);
+      const fanned = await fanOutIn(trx, now);
+      return { more: sequenced.more || fanned.more };
     });
-    read += batch;
-    if (batch < FANOUT_BATCH) return read;
+    if (!more) return;
   }
 }
 

@@ -106,6 +106,12 @@ export async function lockFanout(trx: Trx): Promise<number> {
   return Number(row.last_sequence);
 }
 
+/** The last Sequence fanned out, as committed (no lock): whether a fan-out has anything to do. */
+export async function readFanout(db: Db): Promise<number> {
+  const row = await db.selectFrom('webhook_fanout').select('last_sequence').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.last_sequence);
+}
+
 export async function setFanout(trx: Trx, lastSequence: number): Promise<void> {
   await trx.updateTable('webhook_fanout').set({ last_sequence: lastSequence }).where('id', '=', 1).execute();
 }
@@ -129,6 +135,18 @@ export type ClaimedDelivery = Pick<
   DeliveryRow,
   'id' | 'company_id' | 'delivery_id' | 'endpoint_id' | 'event_id' | 'attempt_count' | 'retry_step' | 'leased_until'
 >;
+
+/** Whether any delivery is due (one read, no lock): most idle rounds stop here. */
+export async function hasDue(db: Db, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('next_attempt_at', 'is not', null)
+    .where('next_attempt_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 /**
  * Takes up to `limit` due deliveries of enabled endpoints, the earliest due first, and holds them
