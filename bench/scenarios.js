@@ -253,9 +253,9 @@ function rcSearchScenario(database) {
  * statuses (Success: all items known; Warning: saved with a warning), the check's included, and
  * `newReceipts`, the answers with an SVCPOID not in `svcpoids` (an update would repeat one), which
  * the database's RN imports share. `side` is LIMITED or LIMITER_OFF: which Wharf it sends to, and
- * the series of its document numbers.
+ * the series of its document numbers. bench/outbox-cost.js runs it too.
  */
-function rnImportScenario(database, tally, svcpoids, side = LIMITED) {
+export function rnImportScenario(database, tally, svcpoids, side = LIMITED) {
   const { apiKey } = database;
   const wharf = side.server(database);
   let n = 0;
@@ -346,8 +346,9 @@ export const ORDER_LINES = 5;
  * ORDER_ITEMS in order, so the imports in flight allocate from different balances. `tally` counts
  * the answers' statuses (Success: allocated in full; Warning: short), the check's included, and
  * `newOrders`, the answers with an SVCPOID not seen before (an update would repeat one).
+ * bench/outbox-cost.js runs it too.
  */
-function orderImportScenario(database, tally) {
+export function orderImportScenario(database, tally) {
   const { wharf, apiKey } = database;
   let n = 0;
   const body = () => {

@@ -1,0 +1,613 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:outbox`: what the outbox of events (DESIGN §13) costs an RN import and a DN
+ * import, on SQLite (synchronous=FULL) and on PostgreSQL. There is no switch that turns the outbox
+ * off, so the run compares builds: the code just before the outbox (OUTBOX_BASE, default 92730fe,
+ * the parent of 332d2c3 that added it) and HEAD (OUTBOX_HEAD, default HEAD; `checkout` takes this
+ * checkout's dist/ as `npm run build` left it, uncommitted changes included).
+ *
+ * Each commit is checked out with `git worktree add --detach` in a temporary directory, this
+ * checkout's node_modules linked into it, and built with tsc into its own dist/. On each database
+ * each server (below) runs `node dist/cli.js serve`, pinned like `npm run bench`, on a database of
+ * its own (a temporary file; a temporary PostgreSQL database), seeded alike with its own CLI and
+ * over HTTP: the bench tenant, customer R's 100 items and 100 receipts with their confirmations
+ * (bench/seed.js), and customer O's 100 items with 10,000,000 EA of each (one adjustment), so
+ * that every DN import line allocates in full. No 100,000 orders: the comparison needs none.
+ *
+ * The scenarios are those of `npm run bench` (bench/scenarios.js): the RN import of a new receipt
+ * of 10 lines and the DN import of a new order of 5 allocating lines. Each runs against every server
+ * in OUTBOX_ROUNDS rounds (default 3), each round a full run on each, the base first in rounds 1,
+ * 3, … and HEAD first in rounds 2, 4, … (round 1 with a 2 s warm-up, later ones 1 s). Each round
+ * gives the outbox's cost, 1 − HEAD's req/s ÷ the base's; the run prints the median and range of
+ * the rounds per database and scenario against the target (≤ 10%), and writes everything to
+ * bench/results/outbox-cost.json.
+ *
+ * HEAD's `wharf serve` also runs the webhook dispatcher, woken by the commits that wrote events:
+ * with no endpoint it numbers the events and fans them out to nothing, in transactions of its own
+ * (on SQLite each a commit, and an fsync, of its own). That background work is part of what the outbox costs and
+ * is measured with it. To tell the two apart, a third server runs HEAD's build without its
+ * dispatcher (`wharf serve --no-webhooks` where HEAD has it, else bench/no-dispatcher.js: the
+ * events are written, nothing numbers or fans them out) in the same rounds, between the other two
+ * (base, no dispatcher, HEAD in odd rounds; HEAD, no dispatcher, base in even ones): 1 − no
+ * dispatcher ÷ base is what writing the events costs, 1 − HEAD ÷ no dispatcher what the
+ * dispatcher adds. OUTBOX_SPLIT=0 leaves it out.
+ *
+ * Every answer must be Success with an SVCPOID of its own; afterwards each customer must hold what
+ * the answers account for (receipts; orders and their allocations), and on HEAD the events search
+ * must find the events written. Every server, worktree, temporary file and database is removed at
+ * the end, on failure and on Ctrl-C too. Beside req/s the run prints the CPU a request took in
+ * Wharf's process and, on PostgreSQL, in its database's backends (from /proc): what each side
+ * spends, whatever the rate the machine let it reach.
+ *
+ * Settings: BENCH_DURATION (seconds a run, default 10), BENCH_CONNECTIONS (default 10),
+ * OUTBOX_ROUNDS (default 3), OUTBOX_SPLIT (default 1; 0: no server without the dispatcher),
+ * OUTBOX_DATABASES (sqlite, postgres or both comma-separated; default both), OUTBOX_BASE,
+ * OUTBOX_HEAD (above), BENCH_POSTGRES_URL (as for `npm run bench`), OUTBOX_STATEMENTS=1 (every
+ * server runs with bench/count-statements.js, and the run prints the statements, COMMITs and their
+ * time a request of each, and what HEAD runs that the base does not; the counter costs every server
+ * alike, a little, so measure the costs without it).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure } from './load.js';
+import { adjustmentBody, importBody, itemIdOf, makeItem } from './payload.js';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
+import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
+import { ProcessGroup, choosePinning, freePort } from './processes.js';
+import { median, writeJson } from './report.js';
+import { statementsBetween, takeSnapshot } from './statement-counts.js';
+import { ORDER_LINES, orderImportScenario, rnImportScenario } from './scenarios.js';
+import {
+  ADJUST_PATH,
+  IMPORT_PATH,
+  ORDERS,
+  ORDER_ITEMS,
+  ORDER_OPENING_STOCK,
+  RECEIPTS,
+  RECEIPTS_SEEDED,
+  TENANT,
+  allocatedStock,
+  countOrders,
+  countReceipts,
+  post,
+  seedReceipts,
+  seedTenant,
+} from './seed.js';
+import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const resultsPath = join(root, 'bench', 'results', 'outbox-cost.json');
+const WARMUP_SECONDS = 2;
+const LATER_ROUND_WARMUP_SECONDS = 1;
+/** The outbox may cost each scenario at most this share of its req/s (issue 15, point 6). */
+export const OUTBOX_COST_TARGET = 0.1;
+const EVENTS_SEARCH_PATH = '/shared/bam/v1/public/edi/events/search-by-paging';
+const DATABASE_KINDS = ['sqlite', 'postgres'];
+/**
+ * The servers compared, in the order of the odd rounds (the even ones run them in reverse): the
+ * base, HEAD without its dispatcher (unless OUTBOX_SPLIT=0), HEAD as it serves.
+ */
+const SIDES = {
+  base: { build: 'base', label: 'base' },
+  noDispatcher: { build: 'head', label: 'HEAD, no dispatcher', noDispatcher: true },
+  head: { build: 'head', label: 'HEAD' },
+};
+
+/**
+ * How `build` serves without its dispatcher: `serve --no-webhooks` where its CLI has it (d571b47
+ * on), else with bench/no-dispatcher.js's hook. Answers { nodeArgs, serveArgs, how }.
+ */
+function withoutDispatcher(build) {
+  const help = spawnSync(process.execPath, [build.cliPath, 'serve', '--help'], { encoding: 'utf8' }).stdout ?? '';
+  if (help.includes('--no-webhooks')) return { nodeArgs: [], serveArgs: ['--no-webhooks'], how: 'wharf serve --no-webhooks' };
+  return { nodeArgs: ['--import', join(root, 'bench', 'no-dispatcher.js')], serveArgs: [], how: 'bench/no-dispatcher.js' };
+}
+
+const log = (text) => process.stderr.write(`${text}\n`);
+
+function positiveInteger(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
+
+function selectedDatabases() {
+  const raw = process.env.OUTBOX_DATABASES;
+  if (raw === undefined || raw.trim() === '') return DATABASE_KINDS;
+  const named = raw.split(',').map((name) => name.trim());
+  if (named.length === 0 || named.some((name) => !DATABASE_KINDS.includes(name))) {
+    throw new Error(`OUTBOX_DATABASES must name ${DATABASE_KINDS.join(' and/or ')} (got ${JSON.stringify(raw)})`);
+  }
+  return DATABASE_KINDS.filter((kind) => named.includes(kind));
+}
+
+/** Wharf's environment as `npm run bench` gives it: the default durability and limits, quiet logs. */
+function wharfEnv() {
+  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
+  for (const name of [
+    'DATABASE_URL',
+    'PORT',
+    'HOST',
+    'WHARF_ONLY',
+    'BODY_LIMIT',
+    'SHUTDOWN_TIMEOUT_MS',
+    'RATE_LIMIT_EDI',
+    'RATE_LIMIT_RATE',
+  ]) {
+    delete env[name];
+  }
+  for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
+  return env;
+}
+
+/** Customer O's item master and its opening stock: what the DN imports allocate from, each line in full. */
+async function seedOrderStock(wharf, apiKey) {
+  const started = performance.now();
+  const itemIds = Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1));
+  const { json: imported } = await post(
+    wharf,
+    IMPORT_PATH,
+    apiKey,
+    importBody(
+      TENANT.company,
+      ORDERS.customer,
+      itemIds.map((id, i) => makeItem(id, i + 1)),
+    ),
+  );
+  if (imported.Items.some((item) => item.Status !== 'Created')) throw new Error(`seeding ${ORDERS.customer}'s items: not all Created`);
+  const stock = adjustmentBody(ORDERS, { adjustmentNo: 'SEED-ORDER-STOCK', itemIds, qty: String(ORDER_OPENING_STOCK) });
+  const { json: adjusted } = await post(wharf, ADJUST_PATH, apiKey, stock);
+  if (adjusted.Adjustment?.Status !== 'Success' || adjusted.Adjustment.Items.length !== ORDER_ITEMS) {
+    throw new Error(`seeding the opening stock of ${ORDERS.customer}: ${JSON.stringify(adjusted).slice(0, 500)}`);
+  }
+  return { items: ORDER_ITEMS, openingStock: ORDER_OPENING_STOCK, seconds: (performance.now() - started) / 1000 };
+}
+
+/** How many events of `customer` the events search finds (of `types` when given): HEAD only. */
+async function countEvents(wharf, apiKey, customer, types) {
+  const body = JSON.stringify({ CompanyID: TENANT.company, CustomerID: customer, Types: types, Paging: { PageNo: 1, PageSize: 1 } });
+  const { json } = await post(wharf, EVENTS_SEARCH_PATH, apiKey, body);
+  return json.paging.totalCount;
+}
+
+/**
+ * Starts one build's `wharf serve` on its own database and seeds it; answers the server's entry in
+ * the shape bench/scenarios.js takes ({ id, label, wharf, apiKey, b1 }), with its build and database.
+ */
+async function startSide(state, { kind, side, build, env }) {
+  const { label: sideLabel, noDispatcher } = SIDES[side];
+  const { nodeArgs, serveArgs } = noDispatcher ? build.withoutDispatcher : { nodeArgs: [], serveArgs: [] };
+  const statementsFile = state.countStatements ? join(state.tmp, `${side}-${kind}-statements.jsonl`) : undefined;
+  const counter = statementsFile ? ['--import', join(root, 'bench', 'count-statements.js')] : [];
+  const serverEnv = statementsFile ? { ...env, BENCH_STATEMENTS_OUT: statementsFile } : env;
+  const label = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const dbUrl = kind === 'sqlite' ? `sqlite:${join(state.tmp, `${side}.db`)}` : await state.postgres.create(side);
+  const port = await freePort();
+  const wharf = `http://127.0.0.1:${port}`;
+  const argv = [...counter, ...nodeArgs, build.cliPath, 'serve', ...serveArgs, '--db', dbUrl, '--port', String(port)];
+  const entry = state.group.startServer(`${side}-${kind}`, argv, serverEnv);
+  await state.group.waitUntilReady(entry, async () => (await fetch(`${wharf}/readyz`)).ok);
+  log(
+    `${label}, ${sideLabel} (${build.short}): seeding the tenant with its CLI, ${RECEIPTS_SEEDED} receipts and ${ORDERS.customer}'s stock over HTTP…`,
+  );
+  const apiKey = await seedTenant(build.cliPath, dbUrl, env);
+  const seeded = { receipts: await seedReceipts(wharf, apiKey), orderStock: await seedOrderStock(wharf, apiKey) };
+  if (kind === 'postgres') seeded.vacuumAnalyze = { seconds: await vacuumAnalyze(dbUrl) };
+  return {
+    id: `${kind}-${side}`,
+    label,
+    kind,
+    side,
+    sideLabel,
+    build: build.short,
+    dbUrl,
+    wharf,
+    apiKey,
+    b1: {},
+    seeded,
+    pid: entry.child.pid,
+    statementsFile,
+  };
+}
+
+/**
+ * Runs the scenario of each side (`scenarios`, by side, of bench/scenarios.js) in `roundCount`
+ * rounds, `sides` in order in odd rounds and in reverse in even ones (the base first, then HEAD
+ * first); answers each side's runs, in round order. With the statement counter (`servers`, by
+ * side, hold each server's pid and counter file), `counted` gets each side's statements by text,
+ * summed over its warm-ups and runs, and the requests they answered.
+ */
+async function measureRounds(state, scenarios, sides, { roundCount, duration, connections, title, servers, counted }) {
+  const runs = Object.fromEntries(sides.map((side) => [side, []]));
+  for (const side of sides) await scenarios[side].check();
+  for (let round = 1; round <= roundCount; round++) {
+    const warmupSeconds = round === 1 ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
+    for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
+      const scenario = scenarios[side];
+      log(
+        `${title} (${scenario.database}, ${SIDES[side].label}), round ${round} of ${roundCount}: ` +
+          `${warmupSeconds} s warm-up + ${duration} s, ${connections} connections…`,
+      );
+      const { pid, statementsFile, kind, dbUrl } = servers[side];
+      const before = statementsFile && (await takeSnapshot(pid, statementsFile));
+      const cpuBefore = { server: cpuSecondsOf(pid), postgres: kind === 'postgres' ? await backendCpu(dbUrl) : null };
+      const figures = await measure({
+        title: `${scenario.title} (${side})`,
+        target: scenario.target,
+        connections,
+        duration,
+        warmupSeconds,
+      });
+      // CPU a request, the warm-up's requests and CPU included (both counted from before it).
+      const requests = figures.requestsTotal + (figures.warmup?.requestsTotal ?? 0);
+      figures.cpuMicrosecondsPerRequest = {
+        server: ((cpuSecondsOf(pid) - cpuBefore.server) * 1e6) / requests,
+        postgres: kind === 'postgres' ? (backendCpuBetween(cpuBefore.postgres, await backendCpu(dbUrl)) * 1e6) / requests : null,
+      };
+      runs[side].push(figures);
+      state.group.assertAlive();
+      if (statementsFile) {
+        const after = await takeSnapshot(pid, statementsFile);
+        const sum = (counted[side] ??= { requests: 0, statements: {} });
+        sum.requests += figures.requestsTotal + (figures.warmup?.requestsTotal ?? 0);
+        for (const [sql, { count, ms }] of Object.entries(after.statements)) {
+          const was = before.statements[sql] ?? { count: 0, ms: 0 };
+          const total = (sum.statements[sql] ??= { count: 0, ms: 0 });
+          total.count += count - was.count;
+          total.ms += ms - was.ms;
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+/**
+ * 1 − `of` ÷ `against` in each round, with the median and range of those; `runs` by side. The
+ * median req/s of each side too (so `cost` need not be 1 − their ratio).
+ */
+function costOf(runs, of, against) {
+  const rounds = runs[against].map((run, i) => ({
+    [against]: run.requestsPerSecond,
+    [of]: runs[of][i].requestsPerSecond,
+    cost: 1 - runs[of][i].requestsPerSecond / run.requestsPerSecond,
+  }));
+  const costs = rounds.map((round) => round.cost);
+  return { rounds, cost: median(costs), costRange: [Math.min(...costs), Math.max(...costs)] };
+}
+
+/** Every RN import answer a clean create, and customer R holding at least the seeded receipts plus one per answer. */
+async function verifyReceipts(database, tally) {
+  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newReceipts !== tally.Success) {
+    throw new Error(`the RN import on ${database.id} was not all clean creates: ${JSON.stringify(tally)}`);
+  }
+  const receipts = await countReceipts(database.wharf, database.apiKey);
+  if (receipts < RECEIPTS_SEEDED + tally.Success) {
+    throw new Error(
+      `after the RN imports ${database.id} holds ${receipts} receipts of ${RECEIPTS.customer}, expected at least ${RECEIPTS_SEEDED + tally.Success}`,
+    );
+  }
+  return { receipts, answered: tally.Success };
+}
+
+/**
+ * Every DN import answer a clean create; customer O holding one order per answer, plus at most the
+ * requests in flight as each warm-up and run stopped, and exactly ORDER_LINES EA allocated per order.
+ */
+async function verifyOrders(database, tally, slack) {
+  if (tally.Warning > 0 || tally.other > 0 || tally.Success === 0 || tally.newOrders !== tally.Success) {
+    throw new Error(`the DN import on ${database.id} was not all clean creates: ${JSON.stringify(tally)}`);
+  }
+  // A request autocannon gave up on as a run ended may still be committing: read once it must be done.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const orders = await countOrders(database.wharf, database.apiKey);
+  if (orders < tally.Success || orders > tally.Success + slack) {
+    throw new Error(
+      `after the DN imports ${database.id} holds ${orders} orders of ${ORDERS.customer}, expected ${tally.Success} to ${tally.Success + slack}`,
+    );
+  }
+  const allocated = await allocatedStock(database.wharf, database.apiKey);
+  if (allocated !== orders * ORDER_LINES) {
+    throw new Error(
+      `after the DN imports ${database.id} has ${allocated} EA allocated, its ${orders} orders ordered ${orders * ORDER_LINES}`,
+    );
+  }
+  return { orders, answered: tally.Success, allocated };
+}
+
+const percent = (share) => `${(share * 100).toFixed(1)}%`;
+
+async function main(state) {
+  const duration = positiveInteger('BENCH_DURATION', 10);
+  const connections = positiveInteger('BENCH_CONNECTIONS', 10);
+  const roundCount = positiveInteger('OUTBOX_ROUNDS', 3);
+  const kinds = selectedDatabases();
+  const baseRev = process.env.OUTBOX_BASE || '92730fe';
+  const headRev = process.env.OUTBOX_HEAD || 'HEAD';
+  const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
+  const split = process.env.OUTBOX_SPLIT !== '0';
+  state.countStatements = process.env.OUTBOX_STATEMENTS === '1';
+  const sideNames = split ? ['base', 'noDispatcher', 'head'] : ['base', 'head'];
+
+  const pinning = choosePinning();
+  const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
+  log(`pinning: ${pinning.description}; load average at start ${loadAtStart.join(' ')}`);
+  state.tmp = mkdtempSync(join(tmpdir(), 'wharf-outbox-'));
+
+  const builds = {};
+  log(`building the base, ${baseRev}, in a worktree…`);
+  builds.base = await buildCommit(root, baseRev, join(state.tmp, 'base'), state);
+  log(`base: ${builds.base.short} ${builds.base.subject} (${builds.base.seconds.toFixed(0)} s)`);
+  if (headRev === 'checkout') {
+    const head = describeCommit(root, 'HEAD');
+    builds.head = { ...head, short: `${head.short}+checkout`, dir: root, cliPath: join(root, 'dist', 'cli.js'), seconds: 0 };
+    log(`head: this checkout's dist/ (HEAD ${head.short}, with whatever is uncommitted as last built)`);
+  } else {
+    log(`building HEAD, ${headRev}, in a worktree…`);
+    builds.head = await buildCommit(root, headRev, join(state.tmp, 'head'), state);
+    log(`head: ${builds.head.short} ${builds.head.subject} (${builds.head.seconds.toFixed(0)} s)`);
+  }
+
+  builds.head.withoutDispatcher = withoutDispatcher(builds.head);
+  if (split) log(`HEAD without its dispatcher: ${builds.head.withoutDispatcher.how}`);
+
+  let postgresServer = null;
+  if (kinds.includes('postgres')) {
+    state.postgres = new TemporaryDatabases(postgresAdminUrl);
+    postgresServer = await state.postgres.describeServer();
+    log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary databases ${state.postgres.prefix}_*`);
+  }
+
+  const env = wharfEnv();
+  const results = [];
+  const checks = {};
+  for (const kind of kinds) {
+    // A group of its own for each database's two servers, stopped once that database is done.
+    state.group = new ProcessGroup(state.tmp, pinning);
+    (state.groups ??= []).push(state.group);
+    const sides = {};
+    for (const side of sideNames) sides[side] = await startSide(state, { kind, side, build: builds[SIDES[side].build], env });
+    const tallies = {};
+    const scenarioPairs = [
+      {
+        key: 'rn-import',
+        title: 'RN import, 10 lines',
+        make: (database) => {
+          const tally = (tallies[`rn-${database.side}`] = { Success: 0, Warning: 0, other: 0, newReceipts: 0 });
+          return rnImportScenario(database, tally, new Set());
+        },
+      },
+      {
+        key: 'dn-import',
+        title: `DN import, ${ORDER_LINES} allocating lines`,
+        make: (database) => {
+          const tally = (tallies[`dn-${database.side}`] = { Success: 0, Warning: 0, other: 0, newOrders: 0 });
+          return orderImportScenario(database, tally);
+        },
+      },
+    ];
+    for (const { key, title, make } of scenarioPairs) {
+      const scenarios = Object.fromEntries(sideNames.map((side) => [side, make(sides[side])]));
+      const counted = {};
+      const runs = await measureRounds(state, scenarios, sideNames, { roundCount, duration, connections, title, servers: sides, counted });
+      const outbox = costOf(runs, 'head', 'base');
+      results.push({
+        database: sides.base.label,
+        scenario: key,
+        title,
+        requestsPerSecond: Object.fromEntries(sideNames.map((side) => [side, runs[side].map((run) => run.requestsPerSecond)])),
+        p50Ms: Object.fromEntries(sideNames.map((side) => [side, runs[side].map((run) => run.latencyMs.p50)])),
+        cpuMicrosecondsPerRequest: Object.fromEntries(
+          sideNames.map((side) => [
+            side,
+            {
+              server: median(runs[side].map((run) => run.cpuMicrosecondsPerRequest.server)),
+              postgres: kind === 'postgres' ? median(runs[side].map((run) => run.cpuMicrosecondsPerRequest.postgres)) : null,
+            },
+          ]),
+        ),
+        outbox: { ...outbox, target: OUTBOX_COST_TARGET, withinTarget: outbox.cost <= OUTBOX_COST_TARGET },
+        writingEvents: split ? costOf(runs, 'noDispatcher', 'base') : null,
+        dispatcher: split ? costOf(runs, 'head', 'noDispatcher') : null,
+        statements: state.countStatements
+          ? Object.fromEntries(
+              sideNames.map((side) => [side, statementsBetween({ statements: {} }, counted[side], counted[side].requests)]),
+            )
+          : null,
+        runs,
+      });
+    }
+    // The check's request, each round's warm-up and run: those in flight as one stopped committed unanswered.
+    const slack = connections * 2 * roundCount + 1;
+    checks[kind] = {};
+    for (const side of sideNames) {
+      const database = sides[side];
+      checks[kind][side] = {
+        build: database.build,
+        seeded: database.seeded,
+        receipts: await verifyReceipts(database, tallies[`rn-${side}`]),
+        orders: await verifyOrders(database, tallies[`dn-${side}`], slack),
+      };
+    }
+    // HEAD's builds wrote the events of every change: one receipt.imported a receipt, and for each
+    // order an order.imported and the inventory.changed of its allocation (the seeding's included).
+    // The events search numbers what no dispatcher numbered before it reads.
+    for (const side of sideNames.filter((name) => SIDES[name].build === 'head')) {
+      const { wharf, apiKey } = sides[side];
+      const events = {
+        'receipt.imported': await countEvents(wharf, apiKey, RECEIPTS.customer, ['receipt.imported']),
+        'order.imported': await countEvents(wharf, apiKey, ORDERS.customer, ['order.imported']),
+        'inventory.changed': await countEvents(wharf, apiKey, ORDERS.customer, ['inventory.changed']),
+      };
+      const { receipts } = checks[kind][side].receipts;
+      const { orders } = checks[kind][side].orders;
+      if (events['receipt.imported'] !== receipts || events['order.imported'] !== orders || events['inventory.changed'] < orders) {
+        throw new Error(
+          `the events of ${SIDES[side].label} (${kind}) do not account for its ${receipts} receipts and ${orders} orders: ${JSON.stringify(events)}`,
+        );
+      }
+      checks[kind][side].events = events;
+    }
+    await state.group.stopAll();
+  }
+
+  const report = {
+    date: new Date().toISOString(),
+    command: 'npm run bench:outbox',
+    base: { rev: baseRev, commit: builds.base.commit, subject: builds.base.subject },
+    head: { rev: headRev, commit: builds.head.commit, subject: builds.head.subject, checkout: headRev === 'checkout' },
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: pinning.cores,
+      memoryBytes: totalmem(),
+      node: process.version,
+      platform: process.platform,
+      loadAverageAtStart: loadAtStart,
+      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
+    },
+    sides: sideNames.map((side) => ({
+      side,
+      label: SIDES[side].label,
+      build: builds[SIDES[side].build].short,
+      ...(SIDES[side].noDispatcher ? { how: builds.head.withoutDispatcher.how } : {}),
+    })),
+    settings: {
+      durationSeconds: duration,
+      warmupSeconds: WARMUP_SECONDS,
+      laterRoundWarmupSeconds: LATER_ROUND_WARMUP_SECONDS,
+      rounds: roundCount,
+      connections,
+      sqliteSynchronous: 'FULL',
+      postgres: postgresServer && { ...postgresServer, poolSize: 10, pinned: false },
+      pinning: pinning.description,
+    },
+    results,
+    checks,
+  };
+  writeJson(resultsPath, report);
+
+  const out = (text = '') => process.stdout.write(`${text}\n`);
+  out();
+  out(`The outbox's cost — base ${builds.base.short} (before the outbox) against HEAD ${builds.head.short}`);
+  out(
+    `${roundCount} rounds of ${duration} s a side (warm-up ${WARMUP_SECONDS} s in round 1, ${LATER_ROUND_WARMUP_SECONDS} s later), ` +
+      `${connections} connections; base first in odd rounds, HEAD first in even ones`,
+  );
+  out(
+    `SQLite synchronous=FULL${postgresServer ? `; PostgreSQL ${postgresServer.version} fsync=${postgresServer.fsync} synchronous_commit=${postgresServer.synchronousCommit}` : ''}`,
+  );
+  out(`Node ${process.version}, ${report.machine.cpu}, ${pinning.cores} cores; pinning: ${pinning.description}`);
+  out(`Load average (1/5/15 min) at start ${loadAtStart.join(' ')}, at end ${report.machine.loadAverageAtEnd.join(' ')}`);
+  out();
+  const range = ({ cost, costRange }) => `**${percent(cost)}** [${percent(costRange[0])} – ${percent(costRange[1])}]`;
+  const byRound = (values, format) => values.map(format).join(', ');
+  const header = ['Scenario', 'Database', ...sideNames.map((side) => `${SIDES[side].label}, req/s by round`), 'Outbox cost by round'];
+  header.push('Outbox cost (1 − HEAD ÷ base)', 'Target');
+  if (split) header.push('Writing the events (1 − no dispatcher ÷ base)', 'The dispatcher (1 − HEAD ÷ no dispatcher)');
+  out(`| ${header.join(' | ')} |`);
+  out(`|${header.map(() => '---').join('|')}|`);
+  for (const r of results) {
+    const cells = [r.title, r.database, ...sideNames.map((side) => byRound(r.requestsPerSecond[side], (value) => value.toFixed(0)))];
+    cells.push(
+      byRound(r.outbox.rounds, (round) => percent(round.cost)),
+      range(r.outbox),
+    );
+    cells.push(`≤ ${percent(r.outbox.target)}: ${r.outbox.withinTarget ? 'within' : 'NOT within'}`);
+    if (split) cells.push(range(r.writingEvents), range(r.dispatcher));
+    out(`| ${cells.join(' | ')} |`);
+  }
+  out();
+  out("Each cost is the median of the rounds' 1 − req/s ÷ req/s, the range of the rounds in brackets.");
+  out();
+  out(
+    "CPU a request, the median of the rounds (from /proc, warm-ups included): Wharf's process, and on PostgreSQL the " +
+      'backends of its database (not the WAL writer, checkpointer or autovacuum):',
+  );
+  out(`| Scenario | Database | ${sideNames.map((side) => `${SIDES[side].label}, µs`).join(' | ')} |`);
+  out(`|---|---|${sideNames.map(() => '---').join('|')}|`);
+  for (const r of results) {
+    const cells = sideNames.map((side) => {
+      const { server, postgres } = r.cpuMicrosecondsPerRequest[side];
+      return postgres === null ? server.toFixed(0) : `${server.toFixed(0)} + ${postgres.toFixed(0)} in PostgreSQL`;
+    });
+    out(`| ${r.title} | ${r.database} | ${cells.join(' | ')} |`);
+  }
+  if (state.countStatements) {
+    out();
+    out('Statements a request (bench/count-statements.js in every server; warm-ups and runs of every round), and their time:');
+    out('| Scenario | Database | Server | Statements | COMMITs | ms in statements (send to answer) |');
+    out('|---|---|---|---|---|---|');
+    for (const r of results) {
+      for (const side of sideNames) {
+        const c = r.statements[side];
+        out(
+          `| ${r.title} | ${r.database} | ${SIDES[side].label} | ${c.perUnit.toFixed(2)} | ${c.commitsPerUnit.toFixed(2)} | ${c.msPerUnit.toFixed(2)} |`,
+        );
+      }
+    }
+    out();
+    out('What HEAD runs a request that the base does not, or more often (the difference of the counts):');
+    for (const r of results) {
+      const base = new Map(r.statements.base.rows.map((row) => [row.sql, row]));
+      const more = r.statements.head.rows
+        .map((row) => ({ ...row, more: row.perUnit - (base.get(row.sql)?.perUnit ?? 0) }))
+        .filter((row) => row.more >= 0.01)
+        .sort((a, b) => b.more - a.more);
+      out(`- ${r.title}, ${r.database}:`);
+      for (const row of more) out(`  +${row.more.toFixed(2)}  ${row.sql.length > 140 ? `${row.sql.slice(0, 140)}…` : row.sql}`);
+    }
+  }
+  for (const kind of kinds) {
+    const answers = sideNames.map(
+      (side) =>
+        `${SIDES[side].label}: ${checks[kind][side].receipts.answered} RN imports, ${checks[kind][side].orders.answered} DN imports ` +
+        `(${checks[kind][side].orders.orders} orders held, ${checks[kind][side].orders.allocated} EA allocated)`,
+    );
+    const events = sideNames
+      .filter((side) => checks[kind][side].events)
+      .map((side) => {
+        const counted = checks[kind][side].events;
+        return `${SIDES[side].label}: ${counted['receipt.imported']} receipt.imported, ${counted['order.imported']} order.imported, ${counted['inventory.changed']} inventory.changed`;
+      });
+    out(
+      `${kind}: every answer Success with an SVCPOID of its own — ${answers.join('; ')}. Events found by the events search — ${events.join('; ')}.`,
+    );
+  }
+  out(`Results written to ${relative(process.cwd(), resultsPath) || resultsPath}`);
+}
+
+/** Stops every server, drops the temporary databases, removes the worktrees and the temporary directory; safe to call twice. */
+function cleanup(state) {
+  state.cleaning ??= (async () => {
+    for (const group of state.groups ?? []) await group.stopAll();
+    if (state.postgres) for (const problem of await state.postgres.dropAll()) log(problem);
+    await stopBuilding(state);
+    for (const dir of state.worktrees ?? []) for (const problem of removeBuild(root, dir)) log(problem);
+    if (state.tmp) rmSync(state.tmp, { recursive: true, force: true });
+  })();
+  return state.cleaning;
+}
+
+const state = {};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping the servers, removing the worktrees…`);
+    cleanup(state).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+let exitCode = 0;
+try {
+  await main(state);
+} catch (error) {
+  exitCode = 1;
+  log(`bench:outbox failed: ${error.message}`);
+  for (const group of state.groups ?? []) for (const tail of group.logTails()) log(tail);
+} finally {
+  await cleanup(state);
+}
+process.exit(exitCode);
