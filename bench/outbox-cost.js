@@ -45,13 +45,17 @@
  * OUTBOX_HEAD (above), BENCH_POSTGRES_URL (as for `npm run bench`), OUTBOX_STATEMENTS=1 (every
  * server runs with bench/count-statements.js, and the run prints the statements, COMMITs and their
  * time a request of each, and what HEAD runs that the base does not; the counter costs every server
- * alike, a little, so measure the costs without it).
+ * alike, a little, so measure the costs without it), OUTBOX_PROFILE=1 (every server runs under
+ * `node --cpu-prof`, and the run prints each one's busy CPU a request by part over the measured
+ * seconds, and the frames with more self time than on the base; the profiler slows every server
+ * too, so read shares, not rates).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sharesOf, topFramesOf } from './cpu-profile.js';
 import { measure } from './load.js';
 import { adjustmentBody, importBody, itemIdOf, makeItem } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
@@ -183,6 +187,8 @@ async function startSide(state, { kind, side, build, env }) {
   const { nodeArgs, serveArgs } = noDispatcher ? build.withoutDispatcher : { nodeArgs: [], serveArgs: [] };
   const statementsFile = state.countStatements ? join(state.tmp, `${side}-${kind}-statements.jsonl`) : undefined;
   const counter = statementsFile ? ['--import', join(root, 'bench', 'count-statements.js')] : [];
+  const profileDir = state.profile ? join(state.tmp, `${side}-${kind}-cpuprofile`) : undefined;
+  if (profileDir) counter.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   const serverEnv = statementsFile ? { ...env, BENCH_STATEMENTS_OUT: statementsFile } : env;
   const label = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
   const dbUrl = kind === 'sqlite' ? `sqlite:${join(state.tmp, `${side}.db`)}` : await state.postgres.create(side);
@@ -211,7 +217,37 @@ async function startSide(state, { kind, side, build, env }) {
     seeded,
     pid: entry.child.pid,
     statementsFile,
+    profileDir,
   };
+}
+
+/**
+ * Where a server's CPU went during `runs` (their measured seconds, not the warm-ups), from the
+ * profile it wrote at its stop (`endMs`, ms since the epoch, its end): by part and by frame, in µs
+ * a request answered, the idle time left out.
+ */
+function profileOf(profileDir, endMs, runs) {
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${profileDir}`);
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
+  const usOf = (ms) => profile.endTime - (endMs - ms) * 1000;
+  const requests = runs.reduce((sum, run) => sum + run.requestsTotal, 0);
+  const add = (into, rows) => {
+    for (const { key, seconds } of rows) into.set(key, (into.get(key) ?? 0) + seconds);
+  };
+  const parts = new Map();
+  const frames = new Map();
+  for (const { window } of runs) {
+    add(parts, sharesOf(profile, usOf(window.from), usOf(window.to)));
+    add(frames, topFramesOf(profile, usOf(window.from), usOf(window.to), 40));
+  }
+  const perRequest = (map) =>
+    [...map]
+      .filter(([key]) => !key.startsWith('(idle)') && key !== 'Idle')
+      .map(([key, seconds]) => ({ key, microseconds: (seconds * 1e6) / requests }))
+      .sort((a, b) => b.microseconds - a.microseconds);
+  const byPart = perRequest(parts);
+  return { requests, busyMicroseconds: byPart.reduce((sum, row) => sum + row.microseconds, 0), parts: byPart, frames: perRequest(frames) };
 }
 
 /**
@@ -235,6 +271,7 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
       const { pid, statementsFile, kind, dbUrl } = servers[side];
       const before = statementsFile && (await takeSnapshot(pid, statementsFile));
       const cpuBefore = { server: cpuSecondsOf(pid), postgres: kind === 'postgres' ? await backendCpu(dbUrl) : null };
+      const startedAt = Date.now();
       const figures = await measure({
         title: `${scenario.title} (${side})`,
         target: scenario.target,
@@ -248,6 +285,8 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
         server: ((cpuSecondsOf(pid) - cpuBefore.server) * 1e6) / requests,
         postgres: kind === 'postgres' ? (backendCpuBetween(cpuBefore.postgres, await backendCpu(dbUrl)) * 1e6) / requests : null,
       };
+      // The measured seconds (after the warm-up), for the CPU profile's cut.
+      figures.window = { from: startedAt + warmupSeconds * 1000, to: Date.now() };
       runs[side].push(figures);
       state.group.assertAlive();
       if (statementsFile) {
@@ -331,6 +370,7 @@ async function main(state) {
   const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
   const split = process.env.OUTBOX_SPLIT !== '0';
   state.countStatements = process.env.OUTBOX_STATEMENTS === '1';
+  state.profile = process.env.OUTBOX_PROFILE === '1';
   const sideNames = split ? ['base', 'noDispatcher', 'head'] : ['base', 'head'];
 
   const pinning = choosePinning();
@@ -452,7 +492,14 @@ async function main(state) {
       }
       checks[kind][side].events = events;
     }
-    await state.group.stopAll();
+    const stopping = Date.now();
+    await state.group.stopAll(20_000);
+    if (state.profile) {
+      const endMs = (stopping + Date.now()) / 2;
+      for (const result of results.filter((r) => r.database === sides.base.label)) {
+        result.profile = Object.fromEntries(sideNames.map((side) => [side, profileOf(sides[side].profileDir, endMs, result.runs[side])]));
+      }
+    }
   }
 
   const report = {
@@ -576,6 +623,36 @@ async function main(state) {
     out(
       `${kind}: every answer Success with an SVCPOID of its own — ${answers.join('; ')}. Events found by the events search — ${events.join('; ')}.`,
     );
+  }
+  if (state.profile) {
+    out();
+    out('CPU profiles (node --cpu-prof in every server; the measured seconds of every round), µs of busy CPU a request answered:');
+    for (const r of results) {
+      out();
+      out(
+        `${r.title}, ${r.database}: ${sideNames.map((side) => `${SIDES[side].label} ${r.profile[side].busyMicroseconds.toFixed(0)} µs`).join(', ')}`,
+      );
+      const keys = [
+        ...new Set(sideNames.flatMap((side) => r.profile[side].parts.filter((row) => row.microseconds >= 10).map((row) => row.key))),
+      ];
+      out(`| Part | ${sideNames.map((side) => SIDES[side].label).join(' | ')} |`);
+      out(`|---|${sideNames.map(() => '---').join('|')}|`);
+      for (const key of keys) {
+        const cells = sideNames.map((side) => (r.profile[side].parts.find((row) => row.key === key)?.microseconds ?? 0).toFixed(0));
+        out(`| ${key} | ${cells.join(' | ')} |`);
+      }
+      const base = new Map(r.profile.base.frames.map((row) => [row.key, row.microseconds]));
+      for (const side of sideNames.filter((name) => name !== 'base')) {
+        const more = r.profile[side].frames
+          .map((row) => ({ key: row.key, more: row.microseconds - (base.get(row.key) ?? 0) }))
+          .filter((row) => row.more >= 10)
+          .sort((a, b) => b.more - a.more)
+          .slice(0, 12);
+        out(
+          `Frames with more self time on ${SIDES[side].label} than on the base (µs a request): ${more.map((row) => `${row.key.trim()} +${row.more.toFixed(0)}`).join('; ') || 'none'}`,
+        );
+      }
+    }
   }
   out(`Results written to ${relative(process.cwd(), resultsPath) || resultsPath}`);
 }
