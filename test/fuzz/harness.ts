@@ -87,9 +87,20 @@ export function bodiesFor(route: FuzzedRoute, world: FuzzWorld, count: number, s
   return [...fc.sample(drawn, { numRuns: count, seed }), ...eachKind];
 }
 
-const UNWATCHED = new Set(['acks', 'idempotency_records', 'rate_limit_windows', 'api_keys', 'kysely_migration', 'kysely_migration_lock']);
+const UNWATCHED = new Set([
+  'acks',
+  'idempotency_records',
+  'rate_limit_windows',
+  'api_keys',
+  'event_sequencer',
+  'kysely_migration',
+  'kysely_migration_lock',
+]);
 
-/** Every table but those a refusal may write (ACKs, refusals kept for their Idempotency-Key, rate counts, key use). */
+/**
+ * Every table but those a refusal may write (ACKs, refusals kept for their Idempotency-Key, rate
+ * counts, key use, and the Sequence counter that numbers the ack.failed event on SQLite).
+ */
 async function watchedTables(db: Db): Promise<string[]> {
   const rows =
     dialectNameOfDb(db) === 'sqlite'

@@ -20,10 +20,14 @@ export async function insertEvents(trx: Trx, rows: NewEventRow[]): Promise<void>
   }
 }
 
+const lockLastSequenceQuery = compiledOnce((trx: Db, _: object) =>
+  forUpdate(trx, trx.selectFrom('event_sequencer').select('last_sequence').where('id', '=', 1)),
+);
+
 /** The last Sequence given, locked until the transaction ends: sequencers take turns on it. */
 export async function lockLastSequence(trx: Trx): Promise<number> {
-  const row = await forUpdate(trx, trx.selectFrom('event_sequencer').select('last_sequence').where('id', '=', 1)).executeTakeFirstOrThrow();
-  return Number(row.last_sequence);
+  const { rows } = await lockLastSequenceQuery(trx, {});
+  return Number(rows[0]!.last_sequence);
 }
 
 /** The lowest and highest id of the events without a Sequence that this transaction sees. */
@@ -52,8 +56,12 @@ export async function numberEvents(trx: Trx, range: { first: number; last: numbe
   return Number(result.numUpdatedRows);
 }
 
+const setLastSequenceQuery = compiledOnce((trx: Db, { lastSequence }: { lastSequence: number }) =>
+  trx.updateTable('event_sequencer').set({ last_sequence: lastSequence }).where('id', '=', 1),
+);
+
 export async function setLastSequence(trx: Trx, lastSequence: number): Promise<void> {
-  await trx.updateTable('event_sequencer').set({ last_sequence: lastSequence }).where('id', '=', 1).execute();
+  await setLastSequenceQuery(trx, { lastSequence });
 }
 
 export interface EventFilter {
@@ -109,9 +117,15 @@ export async function findNumberedAfter(db: Db, sequence: number, limit: number)
   return rows as NumberedEventRow[];
 }
 
-export async function findEventsByIds(db: Db, ids: number[]): Promise<EventRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
+/** Events by key; the company ids let PostgreSQL find each row by its primary key. */
+export async function findEventsByKeys(db: Db, keys: { companyId: string; id: number }[]): Promise<EventRow[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('company_id', 'in', [...new Set(keys.map((key) => key.companyId))])
+    .where('id', 'in', [...new Set(keys.map((key) => key.id))])
+    .execute();
 }
 
 /** The highest Sequence given and visible, or 0. */

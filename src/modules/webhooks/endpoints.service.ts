@@ -1,8 +1,8 @@
-import { monotonicFactory } from 'ulid';
 import type { Db } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { forbidden, invalid, notFound } from '../../lib/refusal.js';
+import { nextSortableId } from '../../lib/ids.js';
 import { runCommand } from '../commands/commands.service.js';
 import { urlProblem } from './address-policy.js';
 import { newSecret } from './signature.js';
@@ -27,8 +27,6 @@ import type {
 
 /** How long a rotated secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-
-const nextUlid = monotonicFactory();
 
 /** Which endpoints a request may see: one customer's, or (an admin without CustomerID) the whole company's. */
 interface EndpointScope {
@@ -82,7 +80,7 @@ export function createEndpoint(
       const now = cx.clock.now();
       const row = await repo.insertEndpoint(trx, {
         company_id: scope.companyId,
-        endpoint_id: `ep_${nextUlid(now)}`,
+        endpoint_id: `ep_${nextSortableId(now)}`,
         customer_id: scope.customerId ?? null,
         url,
         event_types: eventTypesColumn(request.EventTypes),
