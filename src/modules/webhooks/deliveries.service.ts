@@ -1,5 +1,5 @@
-import { monotonicFactory } from 'ulid';
 import type { Db, Trx } from '../../db/database.js';
+import { nextSortableId } from '../../lib/ids.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -22,8 +22,6 @@ import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest
 /** Events fanned out per transaction. */
 const FANOUT_BATCH = 1000;
 
-const nextUlid = monotonicFactory();
-
 /** Whether the endpoint takes the event: its customer (or every customer), its types (or all). */
 function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean {
   if (endpoint.company_id !== event.company_id) return false;
@@ -37,10 +35,10 @@ function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean
  * Fan-outs take turns on the cursor, so an event is fanned out once; an endpoint disabled
  * meanwhile gets none (the events search has them).
  */
-async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean }> {
+async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpoints: boolean }> {
   const last = await repo.lockFanout(trx);
   const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
-  if (numbered.length === 0) return { more: false };
+  if (numbered.length === 0) return { more: false, toEndpoints: true };
   const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);
   const deliveries = numbered.flatMap((event) =>
     endpoints
@@ -48,7 +46,7 @@ async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean }> {
       .map(
         (endpoint): repo.NewDeliveryRow => ({
           company_id: event.company_id,
-          delivery_id: `dlv_${nextUlid(now)}`,
+          delivery_id: `dlv_${nextSortableId(now)}`,
           endpoint_id: endpoint.id,
           event_id: event.id,
           event_type: event.type,
@@ -65,23 +63,26 @@ async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean }> {
   );
   await repo.insertDeliveries(trx, deliveries);
   await repo.setFanout(trx, numbered.at(-1)!.sequence);
-  return { more: numbered.length === FANOUT_BATCH };
+  return { more: numbered.length === FANOUT_BATCH, toEndpoints: endpoints.length > 0 };
 }
 
 /**
  * Numbers the committed events and fans them out to deliveries, both in one transaction (one
  * commit, where a busy SQLite pays for each). Two reads first find most rounds with nothing to do,
- * and then nothing is written.
+ * and then nothing is written. Answers false when events were fanned out to no endpoint at all
+ * (none is enabled): the dispatcher then has no reason to hurry the next round.
  */
-export async function fanOut(db: Db, now: number): Promise<void> {
-  if (!(await events.hasUnsequencedEvents(db)) && (await repo.readFanout(db)) >= (await events.findLastNumbered(db))) return;
+export async function fanOut(db: Db, now: number): Promise<boolean> {
+  if (!(await events.hasUnsequencedEvents(db)) && (await repo.readFanout(db)) >= (await events.findLastNumbered(db))) return true;
+  let toEndpoints = false;
   for (;;) {
     const { more } = await inTransaction(db, async (trx) => {
       const sequenced = await events.sequenceEventsIn(trx);
       const fanned = await fanOutIn(trx, now);
+      toEndpoints ||= fanned.toEndpoints;
       return { more: sequenced.more || fanned.more };
     });
-    if (!more) return;
+    if (!more) return toEndpoints;
   }
 }
 

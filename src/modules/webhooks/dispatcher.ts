@@ -18,7 +18,12 @@ import * as repo from './webhooks.repository.js';
 /** The shortest time between two rounds that number and fan out events (see runLoop). */
 const PREPARE_GAP_MS = 50;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The same while no endpoint takes events: the round only moves the fan-out's cursor on (and, on
+ * PostgreSQL, numbers events, which the events search also does before it reads), so it need not
+ * cost a busy SQLite a commit every 50 ms. An endpoint created meanwhile waits at most this long.
+ */
+const IDLE_PREPARE_GAP_MS = 1000;
 
 /** After this long failing every attempt, an endpoint is disabled. */
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3_600_000;
@@ -65,6 +70,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let wakeUp: (() => void) | undefined;
   /** A wake that came while the loop was busy: it looks again before it sleeps. */
   let wokenWhileBusy = false;
+  /** Ends the loop's pause between two rounds of preparing early (on stop). */
+  let endPause: (() => void) | undefined;
+
+  function pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (endPause = undefined));
+  }
 
   /** Writes one attempt and where it leaves the delivery and its endpoint, in one transaction. */
   async function record(
@@ -122,9 +139,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (claimed.length === 0) return [];
     const messages = await events.findMessages(
       db,
-      claimed.map((c) => c.event_id),
+      claimed.map((c) => ({ companyId: c.company_id, id: c.event_id })),
     );
-    const endpoints = new Map((await repo.findEndpointsByIds(db, [...new Set(claimed.map((c) => c.endpoint_id))])).map((e) => [e.id, e]));
+    const endpoints = new Map(
+      (
+        await repo.findEndpointsByKeys(
+          db,
+          claimed.map((c) => ({ companyId: c.company_id, id: c.endpoint_id })),
+        )
+      ).map((e) => [e.id, e]),
+    );
     return claimed.map((delivery) => {
       const attempt = (async () => {
         const endpoint = endpoints.get(delivery.endpoint_id)!;
@@ -148,6 +172,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function runLoop(): Promise<void> {
     let preparedAt = -Infinity;
     let needsPrepare = true;
+    let gap = PREPARE_GAP_MS;
     while (running) {
       let started = 0;
       wokenWhileBusy = false;
@@ -155,10 +180,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (needsPrepare) {
           // Every commit of a busy process wakes the dispatcher: one round every PREPARE_GAP_MS
           // numbers and fans out many changes' events at once instead of each change's alone.
-          const wait = preparedAt + PREPARE_GAP_MS - performance.now();
+          const wait = preparedAt + gap - performance.now();
           if (wait > 0) await pause(wait);
+          if (!running) break;
           preparedAt = performance.now();
-          await prepare();
+          gap = (await prepare()) ? PREPARE_GAP_MS : IDLE_PREPARE_GAP_MS;
         }
         const free = concurrency - inFlight.size;
         if (free > 0) started = (await startDue(free)).length;
@@ -202,6 +228,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async stop(graceMs = 15_000) {
       running = false;
       wakeUp?.();
+      endPause?.();
       await loop;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(inFlight), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);

@@ -71,9 +71,15 @@ export async function findEnabledEndpoints(db: Db, companyIds: string[]): Promis
   return db.selectFrom('webhook_endpoints').selectAll().where('company_id', 'in', companyIds).where('enabled', '=', 1).execute();
 }
 
-export async function findEndpointsByIds(db: Db, ids: number[]): Promise<EndpointRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+/** Endpoints by key; the company ids let PostgreSQL find each row by its primary key. */
+export async function findEndpointsByKeys(db: Db, keys: EndpointKey[]): Promise<EndpointRow[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', 'in', [...new Set(keys.map((key) => key.companyId))])
+    .where('id', 'in', [...new Set(keys.map((key) => key.id))])
+    .execute();
 }
 
 /** Marks the endpoint failing since `at`, unless it already is; answers when it has been failing since. */
@@ -143,6 +149,8 @@ export async function hasDue(db: Db, now: number): Promise<boolean> {
     .select('id')
     .where('next_attempt_at', 'is not', null)
     .where('next_attempt_at', '<=', now)
+    // In the due index's order, so that PostgreSQL reads that index even before it has statistics.
+    .orderBy('next_attempt_at')
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -160,7 +168,7 @@ export async function claimDue(trx: Trx, { now, until, limit }: { now: number; u
     trx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
-      .select('d.id')
+      .select(['d.company_id', 'd.id'])
       .where('d.next_attempt_at', 'is not', null)
       .where('d.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('d.leased_until', 'is', null), eb('d.leased_until', '<', now)]))
@@ -172,7 +180,8 @@ export async function claimDue(trx: Trx, { now, until, limit }: { now: number; u
   const rows = await trx
     .updateTable('webhook_deliveries')
     .set({ leased_until: until, updated_at: now })
-    .where('id', 'in', due)
+    // By the whole key: PostgreSQL's primary key leads with company_id, and `id` alone would scan it.
+    .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', due.$asTuple('company_id', 'id')))
     .returning(['id', 'company_id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt_count', 'retry_step', 'leased_until'])
     .execute();
   return rows.sort((a, b) => a.id - b.id);
