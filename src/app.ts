@@ -9,6 +9,8 @@ import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
 import { commandContexts, markReplays, type Settle } from './http/command-context.js';
 import { clientErrors } from './http/client-errors.js';
+import { trackAllowedMethods } from './http/allowed-methods.js';
+import { API_DESCRIPTION, API_SERVERS, API_TITLE, withoutInternalKeywords } from './http/api-document.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
@@ -114,6 +116,7 @@ export async function buildApp({
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (onRoute) app.addHook('onRoute', onRoute);
+  const allowedMethods = trackAllowedMethods(app);
 
   slowClients.track(app);
   // Only JSON bodies are accepted: without the text parser a text/plain body is 415.
@@ -122,7 +125,7 @@ export async function buildApp({
   readJsonBodies(app);
   // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
   app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
-  app.setNotFoundHandler(replyRouteNotFound);
+  app.setNotFoundHandler(replyRouteNotFound(allowedMethods));
   echoRequestId(app);
   markReplays(app);
   registerMetrics(app, db, () => webhookTally.asMetricsJson(db));
@@ -130,32 +133,50 @@ export async function buildApp({
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Wharf — Warehouse Integration API',
-        version: '1.3.1',
-        description:
-          "Inbound receipts, outbound orders, inventory, the item master and last-mile rates. Errors use the spec's shapes: an array of `{code, error}` or an object `{error}`.",
-      },
+      info: { title: API_TITLE, version: '1.3.1', description: API_DESCRIPTION },
+      servers: API_SERVERS,
       components: {
         securitySchemes: {
-          APIKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: APIKey <key>`.' },
+          APIKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'The whole header value: `APIKey <key>` (the word APIKey, a space, then the key).',
+          },
         },
       },
     },
+    transformObject: (document) => withoutInternalKeywords('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Wharf API' } });
+  // The root of the server is its documentation.
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const Status = Type.Object({ status: Type.String() });
   const Health = Type.Object({ status: Type.String(), version: Type.String({ description: "Wharf's version (package.json)" }) });
   app.get(
     '/healthz',
-    { schema: { tags: ['Operations'], summary: 'The process is up, and which version it runs', response: { 200: Health } } },
+    {
+      schema: {
+        operationId: 'checkHealth',
+        tags: ['Operations'],
+        summary: 'The process is up, and which version it runs',
+        response: { 200: Health },
+      },
+    },
     async () => ({ status: 'ok', version: VERSION }),
   );
   app.get(
     '/readyz',
-    { schema: { tags: ['Operations'], summary: 'The database answers', response: { 200: Status, 503: Status } } },
+    {
+      schema: {
+        operationId: 'checkReadiness',
+        tags: ['Operations'],
+        summary: 'The database answers',
+        response: { 200: Status, 503: Status },
+      },
+    },
     async (request, reply) => {
       try {
         await sql`select 1`.execute(db);
@@ -233,7 +254,7 @@ export async function buildApp({
         if (config.rateLimitRate > 0) {
           limitRequests(rate, requestCounter(db, clock, 'rate'), (principal) => principal.rateLimit ?? config.rateLimitRate);
         }
-        rateRoutes(rate, { rater, lookupKey });
+        rateRoutes(rate, { rater, lookupKey, allowedMethods });
       },
       {
         prefix: RATE_PREFIX,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseError } from '../db/dialect.js';
 import { invalid, Refusal, type RefusalKind } from '../lib/refusal.js';
+import type { AllowedMethods } from './allowed-methods.js';
 import { explainFormatFailure } from './formats.js';
 import { formatValidationErrors, type ValidationIssue } from '../lib/validation-messages.js';
 
@@ -125,6 +126,23 @@ export function createErrorHandler(onRejectedBody: RejectedBodyHandler) {
   };
 }
 
-export function replyRouteNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return reply.status(404).send([problem(`Route ${request.method} ${request.url.split('?')[0]} not found`)]);
+/** What a request no route takes is told: 405 with the methods its path takes, or 404 when no route has its path. */
+export function routeNotFound(
+  allowed: AllowedMethods,
+  request: FastifyRequest,
+): { statusCode: 404 | 405; allow?: string; message: string } {
+  const path = request.url.split('?')[0]!;
+  const methods = allowed.of(path);
+  if (methods.length === 0) return { statusCode: 404, message: `Route ${request.method} ${path} not found` };
+  const allow = methods.join(', ');
+  return { statusCode: 405, allow, message: `Method ${request.method} is not allowed on ${path}; it takes ${allow}` };
+}
+
+/** The not-found handler of the spec's routes: routeNotFound in the array shape. */
+export function replyRouteNotFound(allowed: AllowedMethods) {
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    const { statusCode, allow, message } = routeNotFound(allowed, request);
+    if (allow) reply.header('allow', allow);
+    return reply.status(statusCode).send([problem(message)]);
+  };
 }

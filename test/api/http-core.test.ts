@@ -236,14 +236,14 @@ describeEachDialect('HTTP core', (dialect) => {
     });
   });
 
-  describe('404', () => {
+  describe('404 and 405', () => {
     it('answers an unknown route in the array shape, without the query string', async () => {
       const response = await ctx().app.inject({ method: 'GET', url: '/no/such/route?token=secret' });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toEqual(problems('Route GET /no/such/route not found'));
     });
 
-    it('answers an unknown EDI path and a wrong method on a known one', async () => {
+    it('answers an unknown EDI path with 404, and a wrong method on a known one with 405 and the methods it takes', async () => {
       const unknown = await ctx().post('/edi/no-such-operation', ids(), key);
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toEqual(problems(`Route POST ${EDI_PREFIX}/edi/no-such-operation not found`));
@@ -252,8 +252,17 @@ describeEachDialect('HTTP core', (dialect) => {
         url: `${EDI_PREFIX}${SEARCH}`,
         headers: { authorization: `APIKey ${key}` },
       });
-      expect(wrongMethod.statusCode).toBe(404);
-      expect(wrongMethod.json()).toEqual(problems(`Route GET ${EDI_PREFIX}${SEARCH} not found`));
+      expect(wrongMethod.statusCode).toBe(405);
+      expect(wrongMethod.headers.allow).toBe('POST');
+      expect(wrongMethod.json()).toEqual(problems(`Method GET is not allowed on ${EDI_PREFIX}${SEARCH}; it takes POST`));
+      const cancel = await ctx().app.inject({ method: 'DELETE', url: `${EDI_PREFIX}/edi/inbound/receipt/cancel?x=1` });
+      expect(cancel.statusCode).toBe(405);
+      expect(cancel.headers.allow).toBe('PUT');
+      expect(cancel.json()).toEqual(problems(`Method DELETE is not allowed on ${EDI_PREFIX}/edi/inbound/receipt/cancel; it takes PUT`));
+      const health = await ctx().app.inject({ method: 'POST', url: '/healthz' });
+      expect(health.statusCode).toBe(405);
+      expect(health.headers.allow).toBe('GET, HEAD');
+      expect(health.json()).toEqual(problems('Method POST is not allowed on /healthz; it takes GET, HEAD'));
     });
   });
 

@@ -63,6 +63,7 @@ const ROLES: readonly Role[] = ['customer', 'operator', 'admin', 'rater'];
  * root route's options and hooks (so would an EDI route's).
  */
 const OPEN = [
+  '/',
   '/healthz',
   '/readyz',
   '/metrics',

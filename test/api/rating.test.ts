@@ -317,13 +317,14 @@ describeEachDialect('rate engine: quotes, input and keys', (dialect) => {
   });
 
   describe('routes', () => {
-    it('answers an unknown route or method under the rate prefix with 404 in the rate envelope, after the key check', async () => {
+    it('answers an unknown route with 404 and a wrong method with 405 and Allow, in the rate envelope, after the key check', async () => {
       const nothing = await post(ask(1001), { key: rater, path: '/api/RateEngine/SVC/nothing' });
       expect(nothing.statusCode).toBe(404);
       expect(nothing.json()).toEqual(badInput('Route POST /api/RateEngine/SVC/nothing not found'));
       const get = await ctx().app.inject({ method: 'GET', url: `${RATE}?x=1`, headers: { authorization: `APIKey ${rater}` } });
-      expect(get.statusCode).toBe(404);
-      expect(get.json()).toEqual(badInput('Route GET /api/RateEngine/SVC/lastmile not found'));
+      expect(get.statusCode).toBe(405);
+      expect(get.headers.allow).toBe('POST');
+      expect(get.json()).toEqual(badInput('Method GET is not allowed on /api/RateEngine/SVC/lastmile; it takes POST'));
       const keyless = await post(ask(1001), { path: '/api/RateEngine/SVC/nothing' });
       expect(keyless.statusCode).toBe(401);
       expect(keyless.json()).toEqual(notAuthorized(MISSING));

@@ -5,16 +5,18 @@ import { errorResponses } from '../../http/schemas.js';
 import { AckSearchRequestSchema, AckSearchResultSchema } from './acks.schemas.js';
 import { NOT_FOUND, searchAcks, type DocumentType } from './acks.service.js';
 
-const searches: { path: string; documentType: DocumentType; tag: string; summary: string }[] = [
+const searches: { path: string; documentType: DocumentType; operationId: string; tag: string; summary: string }[] = [
   {
     path: '/edi/inbound/receipt/ack/search-by-paging',
     documentType: 'RN',
+    operationId: 'searchReceiptAcks',
     tag: 'Inbound receipts',
     summary: 'RN ACK search (spec 2.7, 2.8): the outcome of every RN import and cancel, oldest first',
   },
   {
     path: '/edi/outbound/order/ack/search-by-paging',
     documentType: 'DN',
+    operationId: 'searchOrderAcks',
     tag: 'Outbound orders',
     summary: 'DN ACK search (spec 2.7, 2.9): the outcome of every DN import and cancel, oldest first',
   },
@@ -26,6 +28,7 @@ export function ackRoutes(app: App, { db, authorize }: RouteDeps): void {
       search.path,
       {
         schema: {
+          operationId: search.operationId,
           tags: [search.tag],
           summary: search.summary,
           description: `Nothing matching the filter is 404 {"error":"${NOT_FOUND[search.documentType]}"}; a page past the end is []. The paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.`,

@@ -9,6 +9,7 @@ export function eventRoutes(app: App, { db, authorize }: RouteDeps): void {
     '/edi/events/search-by-paging',
     {
       schema: {
+        operationId: 'searchEvents',
         tags: ['Events'],
         summary: "A customer's events, oldest first: the pull fallback of webhooks, for reconciling by Sequence",
         description:

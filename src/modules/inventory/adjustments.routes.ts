@@ -13,6 +13,7 @@ export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/3pl/adjust/inventory-adjust-qty-incremental',
     {
       schema: {
+        operationId: 'adjustInventoryQuantity',
         tags,
         summary: 'Adjust Inventory Quantity: add or take stock, all lines or none, once per AdjustmentNo',
         security: apiKeySecurity,
@@ -30,6 +31,7 @@ export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/3pl/adjust/inventory-adjust-property',
     {
       schema: {
+        operationId: 'adjustInventoryProperty',
         tags,
         summary: 'Adjust Inventory Property: move stock to another lot, goods type, title, status or expiration',
         security: apiKeySecurity,

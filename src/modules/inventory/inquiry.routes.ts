@@ -14,6 +14,7 @@ export function inventoryInquiryRoutes(app: App, { db, authorize }: RouteDeps): 
     '/edi/inventory/search-by-paging',
     {
       schema: {
+        operationId: 'searchInventory',
         tags: ['Inventory'],
         summary: 'Inventory of a customer in a facility: on hand, allocated and available per balance',
         description:
@@ -31,6 +32,7 @@ export function inventoryInquiryRoutes(app: App, { db, authorize }: RouteDeps): 
     '/edi/3pl/inventory/ledger/search-by-paging',
     {
       schema: {
+        operationId: 'searchInventoryLedger',
         tags: ['3PL inventory'],
         summary: 'The inventory ledger of a facility: every posting with its source, oldest first',
         description:

@@ -11,6 +11,7 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
     '/edi/item-master/import',
     {
       schema: {
+        operationId: 'importItems',
         tags: ['Item master'],
         summary: 'Create or update items (upsert by itemID, at most 1000 a call, all or nothing)',
         security: apiKeySecurity,
@@ -28,6 +29,7 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
     '/edi/item-master/search-by-paging',
     {
       schema: {
+        operationId: 'searchItems',
         tags: ['Item master'],
         summary: 'Item master inquiry (spec 2.12): items of a customer, in pages',
         security: apiKeySecurity,

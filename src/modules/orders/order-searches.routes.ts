@@ -17,6 +17,7 @@ export function orderSearchRoutes(app: App, { db, authorize }: RouteDeps): void 
     '/edi/outbound/order/dc/search-by-paging',
     {
       schema: {
+        operationId: 'searchShipmentConfirmations',
         tags,
         summary: 'DC search: the shipment confirmations of a customer’s orders, oldest first',
         description:
@@ -41,6 +42,7 @@ export function orderSearchRoutes(app: App, { db, authorize }: RouteDeps): void 
     '/edi/outbound/order-level/search-by-paging',
     {
       schema: {
+        operationId: 'searchOrderHeaders',
         tags,
         summary: 'DN header level query (spec 2.10): a customer’s orders in a facility, oldest update first',
         description:

@@ -13,6 +13,7 @@ export function orderRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/outbound/order',
     {
       schema: {
+        operationId: 'importOrder',
         tags,
         summary: 'DN import: create, update or cancel an outbound order, allocating its stock',
         description:
@@ -32,6 +33,7 @@ export function orderRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/outbound/order/cancel',
     {
       schema: {
+        operationId: 'cancelOrder',
         tags,
         summary: 'Cancel an Imported order by ReferenceNo and/or PONo, releasing its allocation',
         security: apiKeySecurity,

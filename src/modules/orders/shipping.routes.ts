@@ -22,11 +22,17 @@ const MOVE_SUMMARIES: Record<OperatorOrderMove, string> = {
   cancel: 'Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation',
 };
 
+const MOVE_OPERATIONS: Record<OperatorOrderMove, string> = {
+  open: 'openOrder',
+  cancel: 'cancelOrderAsOperator',
+};
+
 export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/3pl/outbound/order/list',
     {
       schema: {
+        operationId: 'listFacilityOrders',
         tags,
         summary: 'Outbound List DNs: a facility’s orders, with MarkOpen to take them on',
         security: apiKeySecurity,
@@ -42,6 +48,7 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
     '/edi/3pl/outbound/order/get',
     {
       schema: {
+        operationId: 'getOrderDetails',
         tags,
         summary: 'Outbound Get DN Details: the whole order with what each line holds allocated and has shipped',
         security: apiKeySecurity,
@@ -61,6 +68,7 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
       {
         schema: {
           tags,
+          operationId: MOVE_OPERATIONS[move],
           summary: MOVE_SUMMARIES[move],
           security: apiKeySecurity,
           headers: IdempotencyHeadersSchema,
@@ -78,6 +86,7 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
     '/edi/3pl/outbound/order/post-confirmation',
     {
       schema: {
+        operationId: 'confirmShipment',
         tags,
         summary: 'Outbound Post DN Confirmation: ship goods out of the order’s allocation and write the DC',
         description:

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyLookup } from '../../http/auth.js';
 import { authenticate } from '../../http/auth.js';
-import { knownError, logInternalError } from '../../http/errors.js';
+import type { AllowedMethods } from '../../http/allowed-methods.js';
+import { knownError, logInternalError, routeNotFound } from '../../http/errors.js';
 import type { App } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { andThen, type MaybePromise } from '../../lib/maybe-promise.js';
@@ -49,18 +50,24 @@ const errorResponses = {
 };
 
 /** The rate engine's routes, in a scope of their own: their own key check and error envelope. */
-export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; lookupKey: KeyLookup }): void {
+export function rateRoutes(
+  app: App,
+  { rater, lookupKey, allowedMethods }: { rater: Rater; lookupKey: KeyLookup; allowedMethods: AllowedMethods },
+): void {
   app.decorateRequest('principal');
   app.setErrorHandler(replyWithRateError);
   app.addHook('onRequest', authenticate(lookupKey));
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(failureEnvelope('badInput', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const { statusCode, allow, message } = routeNotFound(allowedMethods, request);
+    if (allow) reply.header('allow', allow);
+    return reply.status(statusCode).send(failureEnvelope('badInput', message));
+  });
 
   app.post(
     '/lastmile',
     {
       schema: {
+        operationId: 'rateLastMile',
         tags,
         summary: 'Rate last mile: what it costs to deliver a parcel, per service of the rate card in force',
         description:
@@ -77,6 +84,7 @@ export function rateRoutes(app: App, { rater, lookupKey }: { rater: Rater; looku
     '/lastmile/explain',
     {
       schema: {
+        operationId: 'explainLastMileRate',
         tags,
         summary: 'The same quote with its breakdown: the zone and how it was found, the weights, each charge and its rule',
         security: apiKeySecurity,

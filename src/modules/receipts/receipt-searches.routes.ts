@@ -17,6 +17,7 @@ export function receiptSearchRoutes(app: App, { db, authorize }: RouteDeps): voi
     '/edi/inbound/receipt/rc/search-by-paging',
     {
       schema: {
+        operationId: 'searchReceivingConfirmations',
         tags,
         summary: 'RC search (spec 2.5, 2.6): the receiving confirmations of a customer’s receipts, oldest first',
         description:
@@ -42,6 +43,7 @@ export function receiptSearchRoutes(app: App, { db, authorize }: RouteDeps): voi
     '/edi/inbound/receipt-level/search-by-paging',
     {
       schema: {
+        operationId: 'searchReceiptHeaders',
         tags,
         summary: 'Receipt headers of a customer in a facility, oldest update first',
         description:

@@ -11,6 +11,7 @@ export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/inbound/receipt',
     {
       schema: {
+        operationId: 'importReceipt',
         tags: ['Inbound receipts'],
         summary: 'RN import (spec 2.3, 2.4): create, update or cancel an inbound receipt notice',
         description:
@@ -30,6 +31,7 @@ export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
     '/edi/inbound/receipt/cancel',
     {
       schema: {
+        operationId: 'cancelReceipt',
         tags: ['Inbound receipts'],
         summary: 'Cancel an Imported receipt by PONo and/or ReferenceNo',
         security: apiKeySecurity,

@@ -23,11 +23,18 @@ const MOVE_SUMMARIES: Record<OperatorReceiptMove, string> = {
   'force-close': 'Close a receipt that will receive nothing more',
 };
 
+const MOVE_OPERATIONS: Record<OperatorReceiptMove, string> = {
+  open: 'openReceipt',
+  cancel: 'cancelReceiptAsOperator',
+  'force-close': 'forceCloseReceipt',
+};
+
 export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
   app.post(
     '/edi/3pl/inbound/receipt/list',
     {
       schema: {
+        operationId: 'listFacilityReceipts',
         tags,
         summary: 'Inbound List RNs: a facility’s receipts, with MarkOpen to take them on',
         security: apiKeySecurity,
@@ -43,6 +50,7 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
     '/edi/3pl/inbound/receipt/get',
     {
       schema: {
+        operationId: 'getReceiptDetails',
         tags,
         summary: 'Inbound Get RN Details: the whole receipt with what each line received so far',
         security: apiKeySecurity,
@@ -62,6 +70,7 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
       {
         schema: {
           tags,
+          operationId: MOVE_OPERATIONS[move],
           summary: MOVE_SUMMARIES[move],
           security: apiKeySecurity,
           headers: IdempotencyHeadersSchema,
@@ -79,6 +88,7 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
     '/edi/3pl/inbound/receipt/post-confirmation',
     {
       schema: {
+        operationId: 'confirmReceiving',
         tags,
         summary: 'Inbound Post RN Confirmation: receive goods, post stock and write the RC',
         security: apiKeySecurity,

@@ -39,6 +39,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${ENDPOINT}/create`,
     {
       schema: {
+        operationId: 'createWebhookEndpoint',
         ...change,
         summary: 'Create an endpoint: events are POSTed to it, signed with the secret this answer shows once',
         body: EndpointCreateRequestSchema,
@@ -52,6 +53,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${ENDPOINT}/list`,
     {
       schema: {
+        operationId: 'listWebhookEndpoints',
         ...read,
         summary: 'The endpoints (never their secrets)',
         body: EndpointListRequestSchema,
@@ -65,6 +67,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${ENDPOINT}/update`,
     {
       schema: {
+        operationId: 'updateWebhookEndpoint',
         ...change,
         summary: "Change an endpoint's URL, event types or description; disable or enable it",
         body: EndpointUpdateRequestSchema,
@@ -78,6 +81,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${ENDPOINT}/delete`,
     {
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         ...change,
         summary: 'Delete an endpoint with its deliveries and their log',
         body: EndpointLookupSchema,
@@ -91,6 +95,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${ENDPOINT}/rotate-secret`,
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
         ...change,
         summary: 'A new secret, shown once; the old one keeps signing beside it for 24 hours',
         body: EndpointLookupSchema,
@@ -104,6 +109,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${DELIVERY}/search-by-paging`,
     {
       schema: {
+        operationId: 'searchWebhookDeliveries',
         ...read,
         summary: 'Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)',
         body: DeliverySearchRequestSchema,
@@ -117,6 +123,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
     `${DELIVERY}/replay`,
     {
       schema: {
+        operationId: 'replayWebhookDeliveries',
         ...change,
         summary: "Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start",
         body: DeliveryReplayRequestSchema,
