@@ -36,6 +36,7 @@ import { fillBackorders } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { RATE_PREFIX, rateRoutes } from './modules/rating/rating.routes.js';
+import { ADMIN_PREFIX, adminRoutes } from './modules/admin/admin.routes.js';
 import { failureEnvelope } from './modules/rating/rating.present.js';
 import { createRater } from './modules/rating/rating.service.js';
 import { shippingRoutes } from './modules/orders/shipping.routes.js';
@@ -245,6 +246,19 @@ export async function buildApp({
         webhookRoutes(edi, deps, { allowPrivate: config.webhookAllowPrivate });
       },
       { prefix: EDI_PREFIX },
+    );
+    await app.register(
+      async (adminScope) => {
+        adminScope.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
+        adminScope.decorateRequest('principal');
+        adminScope.addHook('onRequest', authenticate(lookupKey));
+        // Admin calls count against the key's limit of the EDI operations.
+        if (config.rateLimitEdi > 0) {
+          limitRequests(adminScope, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+        }
+        adminRoutes(adminScope, { db, clock });
+      },
+      { prefix: ADMIN_PREFIX },
     );
   }
   if (config.only !== 'edi') {

@@ -83,7 +83,7 @@ const ROLES: Role[] = ['customer', 'operator', 'admin', 'rater'];
 
 type DemoKeys = Record<Role, string>;
 
-async function ignoreDuplicate(step: () => Promise<void>): Promise<void> {
+async function ignoreDuplicate(step: () => Promise<unknown>): Promise<void> {
   try {
     await step();
   } catch (error) {

@@ -9,7 +9,9 @@ import type { Role } from '../../src/http/auth.js';
 import { EVENT_TYPES } from '../../src/modules/events/events.schemas.js';
 import { FACILITY_KEY_REFUSED } from '../../src/modules/webhooks/endpoints.service.js';
 import { sequenceEvents } from '../../src/modules/events/events.service.js';
+import { ADMIN_PREFIX } from '../../src/modules/admin/admin.routes.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
+import { listApiKeys } from '../../src/modules/tenants/tenants.service.js';
 import { loadRateCard } from '../../src/modules/rating/rating.service.js';
 import { fanOut } from '../../src/modules/webhooks/deliveries.service.js';
 import { useTestApp } from '../helpers/app.js';
@@ -79,6 +81,7 @@ const OPEN = [
 const OPEN_METHODS = ['GET', 'HEAD'];
 
 const edi = (method: 'POST' | 'PUT', path: string) => `${method} ${EDI_PREFIX}${path}`;
+const adminRoute = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string) => `${method} ${ADMIN_PREFIX}${path}`;
 const rate = (path: string) => `POST ${RATE_PREFIX}${path}`;
 
 /**
@@ -137,6 +140,8 @@ interface World {
   ep: Record<'list' | 'update' | 'delete' | 'rotate' | 'search' | 'replay', string>;
   /** Deliveries (DeliveryIDs) of C1's receipt in F1: to `ep.search`, and to `ep.replay` (the replay queues its own again). */
   dlv: Record<'search' | 'replay', string>;
+  /** KeyIDs of company A's keys made for the admin API's key operations. */
+  keyId: Record<'rotate' | 'revoke', number>;
   /** Every identifier of the owner's data (company A, mostly C1 in F1): no refusal may carry one its request did not name. */
   owned: Set<string>;
   /** Company B's identifiers and documents: no answer to company A may carry one. */
@@ -154,9 +159,17 @@ interface Scope {
 /** A route's entry: who it admits, the owner's request, and the owner's document seen from elsewhere. */
 interface Entry {
   roles: readonly Role[];
-  /** The rate engine answers in its envelope (DESIGN §9); the rest in the spec's shapes. */
-  shape?: 'rate';
-  owner(w: World): { key: KeyName; body: Json; shows?: string[] };
+  /**
+   * The rate engine answers in its envelope (DESIGN §9); the admin API (DESIGN §14) names no company
+   * in its requests (the key's is the one it manages) and its records in the path; the rest in the
+   * spec's shapes.
+   */
+  shape?: 'rate' | 'admin';
+  /** The URL to send to, where the route's has parameters (the admin API's records): the owner's record, or `value`. */
+  url?(w: World, value?: string | number): string;
+  /** The owner's success, when not 200 (the admin API's creations: 201). */
+  succeeds?: number;
+  owner(w: World): { key: KeyName; body: Json | undefined; shows?: string[] };
   /**
    * The webhook operations (DESIGN §13): their bodies name no facility, and endpoints have none, so a
    * key limited to facilities is refused after DESIGN §3's checks (403): its customer's endpoints
@@ -261,6 +274,43 @@ const endpointOperation = (pick: keyof World['ep'], extra: () => Json = () => ({
 });
 /** An endpoint URL: https:// and a public host name, resolved only when a delivery is attempted (never here). */
 const hookUrl = () => `https://hooks.example.com/${uniqueId('HOOK')}`;
+
+/**
+ * An admin list of company A: another company's admin reads its own company's (200), with nothing
+ * of A's; `shows` are what A's admin must find in it.
+ */
+const adminList = (shows: (w: World) => string[]): Entry => ({
+  roles: ['admin'],
+  shape: 'admin',
+  owner: (w) => ({ key: 'adminA', body: undefined, shows: shows(w) }),
+  elsewhere: () => [{ who: 'an admin of another company, reading its own', key: 'adminB', fields: {}, status: 200 }],
+});
+/** An admin creation in company A: another company's admin creates in its own (201). */
+const adminCreation = (body: () => Json): Entry => ({
+  roles: ['admin'],
+  shape: 'admin',
+  succeeds: 201,
+  owner: () => ({ key: 'adminA', body: body() }),
+  elsewhere: () => [{ who: 'an admin of another company, creating in its own', key: 'adminB', fields: {}, status: 201 }],
+});
+/**
+ * An admin operation on one record of company A, named in the path: another company's admin finds
+ * none (404), exactly as for an id never used.
+ */
+const adminRecord = (
+  pick: (w: World) => string | number,
+  path: (value: string | number) => string,
+  neverUsed: () => string | number,
+  unknown: (w: World, value: string | number) => unknown,
+  body?: Json,
+): Entry => ({
+  roles: ['admin'],
+  shape: 'admin',
+  url: (w, value = pick(w)) => `${ADMIN_PREFIX}${path(value)}`,
+  owner: () => ({ key: 'adminA', body }),
+  document: (w) => ({ value: pick(w), never: neverUsed() }),
+  elsewhere: (w) => [{ who: 'an admin of another company', key: 'adminB', fields: {}, status: 404, answer: unknown(w, pick(w)) }],
+});
 
 /** Every route the app serves but the open ones, keyed `METHOD url`. */
 const MATRIX: Record<string, Entry> = {
@@ -450,6 +500,42 @@ const MATRIX: Record<string, Entry> = {
     elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found delivery ${w.dlv.replay}` })),
   },
 
+  // ---- the admin API (DESIGN §14): company A's records, from company B's admin ----------------------
+  [adminRoute('GET', '/customers')]: adminList((w) => w.a.customerIds),
+  [adminRoute('POST', '/customers')]: adminCreation(() => ({ CustomerID: uniqueId('NEWCU') })),
+  [adminRoute('PATCH', '/customers/:CustomerID')]: adminRecord(
+    (w) => w.a.customerIds[0]!,
+    (value) => `/customers/${value}`,
+    () => uniqueId('NEVERCU'),
+    (w, value) => ({ error: `Customer ${value} not found in company ${w.b.companyId}` }),
+    { Name: 'isolation matrix' },
+  ),
+  [adminRoute('GET', '/facilities')]: adminList((w) => w.a.facilityIds),
+  [adminRoute('POST', '/facilities')]: adminCreation(() => ({ FacilityID: uniqueId('NEWFA') })),
+  [adminRoute('PATCH', '/facilities/:FacilityID')]: adminRecord(
+    (w) => w.a.facilityIds[0]!,
+    (value) => `/facilities/${value}`,
+    () => uniqueId('NEVERFA'),
+    (w, value) => ({ error: `Facility ${value} not found in company ${w.b.companyId}` }),
+    { Name: 'isolation matrix' },
+  ),
+  // C1's keys name C1, and one of them F2.
+  [adminRoute('GET', '/keys')]: adminList((w) => [w.a.customerIds[0]!, w.a.facilityIds[1]!]),
+  [adminRoute('POST', '/keys')]: adminCreation(() => ({ Role: 'admin', Label: 'isolation matrix' })),
+  [adminRoute('POST', '/keys/:KeyID/rotate')]: adminRecord(
+    (w) => w.keyId.rotate,
+    (value) => `/keys/${value}/rotate`,
+    () => 999_999_999,
+    (_w, value) => ({ error: `API key ${value} not found` }),
+    {},
+  ),
+  [adminRoute('DELETE', '/keys/:KeyID')]: adminRecord(
+    (w) => w.keyId.revoke,
+    (value) => `/keys/${value}`,
+    () => 999_999_999,
+    (_w, value) => ({ error: `API key ${value} not found` }),
+  ),
+
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(
     ['/lastmile', '/lastmile/explain'].map((path): [string, Entry] => [
@@ -532,15 +618,29 @@ function rateRefusal(scope: Scope | undefined, _roles: readonly Role[], body: Js
   return undefined;
 }
 
+/** The admin API's (DESIGN §14): the key (401), then any role but admin (403); an admin manages only its own company. */
+function adminRefusal(scope: Scope | undefined): Refusal | undefined {
+  if (!scope) return { status: 401, body: problems(MISSING) };
+  if (scope.role !== 'admin') return { status: 403, body: problems(`An API key with role ${scope.role} may not call this operation`) };
+  return undefined;
+}
+
 /** The keys every route is refused to: none, another company's, customer's, facility's, and the roles it does not admit. */
 function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope>): { who: string; key?: KeyName }[] {
   const ownerRole = scopes[owner].role;
   const sameRoleInB: Record<Role, KeyName> = { customer: 'customerB', operator: 'operatorB', admin: 'adminB', rater: 'raterB' };
   const inOwnScope: Record<Role, KeyName> = { customer: 'c1', operator: 'opF1', admin: 'adminA', rater: 'raterA' };
+  // Another company's admin is no refusal on the admin API: it manages its own company (`elsewhere`).
+  const otherCompany: { who: string; key?: KeyName }[] =
+    entry.shape === 'admin'
+      ? [{ who: 'an operator key of another company', key: 'operatorB' }]
+      : [
+          { who: `a ${ownerRole} key of another company`, key: sameRoleInB[ownerRole] },
+          ...(entry.shape === 'rate' ? [] : [{ who: 'an admin key of another company', key: 'adminB' as KeyName }]),
+        ];
   const cases: { who: string; key?: KeyName }[] = [
     { who: 'no key' },
-    { who: `a ${ownerRole} key of another company`, key: sameRoleInB[ownerRole] },
-    ...(entry.shape === 'rate' ? [] : [{ who: 'an admin key of another company', key: 'adminB' as KeyName }]),
+    ...otherCompany,
     { who: 'a customer key of another customer of the company', key: 'c2' },
     { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' },
     { who: 'an operator key of another facility', key: 'opF2' },
@@ -582,13 +682,17 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
   );
   let w: World;
 
-  const send = (route: string, body: unknown, key?: string) => {
-    const [method, url] = route.split(' ') as ['POST' | 'PUT', string];
+  /** Sends `body` (none: no body) to the route, at `url` where its path has parameters. */
+  const send = (route: string, body: unknown, key?: string, url?: string) => {
+    const [method, path] = route.split(' ') as ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string];
     return ctx().app.inject({
       method,
-      url,
-      headers: { 'content-type': 'application/json', ...(key ? { authorization: `APIKey ${key}` } : {}) },
-      payload: JSON.stringify(body),
+      url: url ?? path,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { authorization: `APIKey ${key}` } : {}),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
   };
 
@@ -766,7 +870,13 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
     const deliveryTo = (endpointId: string) => c1Deliveries.find((d) => d.EndpointID === endpointId)!.DeliveryID;
     const dlv = { search: deliveryTo(ep.search), replay: deliveryTo(ep.replay) };
 
-    w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, owned, foreign };
+    // Two keys of company A for the admin API to rotate and revoke (the rivals' keys stay as they are).
+    await createKey(database.db, clock, a, 'operator');
+    await createKey(database.db, clock, a, 'operator');
+    const [rotate, revoke] = (await listApiKeys(database.db, a.companyId)).slice(-2).map((key) => key.id) as [number, number];
+    const keyId = { rotate, revoke };
+
+    w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, keyId, owned, foreign };
   });
 
   it('has an entry for every route the app registers, and every entry is a registered route', () => {
@@ -785,31 +895,41 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
   for (const [route, entry] of Object.entries(MATRIX)) {
     it(`${route}: refused outside the owner's scope, no trace of its data, and the owner's request succeeds`, async () => {
       const owner = entry.owner(w);
-      const model = entry.shape === 'rate' ? rateRefusal : entry.refusesFacilityKeys ? webhookRefusal : ediRefusal;
+      const url = entry.url?.(w);
+      const model =
+        entry.shape === 'rate'
+          ? rateRefusal
+          : entry.shape === 'admin'
+            ? adminRefusal
+            : entry.refusesFacilityKeys
+              ? webhookRefusal
+              : ediRefusal;
       // The model admits the owner: the refusals below are about the key, not the request.
-      expect(model(w.scopes[owner.key], entry.roles, owner.body), 'the owner must be admitted').toBeUndefined();
+      expect(model(w.scopes[owner.key], entry.roles, owner.body ?? {}), 'the owner must be admitted').toBeUndefined();
+      // What the request itself names (its path too, where the record is named there).
+      const named = (body: unknown, at = url) => ({ url: at, body });
 
       const before = await snapshot();
       for (const { who, key } of refusedKeys(entry, owner.key, w.scopes)) {
-        const expected = model(key && w.scopes[key], entry.roles, owner.body);
+        const expected = model(key && w.scopes[key], entry.roles, owner.body ?? {});
         expect(expected, `${who} is admitted by the route: not a case of the matrix`).toBeDefined();
-        const response = await send(route, owner.body, key && w.keys[key]);
+        const response = await send(route, owner.body, key && w.keys[key], url);
         expect({ who, status: response.statusCode, body: response.json() }).toEqual({ who, ...expected });
-        expect(leaked(response, owner.body, w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
+        expect(leaked(response, named(owner.body), w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
       }
       expect(await snapshot(), 'a refused request changed something').toBe(before);
 
       const document = entry.document?.(w);
       for (const { who, key, fields, status, answer } of entry.elsewhere?.(w) ?? []) {
-        const body = { ...owner.body, ...fields };
-        const response = await send(route, body, w.keys[key]);
+        const body = owner.body === undefined && Object.keys(fields).length === 0 ? undefined : { ...owner.body, ...fields };
+        const response = await send(route, body, w.keys[key], url);
         expect({ who, status: response.statusCode }).toEqual({ who, status });
         if (answer !== undefined) expect(response.json(), who).toEqual(answer);
-        expect(leaked(response, body, w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
+        expect(leaked(response, named(body), w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
         if (document) {
-          // As if it did not exist: the same answer as for a number never used.
-          const text = JSON.stringify(body).replaceAll(JSON.stringify(document.value), JSON.stringify(document.never));
-          const unknown = await send(route, JSON.parse(text), w.keys[key]);
+          // As if it did not exist: the same answer as for a number never used (in the body, or the path).
+          const text = JSON.stringify(body)?.replaceAll(JSON.stringify(document.value), JSON.stringify(document.never));
+          const unknown = await send(route, text === undefined ? undefined : JSON.parse(text), w.keys[key], entry.url?.(w, document.never));
           expect(unknown.statusCode, `${who}, a number never used`).toBe(status);
           expect(response.body, `${who}: the answer tells the document exists`).toBe(
             unknown.body.replaceAll(String(document.never), String(document.value)),
@@ -818,11 +938,11 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
         }
       }
 
-      const response = await send(route, owner.body, w.keys[owner.key]);
-      expect(response.statusCode, response.body).toBe(200);
+      const response = await send(route, owner.body, w.keys[owner.key], url);
+      expect(response.statusCode, response.body).toBe(entry.succeeds ?? 200);
       if (entry.shape === 'rate') expect(response.json()).toMatchObject({ Status: true, ErrorSeverity: 0 });
       for (const value of owner.shows ?? []) expect(containsToken(response.body, value), `the owner's answer shows ${value}`).toBe(true);
-      expect(leaked(response, owner.body, w.foreign), 'the owner’s answer carries another company’s data').toEqual([]);
+      expect(leaked(response, named(owner.body), w.foreign), 'the owner’s answer carries another company’s data').toEqual([]);
     });
   }
 

@@ -36,6 +36,26 @@ export async function listCustomers(db: Db, companyId?: string): Promise<Custome
     .execute();
 }
 
+export async function findCustomer(db: Db, companyId: string, customerId: string): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** Renames the customer; answers whether it exists. */
+export async function renameCustomer(db: Db, companyId: string, customerId: string, name: string): Promise<boolean> {
+  const result = await db
+    .updateTable('customers')
+    .set({ name })
+    .where('company_id', '=', companyId)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function findCustomerIds(db: Db, companyId: string, customerIds: string[]): Promise<string[]> {
   if (customerIds.length === 0) return [];
   const rows = await db
@@ -76,13 +96,13 @@ export async function lockFacility(trx: Trx, companyId: string, facilityId: stri
   return forUpdate(trx, query).executeTakeFirst();
 }
 
-export async function setFacilityTimeZone(trx: Trx, companyId: string, facilityId: string, timeZone: string): Promise<void> {
-  await trx
-    .updateTable('facilities')
-    .set({ time_zone: timeZone })
-    .where('company_id', '=', companyId)
-    .where('facility_id', '=', facilityId)
-    .execute();
+export async function updateFacility(
+  trx: Trx,
+  companyId: string,
+  facilityId: string,
+  changes: Partial<Pick<FacilityRow, 'name' | 'time_zone'>>,
+): Promise<void> {
+  await trx.updateTable('facilities').set(changes).where('company_id', '=', companyId).where('facility_id', '=', facilityId).execute();
 }
 
 export async function findFacilityIds(db: Db, companyId: string, facilityIds: string[]): Promise<string[]> {

@@ -63,41 +63,33 @@ export async function addCompany(db: Db, clock: Clock, input: NewCompany): Promi
   );
 }
 
-export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Promise<void> {
+export async function addCustomer(db: Db, clock: Clock, input: NewCustomer): Promise<CustomerView> {
   assertInput(NewCustomerSchema, input);
   await requireCompany(db, input.companyId);
-  await insertOnce(
-    () =>
-      repo.insertCustomer(db, {
-        company_id: input.companyId,
-        customer_id: input.customerId,
-        name: input.name ?? input.customerId,
-        created_at: clock.now(),
-      }),
-    `Customer ${input.customerId} already exists in company ${input.companyId}`,
-  );
+  const row = { company_id: input.companyId, customer_id: input.customerId, name: input.name ?? input.customerId, created_at: clock.now() };
+  await insertOnce(() => repo.insertCustomer(db, row), `Customer ${input.customerId} already exists in company ${input.companyId}`);
+  return presentCustomer(row);
 }
 
-function assertTimeZone(timeZone: string): void {
-  if (!IANAZone.isValidZone(timeZone)) throw invalid(`timezone ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
+/** `name`: how the caller names the time zone (the CLI's `timezone`, the admin API's `TimeZone`). */
+function assertTimeZone(timeZone: string, name: string): void {
+  if (!IANAZone.isValidZone(timeZone)) throw invalid(`${name} ${timeZone} is not an IANA time zone (e.g. America/Chicago)`);
 }
 
-export async function addFacility(db: Db, clock: Clock, input: NewFacility): Promise<void> {
+export async function addFacility(db: Db, clock: Clock, input: NewFacility, timeZoneName = 'timezone'): Promise<FacilityView> {
   assertInput(NewFacilitySchema, input);
   const timeZone = input.timeZone ?? 'UTC';
-  assertTimeZone(timeZone);
+  assertTimeZone(timeZone, timeZoneName);
   await requireCompany(db, input.companyId);
-  await insertOnce(
-    () =>
-      repo.insertFacility(db, {
-        company_id: input.companyId,
-        facility_id: input.facilityId,
-        name: input.name ?? input.facilityId,
-        time_zone: timeZone,
-        created_at: clock.now(),
-      }),
-    `Facility ${input.facilityId} already exists in company ${input.companyId}`,
-  );
+  const row = {
+    company_id: input.companyId,
+    facility_id: input.facilityId,
+    name: input.name ?? input.facilityId,
+    time_zone: timeZone,
+    created_at: clock.now(),
+  };
+  await insertOnce(() => repo.insertFacility(db, row), `Facility ${input.facilityId} already exists in company ${input.companyId}`);
+  return presentFacility(row);
 }
 
 export async function listCompanies(db: Db): Promise<CompanyView[]> {
@@ -123,14 +115,38 @@ export async function listFacilities(db: Db, companyId?: string): Promise<Facili
  */
 export async function setFacilityTimeZone(db: Db, input: FacilityTimeZone): Promise<{ facility: FacilityView; previousTimeZone: string }> {
   assertInput(FacilityTimeZoneSchema, input);
-  assertTimeZone(input.timeZone);
+  const { facility, before } = await updateFacility(db, input, 'timezone');
+  return { facility, previousTimeZone: before.timeZone };
+}
+
+/**
+ * Renames a facility, or moves it to another time zone (see setFacilityTimeZone), or both; answers
+ * it as it was and as it is. `timeZoneName` is how the caller names the zone in a refusal.
+ */
+export async function updateFacility(
+  db: Db,
+  input: { companyId: string; facilityId: string; name?: string; timeZone?: string },
+  timeZoneName: string,
+): Promise<{ facility: FacilityView; before: FacilityView }> {
+  if (input.timeZone !== undefined) assertTimeZone(input.timeZone, timeZoneName);
   await requireCompany(db, input.companyId);
   return inTransaction(db, async (trx) => {
     const before = await repo.lockFacility(trx, input.companyId, input.facilityId);
     if (!before) throw notFound(`Facility ${input.facilityId} not found in company ${input.companyId}`);
-    if (before.time_zone !== input.timeZone) await repo.setFacilityTimeZone(trx, input.companyId, input.facilityId, input.timeZone);
-    return { facility: presentFacility({ ...before, time_zone: input.timeZone }), previousTimeZone: before.time_zone };
+    const after = { ...before, name: input.name ?? before.name, time_zone: input.timeZone ?? before.time_zone };
+    if (after.name !== before.name || after.time_zone !== before.time_zone) {
+      await repo.updateFacility(trx, input.companyId, input.facilityId, { name: after.name, time_zone: after.time_zone });
+    }
+    return { facility: presentFacility(after), before: presentFacility(before) };
   });
+}
+
+/** Renames a customer of the company; answers it. */
+export async function renameCustomer(db: Db, input: { companyId: string; customerId: string; name: string }): Promise<CustomerView> {
+  if (!(await repo.renameCustomer(db, input.companyId, input.customerId, input.name))) {
+    throw notFound(`Customer ${input.customerId} not found in company ${input.companyId}`);
+  }
+  return presentCustomer((await repo.findCustomer(db, input.companyId, input.customerId))!);
 }
 
 /** Which scope lists each role takes; a list a role does not use is refused rather than ignored. */
@@ -144,16 +160,32 @@ const scopeRules: Record<
   rater: { customers: 'refused', facilities: 'refused', userIds: 'required' },
 };
 
-function scopeProblems(input: NewApiKey): string[] {
+/** How a caller names a new key's fields in its messages: the CLI's flags, or the admin API's keys. */
+export interface KeyFieldNames {
+  /** Each scope list: one entry of it, and the list as a whole. */
+  customers: { one: string; list: string };
+  facilities: { one: string; list: string };
+  userIds: { one: string; list: string };
+  expiresAt: string;
+}
+
+export const CLI_KEY_FIELDS: KeyFieldNames = {
+  customers: { one: '--customer', list: '--customer' },
+  facilities: { one: '--facility', list: '--facility' },
+  userIds: { one: '--user-id', list: '--user-id' },
+  expiresAt: '--expires',
+};
+
+function scopeProblems(input: NewApiKey, names: KeyFieldNames): string[] {
   const rule = scopeRules[input.role];
   const problems: string[] = [];
-  const check = (name: string, list: unknown[], mode: 'required' | 'optional' | 'refused') => {
-    if (mode === 'required' && list.length === 0) problems.push(`a ${input.role} key needs at least one ${name}`);
-    if (mode === 'refused' && list.length > 0) problems.push(`a ${input.role} key takes no ${name}`);
+  const check = (name: { one: string; list: string }, list: unknown[], mode: 'required' | 'optional' | 'refused') => {
+    if (mode === 'required' && list.length === 0) problems.push(`a ${input.role} key needs at least one ${name.one}`);
+    if (mode === 'refused' && list.length > 0) problems.push(`a ${input.role} key takes no ${name.list}`);
   };
-  check('--customer', input.customerIds, rule.customers);
-  check('--facility', input.facilityIds, rule.facilities);
-  check('--user-id', input.userIds, rule.userIds);
+  check(names.customers, input.customerIds, rule.customers);
+  check(names.facilities, input.facilityIds, rule.facilities);
+  check(names.userIds, input.userIds, rule.userIds);
   return problems;
 }
 
@@ -163,13 +195,18 @@ const unique = <T>(values: T[]) => [...new Set(values)];
 const newKey = () => KEY_PREFIX + randomToken(32);
 
 /** Creates a key and returns it with its id; the key itself is shown this once and stored hashed. */
-export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Promise<{ key: string; view: ApiKeyView }> {
+export async function createApiKey(
+  db: Db,
+  clock: Clock,
+  input: NewApiKey,
+  names: KeyFieldNames = CLI_KEY_FIELDS,
+): Promise<{ key: string; view: ApiKeyView }> {
   assertInput(NewApiKeySchema, input);
-  const problems = scopeProblems(input);
+  const problems = scopeProblems(input, names);
   if (problems.length > 0) throw invalid(...problems);
   const now = clock.now();
   if (input.expiresAt !== undefined && input.expiresAt <= now) {
-    throw invalid(`--expires ${new Date(input.expiresAt).toISOString()} is not in the future`);
+    throw invalid(`${names.expiresAt} ${new Date(input.expiresAt).toISOString()} is not in the future`);
   }
   await requireCompany(db, input.companyId);
 
@@ -200,6 +237,12 @@ export async function createApiKey(db: Db, clock: Clock, input: NewApiKey): Prom
   });
   const row = await repo.findApiKey(db, id);
   return { key, view: presentApiKey(row!) };
+}
+
+/** A key by its id, never its secret; undefined when there is none. */
+export async function findApiKeyView(db: Db, id: number): Promise<ApiKeyView | undefined> {
+  const row = await repo.findApiKey(db, id);
+  return row && presentApiKey(row);
 }
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyView[]> {

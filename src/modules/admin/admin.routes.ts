@@ -1,0 +1,200 @@
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../lib/clock.js';
+import { forbidden } from '../../lib/refusal.js';
+import type { Db } from '../../db/database.js';
+import type { App } from '../../http/module.js';
+import { apiKeySecurity } from '../../http/module.js';
+import { errorResponses } from '../../http/schemas.js';
+import * as admin from './admin.service.js';
+import {
+  CustomerChangeSchema,
+  CustomerListSchema,
+  CustomerPathSchema,
+  CustomerResultSchema,
+  FacilityChangeSchema,
+  FacilityListSchema,
+  FacilityPathSchema,
+  FacilityResultSchema,
+  KeyListSchema,
+  KeyPathSchema,
+  KeyResultSchema,
+  KeyRotationRequestSchema,
+  KeyRotationResultSchema,
+  KeyWithSecretResultSchema,
+  NewCustomerRequestSchema,
+  NewFacilityRequestSchema,
+  NewKeyRequestSchema,
+} from './admin.schemas.js';
+
+/** Where the admin API is served. */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/** Only an admin key of the company may administer it (DESIGN §3, §14). */
+async function requireAdmin(request: FastifyRequest): Promise<void> {
+  if (request.principal.role !== 'admin') throw forbidden(`An API key with role ${request.principal.role} may not call this operation`);
+}
+
+/** The routes of the admin API, in a scope that has authenticated the key (DESIGN §14). */
+export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): void {
+  app.addHook('preHandler', requireAdmin);
+  const common = { security: apiKeySecurity };
+  const created = (schema: object) => ({ 201: { ...schema, description: 'Created.' } });
+
+  app.get(
+    '/customers',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listCustomers',
+        tags: ['Admin: customers'],
+        summary: "The company's customers, by CustomerID",
+        response: { 200: CustomerListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listCustomers(db, request.principal),
+  );
+  app.post(
+    '/customers',
+    {
+      schema: {
+        ...common,
+        operationId: 'createCustomer',
+        tags: ['Admin: customers'],
+        summary: 'Add a customer to the company',
+        description: 'A CustomerID the company already has is 409.',
+        body: NewCustomerRequestSchema,
+        response: { ...created(CustomerResultSchema), ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await admin.createCustomer(db, clock, request.principal, request.body)),
+  );
+  app.patch(
+    '/customers/:CustomerID',
+    {
+      schema: {
+        ...common,
+        operationId: 'updateCustomer',
+        tags: ['Admin: customers'],
+        summary: 'Rename a customer',
+        params: CustomerPathSchema,
+        body: CustomerChangeSchema,
+        response: { 200: CustomerResultSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => admin.updateCustomer(db, request.principal, request.params.CustomerID, request.body),
+  );
+
+  app.get(
+    '/facilities',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listFacilities',
+        tags: ['Admin: facilities'],
+        summary: "The company's facilities, by FacilityID",
+        response: { 200: FacilityListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listFacilities(db, request.principal),
+  );
+  app.post(
+    '/facilities',
+    {
+      schema: {
+        ...common,
+        operationId: 'createFacility',
+        tags: ['Admin: facilities'],
+        summary: 'Add a facility (a warehouse) to the company',
+        description: 'A FacilityID the company already has is 409; a TimeZone that is not an IANA zone is 400.',
+        body: NewFacilityRequestSchema,
+        response: { ...created(FacilityResultSchema), ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await admin.createFacility(db, clock, request.principal, request.body)),
+  );
+  app.patch(
+    '/facilities/:FacilityID',
+    {
+      schema: {
+        ...common,
+        operationId: 'updateFacility',
+        tags: ['Admin: facilities'],
+        summary: 'Rename a facility or move it to another time zone',
+        description:
+          'Documents keep their instants: after a time zone change their facility-local times are shown in the new zone. Running servers see the change within about a second.',
+        params: FacilityPathSchema,
+        body: FacilityChangeSchema,
+        response: { 200: FacilityResultSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => admin.updateFacility(db, request.principal, request.params.FacilityID, request.body),
+  );
+
+  app.get(
+    '/keys',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listKeys',
+        tags: ['Admin: API keys'],
+        summary: "The company's API keys, oldest first (never the keys themselves)",
+        response: { 200: KeyListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listKeys(db, request.principal),
+  );
+  app.post(
+    '/keys',
+    {
+      schema: {
+        ...common,
+        operationId: 'createKey',
+        tags: ['Admin: API keys'],
+        summary: 'Make an API key: the answer shows the key itself, this once',
+        description:
+          'A customer key needs Customers; a rater key needs UserIDs; an admin key takes no scope lists. Every Customer and Facility must be the company’s.',
+        body: NewKeyRequestSchema,
+        response: { ...created(KeyWithSecretResultSchema), ...errorResponses() },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await admin.createKey(db, clock, request.principal, request.body)),
+  );
+  app.post(
+    '/keys/:KeyID/rotate',
+    {
+      schema: {
+        ...common,
+        operationId: 'rotateKey',
+        tags: ['Admin: API keys'],
+        summary: 'Replace a key: a new key of the same role and scope, shown this once; the old one works for the grace period',
+        description: 'A revoked or expired key is 409: its callers are already cut off.',
+        params: KeyPathSchema,
+        body: KeyRotationRequestSchema,
+        response: { 200: KeyRotationResultSchema, ...errorResponses(404, 409) },
+      },
+      // A rotation with the default grace needs no body at all.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    (request) => admin.rotateKey(db, clock, request.principal, Number(request.params.KeyID), request.body),
+  );
+  app.delete(
+    '/keys/:KeyID',
+    {
+      schema: {
+        ...common,
+        operationId: 'revokeKey',
+        tags: ['Admin: API keys'],
+        summary: 'Revoke a key at once, on every running server',
+        description: 'Revoking a revoked key keeps its first revocation time.',
+        params: KeyPathSchema,
+        response: { 200: KeyResultSchema, ...errorResponses(404) },
+      },
+    },
+    (request) => admin.revokeKey(db, clock, request.principal, Number(request.params.KeyID)),
+  );
+}

@@ -1,0 +1,150 @@
+import type { Db } from '../../db/database.js';
+import type { Principal } from '../../http/auth.js';
+import { parseWithOffset } from '../../http/time.js';
+import type { Clock } from '../../lib/clock.js';
+import { notFound } from '../../lib/refusal.js';
+import * as tenants from '../tenants/tenants.service.js';
+import type { ApiKeyView, CustomerView, FacilityView } from '../tenants/tenants.schemas.js';
+import type {
+  Customer,
+  CustomerChange,
+  CustomerResult,
+  Facility,
+  FacilityChange,
+  FacilityResult,
+  Key,
+  KeyResult,
+  KeyRotationRequest,
+  KeyRotationResult,
+  KeyWithSecretResult,
+  NewCustomerRequest,
+  NewFacilityRequest,
+  NewKeyRequest,
+} from './admin.schemas.js';
+
+/**
+ * The admin API (DESIGN §14): an admin key manages its own company's customers, facilities and API
+ * keys, through the same services as the CLI; the company is always the key's, never the caller's
+ * to name, so another company's records answer as unknown ones.
+ */
+
+const TIME_ZONE = 'TimeZone';
+
+/** The admin API names a new key's fields by its own keys, not the CLI's flags. */
+const API_KEY_FIELDS: tenants.KeyFieldNames = {
+  customers: { one: 'entry in Customers', list: 'Customers' },
+  facilities: { one: 'entry in Facilities', list: 'Facilities' },
+  userIds: { one: 'entry in UserIDs', list: 'UserIDs' },
+  expiresAt: 'ExpiresAt',
+};
+
+/** How long a rotated key keeps working when the request does not say. */
+const DEFAULT_GRACE_HOURS = 24;
+
+const customerOf = (view: CustomerView): Customer => ({ CustomerID: view.customer, Name: view.name, CreatedWhen: view.createdAt });
+
+const facilityOf = (view: FacilityView): Facility => ({
+  FacilityID: view.facility,
+  Name: view.name,
+  TimeZone: view.timeZone,
+  CreatedWhen: view.createdAt,
+});
+
+const keyOf = (view: ApiKeyView): Key => ({
+  KeyID: view.id,
+  Role: view.role as Key['Role'],
+  Customers: view.customers,
+  Facilities: view.facilities,
+  UserIDs: view.userIds,
+  Label: view.label,
+  CreatedWhen: view.createdAt,
+  LastUsedWhen: view.lastUsedAt,
+  RevokedWhen: view.revokedAt,
+  RateLimit: view.rateLimit,
+  ExpiresAt: view.expiresAt,
+});
+
+export async function listCustomers(db: Db, principal: Principal): Promise<{ Customers: Customer[] }> {
+  return { Customers: (await tenants.listCustomers(db, principal.companyId)).map(customerOf) };
+}
+
+export async function createCustomer(db: Db, clock: Clock, principal: Principal, request: NewCustomerRequest): Promise<CustomerResult> {
+  const view = await tenants.addCustomer(db, clock, { companyId: principal.companyId, customerId: request.CustomerID, name: request.Name });
+  return { Customer: customerOf(view) };
+}
+
+export async function updateCustomer(db: Db, principal: Principal, customerId: string, change: CustomerChange): Promise<CustomerResult> {
+  const view = await tenants.renameCustomer(db, { companyId: principal.companyId, customerId, name: change.Name });
+  return { Customer: customerOf(view) };
+}
+
+export async function listFacilities(db: Db, principal: Principal): Promise<{ Facilities: Facility[] }> {
+  return { Facilities: (await tenants.listFacilities(db, principal.companyId)).map(facilityOf) };
+}
+
+export async function createFacility(db: Db, clock: Clock, principal: Principal, request: NewFacilityRequest): Promise<FacilityResult> {
+  const view = await tenants.addFacility(
+    db,
+    clock,
+    { companyId: principal.companyId, facilityId: request.FacilityID, name: request.Name, timeZone: request.TimeZone },
+    TIME_ZONE,
+  );
+  return { Facility: facilityOf(view) };
+}
+
+export async function updateFacility(db: Db, principal: Principal, facilityId: string, change: FacilityChange): Promise<FacilityResult> {
+  const { facility } = await tenants.updateFacility(
+    db,
+    { companyId: principal.companyId, facilityId, name: change.Name, timeZone: change.TimeZone },
+    TIME_ZONE,
+  );
+  return { Facility: facilityOf(facility) };
+}
+
+export async function listKeys(db: Db, principal: Principal): Promise<{ Keys: Key[] }> {
+  return { Keys: (await tenants.listApiKeys(db, principal.companyId)).map(keyOf) };
+}
+
+export async function createKey(db: Db, clock: Clock, principal: Principal, request: NewKeyRequest): Promise<KeyWithSecretResult> {
+  const { key, view } = await tenants.createApiKey(
+    db,
+    clock,
+    {
+      role: request.Role,
+      companyId: principal.companyId,
+      customerIds: request.Customers ?? [],
+      facilityIds: request.Facilities ?? [],
+      userIds: request.UserIDs ?? [],
+      label: request.Label ?? '',
+      rateLimit: request.RateLimit,
+      // The schema has checked the form: what it accepts parses.
+      expiresAt: request.ExpiresAt === undefined ? undefined : parseWithOffset(request.ExpiresAt)!,
+    },
+    API_KEY_FIELDS,
+  );
+  return { Key: { ...keyOf(view), Key: key } };
+}
+
+/** A key of the admin's company; another company's answers as an unknown one. */
+async function requireOwnKey(db: Db, principal: Principal, keyId: number): Promise<void> {
+  const own = (await tenants.findApiKeyView(db, keyId))?.company === principal.companyId;
+  if (!own) throw notFound(`API key ${keyId} not found`);
+}
+
+export async function rotateKey(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  keyId: number,
+  request: KeyRotationRequest,
+): Promise<KeyRotationResult> {
+  await requireOwnKey(db, principal, keyId);
+  const graceMs = (request.GraceHours ?? DEFAULT_GRACE_HOURS) * 3_600_000;
+  const { key, view, replaced } = await tenants.rotateApiKey(db, clock, keyId, graceMs);
+  return { Key: { ...keyOf(view), Key: key }, Replaced: keyOf(replaced) };
+}
+
+export async function revokeKey(db: Db, clock: Clock, principal: Principal, keyId: number): Promise<KeyResult> {
+  await requireOwnKey(db, principal, keyId);
+  return { Key: keyOf(await tenants.revokeApiKey(db, clock, keyId)) };
+}
