@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
+import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import { beforeEach, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
@@ -234,6 +236,85 @@ describeEachDialect('admin API', (dialect) => {
     });
   });
 
+  it('loads rate cards as the CLI does, lists every version, and shows one with the card itself', async () => {
+    const card = JSON.parse(readFileSync(EXAMPLE_RATE_CARD, 'utf8')) as Json;
+    const version = (fields: Json) => ({
+      Name: 'Demo Parcel Rates 2026',
+      EffectiveFrom: '2026-01-01',
+      EffectiveTo: null,
+      TimeZone: 'America/New_York',
+      LoadedWhen: NOW,
+      InForce: true,
+      ...fields,
+    });
+    const loaded = answer(await call('POST', '/rate-cards', w.admin, { Card: card }));
+    expect(loaded).toEqual({
+      status: 200,
+      body: { RateCard: version({ RateCardID: expect.any(Number), UserID: null, Version: 1 }), Changed: true },
+    });
+    expect(answer(await call('POST', '/rate-cards', w.admin, { Card: card }))).toEqual(
+      loaded && { ...loaded, body: { ...(loaded.body as Json), Changed: false } },
+    );
+    const bound = answer(await call('POST', '/rate-cards', w.admin, { UserID: 1001, Card: { ...card, name: 'For 1001' } }));
+    expect(bound).toEqual({
+      status: 200,
+      body: { RateCard: version({ RateCardID: expect.any(Number), UserID: 1001, Version: 1, Name: 'For 1001' }), Changed: true },
+    });
+
+    const listed = answer(await call('GET', '/rate-cards', w.admin));
+    expect(listed).toEqual({ status: 200, body: { RateCards: [(loaded.body as Json).RateCard, (bound.body as Json).RateCard] } });
+    expect(answer(await call('GET', '/rate-cards/1', w.admin))).toEqual({
+      status: 200,
+      body: { RateCard: { ...((loaded.body as Json).RateCard as Json), Card: card } },
+    });
+    expect(answer(await call('GET', '/rate-cards/1?UserID=1001', w.admin))).toEqual({
+      status: 200,
+      body: { RateCard: { ...((bound.body as Json).RateCard as Json), Card: { ...card, name: 'For 1001' } } },
+    });
+    expect(answer(await call('GET', '/rate-cards/2', w.admin))).toEqual({
+      status: 404,
+      body: { error: 'Rate card version 2 of the company default not found' },
+    });
+    expect(answer(await call('GET', '/rate-cards/1?UserID=7', w.admin))).toEqual({
+      status: 404,
+      body: { error: 'Rate card version 1 of UserID 7 not found' },
+    });
+  });
+
+  it('refuses a rate card with a mistake, in the CLI’s words, and keeps the card in force', async () => {
+    const card = JSON.parse(readFileSync(EXAMPLE_RATE_CARD, 'utf8')) as Json;
+    await call('POST', '/rate-cards', w.admin, { Card: card });
+    expect(answer(await call('POST', '/rate-cards', w.admin, { Card: { ...card, effective: { from: 'soon' } } }))).toEqual({
+      status: 400,
+      body: problems('Card: effective.from must be a date such as 2026-01-31'),
+    });
+    expect(answer(await call('POST', '/rate-cards', w.admin, { Card: { ...card, timeZone: 'Mars/Base' } }))).toEqual({
+      status: 400,
+      body: problems('Card: timeZone must be an IANA time zone such as America/New_York, not Mars/Base'),
+    });
+    const listed = (await call('GET', '/rate-cards', w.admin)).json() as { RateCards: Json[] };
+    expect(listed.RateCards.map((c) => [c.Version, c.InForce])).toEqual([[1, true]]);
+    expect(answer(await call('POST', '/rate-cards', w.admin, { Card: card, UserID: 0 }))).toEqual({
+      status: 400,
+      body: problems('UserID must be at least 1'),
+    });
+  });
+
+  it("lists every webhook endpoint of the company: each customer's and the company-wide ones", async () => {
+    const customerId = w.tenant.customerIds[0]!;
+    const hook = (body: Json, key: string) =>
+      ctx().post('/edi/webhook/endpoint/create', { CompanyID: w.tenant.companyId, Url: 'https://hooks.example.com/wharf', ...body }, key);
+    const own = (await hook({ CustomerID: customerId }, w.customer)).json() as { Endpoint: { EndpointID: string } };
+    const wide = (await hook({}, w.admin)).json() as { Endpoint: { EndpointID: string } };
+    const listed = answer(await call('GET', '/webhook-endpoints', w.admin));
+    expect(listed.status).toBe(200);
+    expect((listed.body as { Endpoints: Json[] }).Endpoints).toEqual([
+      expect.objectContaining({ EndpointID: own.Endpoint.EndpointID, CustomerID: customerId, Enabled: true }),
+      expect.objectContaining({ EndpointID: wide.Endpoint.EndpointID, CustomerID: null, Enabled: true }),
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+  });
+
   it('answers a method the path does not take with 405 and Allow', async () => {
     const response = await call('GET', '/keys/1', w.admin);
     expect(response.statusCode).toBe(405);
@@ -277,6 +358,10 @@ describeEachDialect('admin API isolation', (dialect) => {
     ['POST', '/keys', { Role: 'admin' }],
     ['POST', `/keys/${aKeyId}/rotate`, {}],
     ['DELETE', `/keys/${aKeyId}`, undefined],
+    ['GET', '/rate-cards', undefined],
+    ['POST', '/rate-cards', { Card: { name: 'x' } }],
+    ['GET', '/rate-cards/1', undefined],
+    ['GET', '/webhook-endpoints', undefined],
   ];
 
   it('refuses every admin operation to a request without a key and to every key but an admin’s', async () => {

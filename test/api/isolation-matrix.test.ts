@@ -535,6 +535,21 @@ const MATRIX: Record<string, Entry> = {
     () => 999_999_999,
     (_w, value) => ({ error: `API key ${value} not found` }),
   ),
+  [adminRoute('GET', '/rate-cards')]: adminList(() => ['Demo Parcel Rates 2026']),
+  // Another company's admin loading a card loads it for its own company (the rate engine's entries
+  // below need company B without one): the owner's load is the case here.
+  [adminRoute('POST', '/rate-cards')]: {
+    roles: ['admin'],
+    shape: 'admin',
+    owner: () => ({ key: 'adminA', body: { Card: JSON.parse(readFileSync(EXAMPLE_RATE_CARD, 'utf8')) as Json } }),
+  },
+  [adminRoute('GET', '/rate-cards/:Version')]: adminRecord(
+    () => 1,
+    (value) => `/rate-cards/${value}`,
+    () => 999_999,
+    (_w, value) => ({ error: `Rate card version ${value} of the company default not found` }),
+  ),
+  [adminRoute('GET', '/webhook-endpoints')]: adminList((w) => [w.ep.list, w.ep.update]),
 
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(

@@ -24,7 +24,14 @@ import {
   NewCustomerRequestSchema,
   NewFacilityRequestSchema,
   NewKeyRequestSchema,
+  RateCardDetailSchema,
+  RateCardListSchema,
+  RateCardLoadRequestSchema,
+  RateCardLoadResultSchema,
+  RateCardPathSchema,
+  RateCardQuerySchema,
 } from './admin.schemas.js';
+import { EndpointListResultSchema } from '../webhooks/webhooks.schemas.js';
 
 /** Where the admin API is served. */
 export const ADMIN_PREFIX = '/admin/v1';
@@ -196,5 +203,76 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
       },
     },
     (request) => admin.revokeKey(db, clock, request.principal, Number(request.params.KeyID)),
+  );
+
+  app.get(
+    '/rate-cards',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listRateCards',
+        tags: ['Admin: rate cards'],
+        summary: "The company's rate cards: every version of each binding, newest first, and which is in force today",
+        response: { 200: RateCardListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listRateCards(db, clock, request.principal),
+  );
+  app.post(
+    '/rate-cards',
+    {
+      schema: {
+        ...common,
+        operationId: 'loadRateCard',
+        tags: ['Admin: rate cards'],
+        summary: "Check a rate card and store it as its binding's next version; in force on every server within a second",
+        description:
+          "The checks of `wharf ratecard load`: a card with a mistake is 400 with every problem (each `Card: <path> …`), and the card in force stays. The same card as the binding's latest version changes nothing (Changed false).",
+        body: RateCardLoadRequestSchema,
+        response: { 200: RateCardLoadResultSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.loadRateCard(db, clock, request.principal, request.body),
+  );
+  app.get(
+    '/rate-cards/:Version',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'getRateCard',
+        tags: ['Admin: rate cards'],
+        summary: "One version of the company default's card, or of a UserID's, with the card itself",
+        params: RateCardPathSchema,
+        querystring: RateCardQuerySchema,
+        response: { 200: RateCardDetailSchema, ...errorResponses(404) },
+      },
+    },
+    (request) =>
+      admin.getRateCard(
+        db,
+        clock,
+        request.principal,
+        Number(request.params.Version),
+        request.query.UserID === undefined ? undefined : Number(request.query.UserID),
+      ),
+  );
+
+  app.get(
+    '/webhook-endpoints',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listCompanyWebhookEndpoints',
+        tags: ['Admin: webhooks'],
+        summary: "Every webhook endpoint of the company: each customer's and the company-wide ones (never a secret)",
+        description:
+          'An admin key manages them with the webhook operations under the EDI base (leaving CustomerID out for the company-wide ones).',
+        response: { 200: EndpointListResultSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listWebhookEndpoints(db, request.principal),
   );
 }

@@ -171,3 +171,63 @@ export type KeyRotationRequest = Static<typeof KeyRotationRequestSchema>;
 export const KeyPathSchema = Type.Object({
   KeyID: Type.String({ pattern: '^[1-9][0-9]{0,14}$', 'x-message': 'must be a positive whole number', description: 'The KeyID.' }),
 });
+
+export const RateCardSchema = Type.Object(
+  {
+    RateCardID: Type.Integer({ description: 'The id of this version of the card.' }),
+    UserID: Nullable(Type.Integer({ description: 'The rate-engine UserID the card is bound to; null: the company default.' })),
+    Version: Type.Integer({ description: "The version among its binding's cards, from 1." }),
+    Name: Type.String(),
+    EffectiveFrom: Type.String({ description: "The first day it prices, in the card's time zone (yyyy-MM-dd)." }),
+    EffectiveTo: Nullable(Type.String({ description: 'The last day it prices; null: no end.' })),
+    TimeZone: Type.String({ description: "The card's time zone, which its days are read in." }),
+    LoadedWhen: Instant('When it was loaded (UTC).'),
+    InForce: Type.Boolean({ description: 'Whether it is the version its binding prices with today.' }),
+  },
+  { description: "A version of one of the company's rate cards (docs/rating.md)." },
+);
+export type RateCard = Static<typeof RateCardSchema>;
+
+export const RateCardListSchema = Type.Object({ RateCards: Type.Array(RateCardSchema) });
+
+const CardContent = Type.Object({}, { additionalProperties: true, description: 'The rate card, as docs/rating.md describes it.' });
+
+export const RateCardLoadRequestSchema = Type.Object(
+  {
+    UserID: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Bind the card to this rate-engine UserID; absent: the company default.',
+      }),
+    ),
+    Card: CardContent,
+  },
+  { additionalProperties: false },
+);
+export type RateCardLoadRequest = Static<typeof RateCardLoadRequestSchema>;
+
+export const RateCardLoadResultSchema = Type.Object({
+  RateCard: RateCardSchema,
+  Changed: Type.Boolean({ description: "false: the card was already its binding's latest version, and nothing changed." }),
+});
+export type RateCardLoadResult = Static<typeof RateCardLoadResultSchema>;
+
+export const RateCardDetailSchema = Type.Object({ RateCard: Type.Object({ ...RateCardSchema.properties, Card: CardContent }) });
+export type RateCardDetail = Static<typeof RateCardDetailSchema>;
+
+export const RateCardPathSchema = Type.Object({
+  Version: Type.String({ pattern: '^[1-9][0-9]{0,8}$', 'x-message': 'must be a positive whole number', description: 'The version.' }),
+});
+export const RateCardQuerySchema = Type.Object(
+  {
+    UserID: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,14}$',
+        'x-message': 'must be a positive whole number',
+        description: 'The UserID whose card it is; absent: the company default.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

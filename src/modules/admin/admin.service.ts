@@ -2,8 +2,12 @@ import type { Db } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import { parseWithOffset } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
-import { notFound } from '../../lib/refusal.js';
+import { invalid, notFound } from '../../lib/refusal.js';
+import { RateCardError } from '../rating/rate-card.compile.js';
+import * as rating from '../rating/rating.service.js';
 import * as tenants from '../tenants/tenants.service.js';
+import { listCompanyEndpoints } from '../webhooks/endpoints.service.js';
+import type { EndpointListResult } from '../webhooks/webhooks.schemas.js';
 import type { ApiKeyView, CustomerView, FacilityView } from '../tenants/tenants.schemas.js';
 import type {
   Customer,
@@ -20,6 +24,10 @@ import type {
   NewCustomerRequest,
   NewFacilityRequest,
   NewKeyRequest,
+  RateCard,
+  RateCardDetail,
+  RateCardLoadRequest,
+  RateCardLoadResult,
 } from './admin.schemas.js';
 
 /**
@@ -147,4 +155,52 @@ export async function rotateKey(
 export async function revokeKey(db: Db, clock: Clock, principal: Principal, keyId: number): Promise<KeyResult> {
   await requireOwnKey(db, principal, keyId);
   return { Key: keyOf(await tenants.revokeApiKey(db, clock, keyId)) };
+}
+
+const rateCardOf = (view: rating.RateCardView): RateCard => ({
+  RateCardID: view.id,
+  UserID: view.userId,
+  Version: view.version,
+  Name: view.name,
+  EffectiveFrom: view.effectiveFrom,
+  EffectiveTo: view.effectiveTo,
+  TimeZone: view.timeZone,
+  LoadedWhen: view.loadedAt,
+  InForce: view.inForce,
+});
+
+export async function listRateCards(db: Db, clock: Clock, principal: Principal): Promise<{ RateCards: RateCard[] }> {
+  return { RateCards: (await rating.listRateCards(db, clock, principal.companyId)).map(rateCardOf) };
+}
+
+/**
+ * Loads a card as the CLI's `ratecard load` does: the same checks, every problem of a bad card at
+ * once (400), and the card in force stays until a good one is loaded.
+ */
+export async function loadRateCard(db: Db, clock: Clock, principal: Principal, request: RateCardLoadRequest): Promise<RateCardLoadResult> {
+  try {
+    const { card, changed } = await rating.loadRateCard(db, clock, {
+      companyId: principal.companyId,
+      userId: request.UserID,
+      text: JSON.stringify(request.Card),
+      keyId: principal.keyId,
+    });
+    return { RateCard: rateCardOf(card), Changed: changed };
+  } catch (error) {
+    if (error instanceof RateCardError) throw invalid(...error.problems.map((problem) => `Card: ${problem}`));
+    throw error;
+  }
+}
+
+/** One version of a binding's card (the company default's, or a UserID's), with the card itself. */
+export async function getRateCard(db: Db, clock: Clock, principal: Principal, version: number, userId?: number): Promise<RateCardDetail> {
+  const found = await rating.findRateCard(db, clock, principal.companyId, userId ?? null, version);
+  const binding = userId === undefined ? 'the company default' : `UserID ${userId}`;
+  if (!found) throw notFound(`Rate card version ${version} of ${binding} not found`);
+  return { RateCard: { ...rateCardOf(found.view), Card: found.card } };
+}
+
+/** Every webhook endpoint of the company: each customer's and the company-wide ones (never a secret). */
+export function listWebhookEndpoints(db: Db, principal: Principal): Promise<EndpointListResult> {
+  return listCompanyEndpoints(db, principal.companyId);
 }

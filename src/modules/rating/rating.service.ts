@@ -148,6 +148,20 @@ export async function listRateCards(db: Db, clock: Clock, companyId: string): Pr
   return versions.map((v) => viewOf(v, inForce.has(Number(v.id))));
 }
 
+/** One version of a binding's card (null: the company default), with its content; undefined when there is none. */
+export async function findRateCard(
+  db: Db,
+  clock: Clock,
+  companyId: string,
+  userId: number | null,
+  version: number,
+): Promise<{ view: RateCardView; card: Record<string, unknown> } | undefined> {
+  const view = (await listRateCards(db, clock, companyId)).find((card) => card.userId === userId && card.version === version);
+  if (!view) return undefined;
+  const row = (await repo.findCard(db, companyId, view.id))!;
+  return { view, card: JSON.parse(row.card) as Record<string, unknown> };
+}
+
 /** A 403 unless the key may quote for the request's UserID. */
 export function assertMayQuote(principal: Principal, userId: unknown): void {
   if (principal.role === 'admin') return;

@@ -105,6 +105,11 @@ export async function listEndpoints(db: Db, principal: Principal, request: Endpo
   return { Endpoints: (await repo.listEndpoints(db, scope.companyId, scope.customerId)).map(presentEndpoint) };
 }
 
+/** Every endpoint of a company, each customer's and the company-wide ones (the admin API's list). */
+export async function listCompanyEndpoints(db: Db, companyId: string): Promise<EndpointListResult> {
+  return { Endpoints: (await repo.listEndpoints(db, companyId)).map(presentEndpoint) };
+}
+
 /** Changes what the request sends; enabling clears the reason it was disabled and its failing streak. */
 export function updateEndpoint(cx: CommandContext, request: EndpointUpdateRequest, allowPrivate: boolean): Promise<EndpointResult> {
   const scope = scopeOf(cx.principal, request);
