@@ -374,6 +374,10 @@ export function createCli(io: CliIo = processIo): Command {
           `Tenant: company ${DEMO.company}, customer ${DEMO.customer}, facility ${DEMO.facility} (${DEMO.timeZone})`,
           'API keys:',
           ...Object.entries(keys).map(([role, k]) => `  ${role.padEnd(9)} ${k}`),
+          'To use them in a shell, as the README does:',
+          `  export ${Object.entries(keys)
+            .map(([role, k]) => `${role.toUpperCase()}_KEY=${k}`)
+            .join(' ')}`,
           '',
           'Try it:',
           `  curl -s ${base}/shared/bam/v1/public/edi/item-master/search-by-paging \\`,
