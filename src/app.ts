@@ -11,6 +11,7 @@ import { commandContexts, markReplays, type Settle } from './http/command-contex
 import { clientErrors } from './http/client-errors.js';
 import { trackAllowedMethods } from './http/allowed-methods.js';
 import { API_DESCRIPTION, API_SERVERS, API_TITLE, withoutInternalKeywords } from './http/api-document.js';
+import { withNamedComponents } from './http/document-components.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { registerMetrics } from './http/metrics.js';
@@ -147,7 +148,8 @@ export async function buildApp({
         },
       },
     },
-    transformObject: (document) => withoutInternalKeywords('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) =>
+      withNamedComponents(withoutInternalKeywords('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Wharf API' } });
   // The root of the server is its documentation.
@@ -175,7 +177,10 @@ export async function buildApp({
         operationId: 'checkReadiness',
         tags: ['Operations'],
         summary: 'The database answers',
-        response: { 200: Status, 503: Status },
+        response: {
+          200: { ...Status, description: 'The database answers.' },
+          503: { ...Status, description: 'The database does not answer.' },
+        },
       },
     },
     async (request, reply) => {

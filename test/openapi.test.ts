@@ -8,6 +8,15 @@ import { connectDatabase } from '../src/db/connect.js';
 import type { Db } from '../src/db/database.js';
 import type { App } from '../src/http/module.js';
 
+interface Operation {
+  parameters?: { name: string }[];
+  requestBody?: { content: Record<string, { schema?: { $ref?: string } }> };
+  responses: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: { $ref?: string } }> }
+  >;
+}
+
 describe('OpenAPI document', () => {
   let db: Db;
   let app: App;
@@ -51,6 +60,64 @@ describe('OpenAPI document', () => {
     expect((document as { servers?: unknown }).servers).toEqual([{ url: '/', description: 'The Wharf that serves this document' }]);
     for (const topic of ['**Keys.**', '**Errors.**', '**Paging.**', '**Idempotency.**', '**Rate limits.**', '**Webhooks.**'])
       expect(document.info.description).toContain(topic);
+  });
+
+  it('names every body as a component schema, with the shared error shapes, for generated clients', () => {
+    const document = app.swagger() as unknown as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    const refs: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const bodies = [
+          ...(operation.requestBody ? [['request', operation.requestBody.content['application/json']!.schema]] : []),
+          ...Object.entries(operation.responses).map(([status, response]) => [status, response.content?.['application/json']?.schema]),
+        ] as [string, { $ref?: string } | undefined][];
+        for (const [what, schema] of bodies) {
+          expect(schema?.$ref, `${method.toUpperCase()} ${path} ${what}`).toMatch(/^#\/components\/schemas\/[A-Z][A-Za-z]+$/);
+          refs.push(schema!.$ref!.split('/').at(-1)!);
+        }
+      }
+    }
+    expect(refs.filter((name) => !(name in document.components.schemas))).toEqual([]);
+    const receipt = document.paths['/shared/bam/v1/public/edi/inbound/receipt']!.post!;
+    expect(receipt.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ImportReceiptRequest' });
+    expect(receipt.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ImportReceiptResponse' });
+    expect(receipt.responses['400']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ProblemsOrErrorObject' });
+    expect(receipt.responses['401']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Problems' });
+    expect(receipt.responses['404']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorObject' });
+    expect(document.components.schemas.Problems).toEqual({
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['code', 'error'],
+        properties: { code: { type: 'string', description: '`EDI-ERROR-<message>`' }, error: { type: 'string' } },
+      },
+    });
+  });
+
+  it('documents every status with the headers it carries: request id, rate limits, paging, Retry-After, and 422', () => {
+    const paths = app.swagger().paths as Record<string, Record<string, Operation>>;
+    for (const [path, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const route = `${method.toUpperCase()} ${path} ${status}`;
+          expect(response.description, route).not.toBe('Default Response');
+          expect(Object.keys(response.headers ?? {}), route).toContain('X-Request-Id');
+          if ('429' in operation.responses)
+            expect(Object.keys(response.headers!), route).toEqual(
+              expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+            );
+          if (status === '429') expect(Object.keys(response.headers!), route).toContain('Retry-After');
+        }
+        const takesKey = operation.parameters?.some((parameter) => parameter.name === 'idempotency-key') ?? false;
+        expect('422' in operation.responses, `${method.toUpperCase()} ${path}`).toBe(takesKey);
+      }
+    }
+    const acks = paths['/shared/bam/v1/public/edi/inbound/receipt/ack/search-by-paging']!.post!.responses['200']!;
+    expect(Object.keys(acks.headers!)).toEqual(expect.arrayContaining(['X-Total-Count', 'X-Page-No', 'X-Page-Size']));
+    expect(Object.keys(paths['/shared/bam/v1/public/edi/inbound/receipt']!.post!.responses)).toContain('422');
   });
 
   it('sends the root to the documentation, titled Wharf API', async () => {

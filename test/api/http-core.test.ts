@@ -612,7 +612,8 @@ describeEachDialect('HTTP core', (dialect) => {
         expect(op.security, name).toEqual([{ APIKey: [] }]);
       }
       const search = doc.paths[`${EDI_PREFIX}${SEARCH}`].post;
-      expect(search.requestBody.content['application/json'].schema.required).toEqual(['CompanyID', 'CustomerID']);
+      expect(search.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SearchItemsRequest' });
+      expect(doc.components.schemas.SearchItemsRequest.required).toEqual(['CompanyID', 'CustomerID']);
       expect(doc.paths['/healthz'].get.security).toBeUndefined();
     });
 
