@@ -165,6 +165,8 @@ export async function buildApp({
         operationId: 'checkHealth',
         tags: ['Operations'],
         summary: 'The process is up, and which version it runs',
+        description:
+          'Open without a key, and it does not touch the database: a liveness check. Answers 200 {"status":"ok","version":…} while the process runs.',
         response: { 200: Health },
       },
     },
@@ -177,6 +179,8 @@ export async function buildApp({
         operationId: 'checkReadiness',
         tags: ['Operations'],
         summary: 'The database answers',
+        description:
+          'Open without a key: a readiness check. Answers 200 {"status":"ready"} when the database answers select 1, and 503 {"status":"unavailable"} when it does not.',
         response: {
           200: { ...Status, description: 'The database answers.' },
           503: { ...Status, description: 'The database does not answer.' },

@@ -35,18 +35,22 @@ describe('OpenAPI document', () => {
     expect(app.swagger()).toEqual(committed);
   });
 
-  it('names every operation with a unique operationId, a verb in camelCase, and gives each a summary', () => {
+  it('names every operation with a unique operationId, a verb in camelCase, and gives each a summary and a description', () => {
     const operations = Object.entries(app.swagger().paths ?? {}).flatMap(([path, item]) =>
-      Object.entries(item as Record<string, { operationId?: string; summary?: string }>).map(([method, operation]) => ({
-        route: `${method.toUpperCase()} ${path}`,
-        operationId: operation.operationId,
-        summary: operation.summary,
-      })),
+      Object.entries(item as Record<string, { operationId?: string; summary?: string; description?: string }>).map(
+        ([method, operation]) => ({
+          route: `${method.toUpperCase()} ${path}`,
+          operationId: operation.operationId,
+          summary: operation.summary,
+          description: operation.description,
+        }),
+      ),
     );
     expect(operations.length).toBeGreaterThan(35);
     expect(operations.filter((operation) => !/^[a-z]+[A-Z][A-Za-z]*$/.test(operation.operationId ?? ''))).toEqual([]);
     expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
     expect(operations.filter((operation) => !operation.summary)).toEqual([]);
+    expect(operations.filter((operation) => !operation.description?.trim())).toEqual([]);
     expect(
       operations.find((operation) => operation.route === 'POST /shared/bam/v1/public/edi/inbound/receipt/rc/search-by-paging')?.operationId,
     ).toBe('searchReceivingConfirmations');

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up, and which version it runs */
+        /**
+         * The process is up, and which version it runs
+         * @description Open without a key, and it does not touch the database: a liveness check. Answers 200 {"status":"ok","version":…} while the process runs.
+         */
         get: operations["checkHealth"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /**
+         * The database answers
+         * @description Open without a key: a readiness check. Answers 200 {"status":"ready"} when the database answers select 1, and 503 {"status":"unavailable"} when it does not.
+         */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
@@ -47,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create or update items (upsert by itemID, at most 1000 a call, all or nothing) */
+        /**
+         * Create or update items (upsert by itemID, at most 1000 a call, all or nothing)
+         * @description Called by the customer’s system (a customer or admin key). Each item is answered Created, Updated or Unchanged, and each created or updated item is told as an item.created or item.updated event; a repeated itemID, or a companyId or customerId other than the request’s, is 400 and nothing is saved. The same Idempotency-Key with the same body replays the first answer.
+         */
         post: operations["importItems"];
         delete?: never;
         options?: never;
@@ -64,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Item master inquiry (spec 2.12): items of a customer, in pages */
+        /**
+         * Item master inquiry (spec 2.12): items of a customer, in pages
+         * @description Called by the customer’s system or the warehouse’s (a customer, operator or admin key). Status Active or Inactive returns the items of that status, none every item; UpdatedWhenFrom/To (with a UTC offset, inclusive) return only the items changed in that window, for delta sync. The paging is in the answer’s paging object; a PageNo at the top level is read as the page number (Paging.PageNo wins).
+         */
         post: operations["searchItems"];
         delete?: never;
         options?: never;
@@ -100,7 +112,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Cancel an Imported receipt by PONo and/or ReferenceNo */
+        /**
+         * Cancel an Imported receipt by PONo and/or ReferenceNo
+         * @description Called by the customer’s system. When both PONo and ReferenceNo are sent, both must match; neither is 400, and no live receipt matching (one already cancelled included) is 404. A receipt past Imported is 409 (once the warehouse has opened it, only the warehouse can cancel it); every call that names valid identifiers writes one ACK, and an Idempotency-Key replays the first answer.
+         */
         put: operations["cancelReceipt"];
         post?: never;
         delete?: never;
@@ -158,7 +173,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inbound List RNs: a facility’s receipts, with MarkOpen to take them on */
+        /**
+         * Inbound List RNs: a facility’s receipts, with MarkOpen to take them on
+         * @description Called by the warehouse’s system (an operator or admin key): the facility’s receipts, oldest update first, filtered by CustomerID, Status (one or several), PONo, ReferenceNo and UpdatedWhenFrom/To. With MarkOpen every Imported receipt on the returned page becomes Open in the same transaction and is shown as Open. The paging is in the answer’s paging object.
+         */
         post: operations["listFacilityReceipts"];
         delete?: never;
         options?: never;
@@ -175,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inbound Get RN Details: the whole receipt with what each line received so far */
+        /**
+         * Inbound Get RN Details: the whole receipt with what each line received so far
+         * @description Called by the warehouse’s system. The receipt has every key it was imported with (unknown keys included) and each line its ExpectedQty and ReceivedQty; its dates are facility-local ISO date-times with milliseconds. An SVCPOID that is unknown or belongs to another facility is 404.
+         */
         post: operations["getReceiptDetails"];
         delete?: never;
         options?: never;
@@ -192,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open an Imported receipt (the warehouse has taken it on) */
+        /**
+         * Open an Imported receipt (the warehouse has taken it on)
+         * @description Called by the warehouse’s system: the same move as the list with MarkOpen. A receipt that is not Imported is 409, and an SVCPOID unknown in the facility is 404. No ACK is written (the customer sees the new status), and an Idempotency-Key replays the first answer.
+         */
         post: operations["openReceipt"];
         delete?: never;
         options?: never;
@@ -209,7 +233,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an Imported or Open receipt (the operator’s cancellation) */
+        /**
+         * Cancel an Imported or Open receipt (the operator’s cancellation)
+         * @description Called by the warehouse’s system, also once the receipt is Open (the customer can cancel only an Imported one). Once receiving has started the receipt can no longer be cancelled (409; force-close it instead), and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.
+         */
         post: operations["cancelReceiptAsOperator"];
         delete?: never;
         options?: never;
@@ -226,7 +253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Close a receipt that will receive nothing more */
+        /**
+         * Close a receipt that will receive nothing more
+         * @description Called by the warehouse’s system for an Imported, Open or In Progress receipt, which becomes Force Closed: receiving is over. Any other status is 409, and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.
+         */
         post: operations["forceCloseReceipt"];
         delete?: never;
         options?: never;
@@ -243,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inbound Post RN Confirmation: receive goods, post stock and write the RC */
+        /**
+         * Inbound Post RN Confirmation: receive goods, post stock and write the RC
+         * @description Called by the warehouse’s system: posts the received stock, adds it to the matched lines, writes the RC record and moves the receipt to In Progress (with Close, Closed when every line has received its expected quantity, else Partial Received), all in one transaction. A Partial Received, Closed, Force Closed or Cancelled receipt is 409, and an SVCPOID unknown in the facility is 404. A ConfirmationNo applies once per receipt: the same body again replays the first answer, another body is 409.
+         */
         post: operations["confirmReceiving"];
         delete?: never;
         options?: never;
@@ -340,7 +373,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adjust Inventory Quantity: add or take stock, all lines or none, once per AdjustmentNo */
+        /**
+         * Adjust Inventory Quantity: add or take stock, all lines or none, once per AdjustmentNo
+         * @description Called by the warehouse’s system: adds each line’s signed Qty to its balance of the customer’s stock in the facility (an item missing from the item master is adjusted, with a warning). A line that would take a balance below zero or below what is allocated refuses the whole adjustment (409). An AdjustmentNo applies once per customer in a facility: the same body again replays the first answer, another body is 409.
+         */
         post: operations["adjustInventoryQuantity"];
         delete?: never;
         options?: never;
@@ -357,7 +393,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adjust Inventory Property: move stock to another lot, goods type, title, status or expiration */
+        /**
+         * Adjust Inventory Property: move stock to another lot, goods type, title, status or expiration
+         * @description Called by the warehouse’s system: moves each line’s Qty from its From balance to its To balance; a key To leaves out keeps From’s value, and a To that changes nothing is 400. A From that holds less than Qty beyond its allocation refuses the whole move (409): allocated stock cannot move. An AdjustmentNo applies once per customer in a facility: the same body again replays the first answer, another body is 409.
+         */
         post: operations["adjustInventoryProperty"];
         delete?: never;
         options?: never;
@@ -393,7 +432,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Cancel an Imported order by ReferenceNo and/or PONo, releasing its allocation */
+        /**
+         * Cancel an Imported order by ReferenceNo and/or PONo, releasing its allocation
+         * @description Called by the customer’s system. Sending neither ReferenceNo nor PONo is 400, as is a PONo that several live orders of the facility share (send the ReferenceNo); no live order matching is 404. An order past Imported is 409 (the warehouse can cancel an Open one); every call that names valid identifiers writes one ACK, and an Idempotency-Key replays the first answer.
+         */
         put: operations["cancelOrder"];
         post?: never;
         delete?: never;
@@ -411,7 +453,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Outbound List DNs: a facility’s orders, with MarkOpen to take them on */
+        /**
+         * Outbound List DNs: a facility’s orders, with MarkOpen to take them on
+         * @description Called by the warehouse’s system (an operator or admin key): the facility’s orders, oldest update first, filtered by CustomerID, Status (one or several), PONo, ReferenceNo and UpdatedWhenFrom/To. With MarkOpen every Imported order on the returned page becomes Open in the same transaction and is shown as Open. The paging is in the answer’s paging object.
+         */
         post: operations["listFacilityOrders"];
         delete?: never;
         options?: never;
@@ -428,7 +473,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Outbound Get DN Details: the whole order with what each line holds allocated and has shipped */
+        /**
+         * Outbound Get DN Details: the whole order with what each line holds allocated and has shipped
+         * @description Called by the warehouse’s system. The order has every key it was imported with (unknown keys included) and each line its OrderedQty, AllocatedQty (held now, not yet shipped) and ShippedQty; its dates are facility-local ISO date-times with milliseconds. An SVCPOID that is unknown or belongs to another facility is 404.
+         */
         post: operations["getOrderDetails"];
         delete?: never;
         options?: never;
@@ -445,7 +493,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open an Imported order (the warehouse has taken it on) */
+        /**
+         * Open an Imported order (the warehouse has taken it on)
+         * @description Called by the warehouse’s system: the same move as the list with MarkOpen. An order that is not Imported is 409, and an SVCPOID unknown in the facility is 404. No ACK is written (the customer sees the new status), and an Idempotency-Key replays the first answer.
+         */
         post: operations["openOrder"];
         delete?: never;
         options?: never;
@@ -462,7 +513,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation */
+        /**
+         * Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation
+         * @description Called by the warehouse’s system, also once the order is Open (the customer can cancel only an Imported one); the stock it releases fills other orders’ waiting lines, the oldest order first. Once shipping has started the order can no longer be cancelled (409), and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.
+         */
         post: operations["cancelOrderAsOperator"];
         delete?: never;
         options?: never;
@@ -559,7 +613,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an endpoint: events are POSTed to it, signed with the secret this answer shows once */
+        /**
+         * Create an endpoint: events are POSTed to it, signed with the secret this answer shows once
+         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. A Url that is not https:// to a public address is 400 (unless the server allows private addresses), and a key limited to facilities is 403.
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -576,7 +633,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The endpoints (never their secrets) */
+        /**
+         * The endpoints (never their secrets)
+         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. Each shows whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.
+         */
         post: operations["listWebhookEndpoints"];
         delete?: never;
         options?: never;
@@ -593,7 +653,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change an endpoint's URL, event types or description; disable or enable it */
+        /**
+         * Change an endpoint's URL, event types or description; disable or enable it
+         * @description Only what the body sends changes; a new Url is checked as at creation (400). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, or an unknown one, is 404.
+         */
         post: operations["updateWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -610,7 +673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete an endpoint with its deliveries and their log */
+        /**
+         * Delete an endpoint with its deliveries and their log
+         * @description Another customer’s endpoint, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.
+         */
         post: operations["deleteWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -627,7 +693,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new secret, shown once; the old one keeps signing beside it for 24 hours */
+        /**
+         * A new secret, shown once; the old one keeps signing beside it for 24 hours
+         * @description For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, or an unknown one, is 404.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -644,7 +713,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer) */
+        /**
+         * Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)
+         * @description Filters: EndpointID (another customer’s matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.
+         */
         post: operations["searchWebhookDeliveries"];
         delete?: never;
         options?: never;
@@ -661,7 +733,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start */
+        /**
+         * Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start
+         * @description Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404. The deliveries become Pending and due at once, and Replayed says how many.
+         */
         post: operations["replayWebhookDeliveries"];
         delete?: never;
         options?: never;
@@ -676,7 +751,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's customers, by CustomerID */
+        /**
+         * The company's customers, by CustomerID
+         * @description Only an admin key may call it (another role’s key is 403), and it sees only its own company. The whole list comes in one answer, without paging.
+         */
         get: operations["listCustomers"];
         put?: never;
         /**
@@ -703,7 +781,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a customer */
+        /**
+         * Rename a customer
+         * @description The body is {Name}. A CustomerID the company does not have (another company’s included) is 404.
+         */
         patch: operations["updateCustomer"];
         trace?: never;
     };
@@ -714,7 +795,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's facilities, by FacilityID */
+        /**
+         * The company's facilities, by FacilityID
+         * @description Each facility shows its IANA TimeZone, the zone its documents’ facility-local times are shown in. The whole list comes in one answer, without paging.
+         */
         get: operations["listFacilities"];
         put?: never;
         /**
@@ -755,7 +839,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's API keys, oldest first (never the keys themselves) */
+        /**
+         * The company's API keys, oldest first (never the keys themselves)
+         * @description Each key shows its role, scope, label, LastUsedWhen, RevokedWhen, ExpiresAt and RateLimit; the key itself is shown only when it is made or rotated. The whole list comes in one answer, without paging.
+         */
         get: operations["listKeys"];
         put?: never;
         /**
@@ -816,7 +903,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's rate cards: every version of each binding, newest first, and which is in force today */
+        /**
+         * The company's rate cards: every version of each binding, newest first, and which is in force today
+         * @description A binding is the company default or one UserID; InForce marks the version it prices with today. The cards themselves are not listed: GET /admin/v1/rate-cards/{Version} answers one.
+         */
         get: operations["listRateCards"];
         put?: never;
         /**
@@ -837,7 +927,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One version of the company default's card, or of a UserID's, with the card itself */
+        /**
+         * One version of the company default's card, or of a UserID's, with the card itself
+         * @description Without UserID the version is the company default’s; with it, that UserID’s. A version the binding does not have is 404.
+         */
         get: operations["getRateCard"];
         put?: never;
         post?: never;
@@ -896,7 +989,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The same quote with its breakdown: the zone and how it was found, the weights, each charge and its rule */
+        /**
+         * The same quote with its breakdown: the zone and how it was found, the weights, each charge and its rule
+         * @description Takes the same body and keys as the quote and answers the same envelope, with Explanation added for people: the card, the zone and how it was found, and per service its weights and every charge with the rule of the card behind it. When some services are refused and others quoted, it says why the others could not go. Explanation is null when no rate card is in force.
+         */
         post: operations["explainLastMileRate"];
         delete?: never;
         options?: never;

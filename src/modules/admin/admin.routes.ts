@@ -56,6 +56,8 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'listCustomers',
         tags: ['Admin: customers'],
         summary: "The company's customers, by CustomerID",
+        description:
+          'Only an admin key may call it (another role’s key is 403), and it sees only its own company. The whole list comes in one answer, without paging.',
         response: { 200: CustomerListSchema, ...errorResponses() },
       },
     },
@@ -84,6 +86,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'updateCustomer',
         tags: ['Admin: customers'],
         summary: 'Rename a customer',
+        description: 'The body is {Name}. A CustomerID the company does not have (another company’s included) is 404.',
         params: CustomerPathSchema,
         body: CustomerChangeSchema,
         response: { 200: CustomerResultSchema, ...errorResponses(404) },
@@ -101,6 +104,8 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'listFacilities',
         tags: ['Admin: facilities'],
         summary: "The company's facilities, by FacilityID",
+        description:
+          'Each facility shows its IANA TimeZone, the zone its documents’ facility-local times are shown in. The whole list comes in one answer, without paging.',
         response: { 200: FacilityListSchema, ...errorResponses() },
       },
     },
@@ -148,6 +153,8 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'listKeys',
         tags: ['Admin: API keys'],
         summary: "The company's API keys, oldest first (never the keys themselves)",
+        description:
+          'Each key shows its role, scope, label, LastUsedWhen, RevokedWhen, ExpiresAt and RateLimit; the key itself is shown only when it is made or rotated. The whole list comes in one answer, without paging.',
         response: { 200: KeyListSchema, ...errorResponses() },
       },
     },
@@ -214,6 +221,8 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'listRateCards',
         tags: ['Admin: rate cards'],
         summary: "The company's rate cards: every version of each binding, newest first, and which is in force today",
+        description:
+          'A binding is the company default or one UserID; InForce marks the version it prices with today. The cards themselves are not listed: GET /admin/v1/rate-cards/{Version} answers one.',
         response: { 200: RateCardListSchema, ...errorResponses() },
       },
     },
@@ -244,6 +253,8 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         operationId: 'getRateCard',
         tags: ['Admin: rate cards'],
         summary: "One version of the company default's card, or of a UserID's, with the card itself",
+        description:
+          'Without UserID the version is the company default’s; with it, that UserID’s. A version the binding does not have is 404.',
         params: RateCardPathSchema,
         querystring: RateCardQuerySchema,
         response: { 200: RateCardDetailSchema, ...errorResponses(404) },

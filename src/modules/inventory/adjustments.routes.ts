@@ -16,6 +16,8 @@ export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
         operationId: 'adjustInventoryQuantity',
         tags,
         summary: 'Adjust Inventory Quantity: add or take stock, all lines or none, once per AdjustmentNo',
+        description:
+          'Called by the warehouse’s system: adds each line’s signed Qty to its balance of the customer’s stock in the facility (an item missing from the item master is adjusted, with a warning). A line that would take a balance below zero or below what is allocated refuses the whole adjustment (409). An AdjustmentNo applies once per customer in a facility: the same body again replays the first answer, another body is 409.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: QuantityAdjustmentRequestSchema,
@@ -34,6 +36,8 @@ export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
         operationId: 'adjustInventoryProperty',
         tags,
         summary: 'Adjust Inventory Property: move stock to another lot, goods type, title, status or expiration',
+        description:
+          'Called by the warehouse’s system: moves each line’s Qty from its From balance to its To balance; a key To leaves out keeps From’s value, and a To that changes nothing is 400. A From that holds less than Qty beyond its allocation refuses the whole move (409): allocated stock cannot move. An AdjustmentNo applies once per customer in a facility: the same body again replays the first answer, another body is 409.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: PropertyAdjustmentRequestSchema,

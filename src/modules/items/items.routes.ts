@@ -14,6 +14,8 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
         operationId: 'importItems',
         tags: ['Item master'],
         summary: 'Create or update items (upsert by itemID, at most 1000 a call, all or nothing)',
+        description:
+          'Called by the customer’s system (a customer or admin key). Each item is answered Created, Updated or Unchanged, and each created or updated item is told as an item.created or item.updated event; a repeated itemID, or a companyId or customerId other than the request’s, is 400 and nothing is saved. The same Idempotency-Key with the same body replays the first answer.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: ItemImportRequestSchema,
@@ -32,6 +34,8 @@ export function itemRoutes(app: App, { db, authorize, cx }: RouteDeps): void {
         operationId: 'searchItems',
         tags: ['Item master'],
         summary: 'Item master inquiry (spec 2.12): items of a customer, in pages',
+        description:
+          'Called by the customer’s system or the warehouse’s (a customer, operator or admin key). Status Active or Inactive returns the items of that status, none every item; UpdatedWhenFrom/To (with a UTC offset, inclusive) return only the items changed in that window, for delta sync. The paging is in the answer’s paging object; a PageNo at the top level is read as the page number (Paging.PageNo wins).',
         security: apiKeySecurity,
         body: ItemSearchRequestSchema,
         response: { 200: ItemSearchResultSchema, ...errorResponses() },

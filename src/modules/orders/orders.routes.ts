@@ -36,6 +36,8 @@ export function orderRoutes(app: App, { authorize, cx }: RouteDeps): void {
         operationId: 'cancelOrder',
         tags,
         summary: 'Cancel an Imported order by ReferenceNo and/or PONo, releasing its allocation',
+        description:
+          'Called by the customer’s system. Sending neither ReferenceNo nor PONo is 400, as is a PONo that several live orders of the facility share (send the ReferenceNo); no live order matching is 404. An order past Imported is 409 (the warehouse can cancel an Open one); every call that names valid identifiers writes one ACK, and an Idempotency-Key replays the first answer.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: OrderCancelRequestSchema,

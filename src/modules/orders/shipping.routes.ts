@@ -22,6 +22,12 @@ const MOVE_SUMMARIES: Record<OperatorOrderMove, string> = {
   cancel: 'Cancel an Imported or Open order (the operator’s cancellation), releasing its allocation',
 };
 
+const MOVE_DESCRIPTIONS: Record<OperatorOrderMove, string> = {
+  open: 'Called by the warehouse’s system: the same move as the list with MarkOpen. An order that is not Imported is 409, and an SVCPOID unknown in the facility is 404. No ACK is written (the customer sees the new status), and an Idempotency-Key replays the first answer.',
+  cancel:
+    'Called by the warehouse’s system, also once the order is Open (the customer can cancel only an Imported one); the stock it releases fills other orders’ waiting lines, the oldest order first. Once shipping has started the order can no longer be cancelled (409), and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.',
+};
+
 const MOVE_OPERATIONS: Record<OperatorOrderMove, string> = {
   open: 'openOrder',
   cancel: 'cancelOrderAsOperator',
@@ -35,6 +41,8 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
         operationId: 'listFacilityOrders',
         tags,
         summary: 'Outbound List DNs: a facility’s orders, with MarkOpen to take them on',
+        description:
+          'Called by the warehouse’s system (an operator or admin key): the facility’s orders, oldest update first, filtered by CustomerID, Status (one or several), PONo, ReferenceNo and UpdatedWhenFrom/To. With MarkOpen every Imported order on the returned page becomes Open in the same transaction and is shown as Open. The paging is in the answer’s paging object.',
         security: apiKeySecurity,
         body: OrderListRequestSchema,
         response: { 200: OrderListResultSchema, ...errorResponses() },
@@ -51,6 +59,8 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
         operationId: 'getOrderDetails',
         tags,
         summary: 'Outbound Get DN Details: the whole order with what each line holds allocated and has shipped',
+        description:
+          'Called by the warehouse’s system. The order has every key it was imported with (unknown keys included) and each line its OrderedQty, AllocatedQty (held now, not yet shipped) and ShippedQty; its dates are facility-local ISO date-times with milliseconds. An SVCPOID that is unknown or belongs to another facility is 404.',
         security: apiKeySecurity,
         body: OrderLookupSchema,
         response: { 200: OrderDocumentSchema, ...errorResponses(404) },
@@ -70,6 +80,7 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
           tags,
           operationId: MOVE_OPERATIONS[move],
           summary: MOVE_SUMMARIES[move],
+          description: MOVE_DESCRIPTIONS[move],
           security: apiKeySecurity,
           headers: IdempotencyHeadersSchema,
           body: OrderActionSchema,

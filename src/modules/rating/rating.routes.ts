@@ -87,6 +87,8 @@ export function rateRoutes(
         operationId: 'explainLastMileRate',
         tags,
         summary: 'The same quote with its breakdown: the zone and how it was found, the weights, each charge and its rule',
+        description:
+          'Takes the same body and keys as the quote and answers the same envelope, with Explanation added for people: the card, the zone and how it was found, and per service its weights and every charge with the rule of the card behind it. When some services are refused and others quoted, it says why the others could not go. Explanation is null when no rate card is in force.',
         security: apiKeySecurity,
         body: RateRequestSchema,
         response: { 200: RateExplanationResponseSchema, ...errorResponses },

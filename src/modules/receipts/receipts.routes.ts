@@ -34,6 +34,8 @@ export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
         operationId: 'cancelReceipt',
         tags: ['Inbound receipts'],
         summary: 'Cancel an Imported receipt by PONo and/or ReferenceNo',
+        description:
+          'Called by the customer’s system. When both PONo and ReferenceNo are sent, both must match; neither is 400, and no live receipt matching (one already cancelled included) is 404. A receipt past Imported is 409 (once the warehouse has opened it, only the warehouse can cancel it); every call that names valid identifiers writes one ACK, and an Idempotency-Key replays the first answer.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: ReceiptCancelRequestSchema,

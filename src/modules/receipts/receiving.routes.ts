@@ -23,6 +23,14 @@ const MOVE_SUMMARIES: Record<OperatorReceiptMove, string> = {
   'force-close': 'Close a receipt that will receive nothing more',
 };
 
+const MOVE_DESCRIPTIONS: Record<OperatorReceiptMove, string> = {
+  open: 'Called by the warehouse’s system: the same move as the list with MarkOpen. A receipt that is not Imported is 409, and an SVCPOID unknown in the facility is 404. No ACK is written (the customer sees the new status), and an Idempotency-Key replays the first answer.',
+  cancel:
+    'Called by the warehouse’s system, also once the receipt is Open (the customer can cancel only an Imported one). Once receiving has started the receipt can no longer be cancelled (409; force-close it instead), and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.',
+  'force-close':
+    'Called by the warehouse’s system for an Imported, Open or In Progress receipt, which becomes Force Closed: receiving is over. Any other status is 409, and an SVCPOID unknown in the facility is 404. An Idempotency-Key replays the first answer.',
+};
+
 const MOVE_OPERATIONS: Record<OperatorReceiptMove, string> = {
   open: 'openReceipt',
   cancel: 'cancelReceiptAsOperator',
@@ -37,6 +45,8 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
         operationId: 'listFacilityReceipts',
         tags,
         summary: 'Inbound List RNs: a facility’s receipts, with MarkOpen to take them on',
+        description:
+          'Called by the warehouse’s system (an operator or admin key): the facility’s receipts, oldest update first, filtered by CustomerID, Status (one or several), PONo, ReferenceNo and UpdatedWhenFrom/To. With MarkOpen every Imported receipt on the returned page becomes Open in the same transaction and is shown as Open. The paging is in the answer’s paging object.',
         security: apiKeySecurity,
         body: ReceiptListRequestSchema,
         response: { 200: ReceiptListResultSchema, ...errorResponses() },
@@ -53,6 +63,8 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
         operationId: 'getReceiptDetails',
         tags,
         summary: 'Inbound Get RN Details: the whole receipt with what each line received so far',
+        description:
+          'Called by the warehouse’s system. The receipt has every key it was imported with (unknown keys included) and each line its ExpectedQty and ReceivedQty; its dates are facility-local ISO date-times with milliseconds. An SVCPOID that is unknown or belongs to another facility is 404.',
         security: apiKeySecurity,
         body: ReceiptLookupSchema,
         response: { 200: ReceiptDocumentSchema, ...errorResponses(404) },
@@ -72,6 +84,7 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
           tags,
           operationId: MOVE_OPERATIONS[move],
           summary: MOVE_SUMMARIES[move],
+          description: MOVE_DESCRIPTIONS[move],
           security: apiKeySecurity,
           headers: IdempotencyHeadersSchema,
           body: ReceiptActionSchema,
@@ -91,6 +104,8 @@ export function receivingRoutes(app: App, { db, authorize, cx }: RouteDeps): voi
         operationId: 'confirmReceiving',
         tags,
         summary: 'Inbound Post RN Confirmation: receive goods, post stock and write the RC',
+        description:
+          'Called by the warehouse’s system: posts the received stock, adds it to the matched lines, writes the RC record and moves the receipt to In Progress (with Close, Closed when every line has received its expected quantity, else Partial Received), all in one transaction. A Partial Received, Closed, Force Closed or Cancelled receipt is 409, and an SVCPOID unknown in the facility is 404. A ConfirmationNo applies once per receipt: the same body again replays the first answer, another body is 409.',
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: ConfirmationRequestSchema,

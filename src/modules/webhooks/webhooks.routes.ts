@@ -42,6 +42,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'createWebhookEndpoint',
         ...change,
         summary: 'Create an endpoint: events are POSTed to it, signed with the secret this answer shows once',
+        description:
+          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. A Url that is not https:// to a public address is 400 (unless the server allows private addresses), and a key limited to facilities is 403.',
         body: EndpointCreateRequestSchema,
         response: { 200: EndpointWithSecretResultSchema, ...errorResponses() },
       },
@@ -56,6 +58,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'listWebhookEndpoints',
         ...read,
         summary: 'The endpoints (never their secrets)',
+        description:
+          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. Each shows whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.',
         body: EndpointListRequestSchema,
         response: { 200: EndpointListResultSchema, ...errorResponses() },
       },
@@ -70,6 +74,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'updateWebhookEndpoint',
         ...change,
         summary: "Change an endpoint's URL, event types or description; disable or enable it",
+        description:
+          'Only what the body sends changes; a new Url is checked as at creation (400). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, or an unknown one, is 404.',
         body: EndpointUpdateRequestSchema,
         response: { 200: EndpointResultSchema, ...errorResponses(404) },
       },
@@ -84,6 +90,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'deleteWebhookEndpoint',
         ...change,
         summary: 'Delete an endpoint with its deliveries and their log',
+        description:
+          'Another customer’s endpoint, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.',
         body: EndpointLookupSchema,
         response: { 200: EndpointDeleteResultSchema, ...errorResponses(404) },
       },
@@ -98,6 +106,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'rotateWebhookSecret',
         ...change,
         summary: 'A new secret, shown once; the old one keeps signing beside it for 24 hours',
+        description:
+          'For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, or an unknown one, is 404.',
         body: EndpointLookupSchema,
         response: { 200: EndpointWithSecretResultSchema, ...errorResponses(404) },
       },
@@ -112,6 +122,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'searchWebhookDeliveries',
         ...read,
         summary: 'Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)',
+        description:
+          'Filters: EndpointID (another customer’s matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.',
         body: DeliverySearchRequestSchema,
         response: { 200: DeliverySearchResultSchema, ...errorResponses() },
       },
@@ -126,6 +138,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         operationId: 'replayWebhookDeliveries',
         ...change,
         summary: "Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start",
+        description:
+          'Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404. The deliveries become Pending and due at once, and Replayed says how many.',
         body: DeliveryReplayRequestSchema,
         response: { 200: DeliveryReplayResultSchema, ...errorResponses(404) },
       },
