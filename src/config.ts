@@ -136,6 +136,16 @@ const settings = {
       description: 'How often an idle dispatcher looks for new events and due retries (changes made by its own process wake it at once)',
     }),
   },
+  webhookRetentionDays: {
+    env: 'WEBHOOK_RETENTION_DAYS',
+    schema: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      default: 30,
+      description:
+        'How long a delivery that ended (succeeded, or failed for good) is kept with its attempts in the delivery log; the dispatcher forgets older ones every hour',
+    }),
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT_MS',
     schema: Type.Integer({

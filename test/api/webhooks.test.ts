@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { AggregatorRegistry, Registry } from 'prom-client';
+import { forgetEndedDeliveries } from '../../src/modules/webhooks/deliveries.service.js';
 import { createDispatcher, type Dispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { WebhookTally } from '../../src/modules/webhooks/webhook-metrics.js';
 import { createSender, type Sender } from '../../src/modules/webhooks/sender.js';
@@ -24,6 +25,7 @@ const ENDPOINT = '/edi/webhook/endpoint';
 const DELIVERY = '/edi/webhook/delivery';
 const SECOND = 1000;
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 describeEachDialect('webhooks', (dialect) => {
   // Loopback receivers need private addresses allowed, as in the tests and the demo; 1,000 imports
@@ -356,6 +358,34 @@ describeEachDialect('webhooks', (dialect) => {
       status: 404,
       body: { error: `Not found delivery ${first.DeliveryID}` },
     });
+  });
+
+  it('forgets the deliveries that ended longer ago than the retention, with their attempts, and keeps what is pending', async () => {
+    await create();
+    await importReceipt();
+    await importReceipt();
+    expect(await dispatcher.runOnce()).toBe(2);
+    ctx().clock.advance(31 * DAY);
+    receiver.answerWith({ status: 500, body: 'down for maintenance' });
+    await importReceipt();
+    expect(await dispatcher.runOnce()).toBe(1);
+    const before = await deliveries();
+    expect(before.map((delivery: Json) => delivery.Status)).toEqual(['Succeeded', 'Succeeded', 'Pending']);
+    const attempts = async () =>
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from webhook_attempts where company_id = ${w.tenant.companyId}`.execute(
+            ctx().database.db,
+          )
+        ).rows[0]!.n,
+      );
+    expect(await attempts()).toBe(3);
+
+    expect(await forgetEndedDeliveries(ctx().database.db, ctx().clock.now(), 30 * DAY)).toBe(2);
+    expect(await deliveries()).toEqual([before[2]]);
+    expect(await attempts()).toBe(1);
+    // Nothing else has ended that long ago; a pending delivery is kept however old it grows.
+    expect(await forgetEndedDeliveries(ctx().database.db, ctx().clock.now() + 365 * DAY, 30 * DAY)).toBe(0);
   });
 
   it('filters the delivery log by endpoint, event and status; another customer finds none of it', async () => {

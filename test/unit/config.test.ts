@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       webhookConcurrency: 64,
       webhookLeaseMs: 60_000,
       webhookPollMs: 500,
+      webhookRetentionDays: 30,
       shutdownTimeoutMs: 30_000,
     });
   });
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
         WEBHOOK_CONCURRENCY: '8',
         WEBHOOK_LEASE_MS: '5000',
         WEBHOOK_POLL_MS: '100',
+        WEBHOOK_RETENTION_DAYS: '7',
         SHUTDOWN_TIMEOUT_MS: '500',
       },
     );
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       webhookConcurrency: 8,
       webhookLeaseMs: 5_000,
       webhookPollMs: 100,
+      webhookRetentionDays: 7,
       shutdownTimeoutMs: 500,
     });
     expect(typeof config.port).toBe('number');
@@ -196,6 +199,7 @@ describe('loadConfig', () => {
       'WEBHOOK_CONCURRENCY',
       'WEBHOOK_LEASE_MS',
       'WEBHOOK_POLL_MS',
+      'WEBHOOK_RETENTION_DAYS',
       'SHUTDOWN_TIMEOUT_MS',
     ]);
     expect(described.find((s) => s.env === 'PORT')?.default).toBe(8080);

@@ -86,6 +86,23 @@ export async function fanOut(db: Db, now: number): Promise<boolean> {
   }
 }
 
+/** Deliveries forgotten per transaction: short transactions, whatever the backlog. */
+const PURGE_BATCH = 1000;
+
+/**
+ * Forgets the deliveries that ended (succeeded, or failed for good) more than `retentionMs` before
+ * `now`, with their attempts, a batch per transaction; answers how many. Pending deliveries and
+ * those under a lease are kept whatever their age; the events themselves stay (the events search).
+ */
+export async function forgetEndedDeliveries(db: Db, now: number, retentionMs: number): Promise<number> {
+  let forgotten = 0;
+  for (;;) {
+    const deleted = await inTransaction(db, (trx) => repo.deleteEndedDeliveries(trx, now - retentionMs, PURGE_BATCH));
+    forgotten += deleted;
+    if (deleted < PURGE_BATCH) return forgotten;
+  }
+}
+
 /** Deliveries to the endpoints the request may see, oldest first, each with every attempt. */
 export async function searchDeliveries(db: Db, principal: Principal, request: DeliverySearchRequest): Promise<DeliverySearchResult> {
   const scope = scopeOf(principal, request);

@@ -220,6 +220,30 @@ export async function countPending(db: Db): Promise<number> {
   return Number(count);
 }
 
+/**
+ * Forgets up to `limit` deliveries that ended (nothing left to attempt, no lease) before `before`,
+ * with their attempts; answers how many. The same ordered selection names both deletes.
+ */
+export async function deleteEndedDeliveries(trx: Trx, before: number, limit: number): Promise<number> {
+  const ended = trx
+    .selectFrom('webhook_deliveries')
+    .select(['company_id', 'id'])
+    .where('next_attempt_at', 'is', null)
+    .where('leased_until', 'is', null)
+    .where('updated_at', '<', before)
+    .orderBy('id')
+    .limit(limit);
+  await trx
+    .deleteFrom('webhook_attempts')
+    .where((eb) => eb(eb.refTuple('company_id', 'delivery_id'), 'in', ended.$asTuple('company_id', 'id')))
+    .execute();
+  const result = await trx
+    .deleteFrom('webhook_deliveries')
+    .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', ended.$asTuple('company_id', 'id')))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 // ---- the log ----------------------------------------------------------------------------------------
 
 export interface DeliveryFilter {
