@@ -6,6 +6,7 @@ import { loadRateCard } from '../src/modules/rating/rating.service.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
 import { createKey, createWorld, problems, type World } from './helpers/factories.js';
+import { SHIP_TO } from './helpers/orders.js';
 
 /**
  * wharf-client (DESIGN §14) against a real listening Wharf on both databases: typed calls of the
@@ -62,14 +63,7 @@ describeEachDialect('wharf-client', (dialect) => {
         POContent: {
           ReferenceNo: 'SO-1',
           PONo: 'PO-1',
-          Address: {
-            ShipToName: 'Jane Doe',
-            ShipToAddress1: '1 Market St',
-            ShipToCity: 'San Francisco',
-            ShipToState: 'CA',
-            ShipToZipCode: '94105',
-            ShipToCountry: 'US',
-          },
+          Address: SHIP_TO,
           Items: [{ ItemID: 'CUP-1', OrderedQty: '2', UOM: 'EA' }],
         },
       },

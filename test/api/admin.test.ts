@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import { beforeEach, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/app.js';
+import { useTestApp, type TestContext } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createRivals, createWorld, problems, uniqueId, type RivalKey, type Tenant, type World } from '../helpers/factories.js';
 import * as paths from '../helpers/paths.js';
@@ -19,6 +19,18 @@ const ADMIN = '/admin/v1';
 const NOW = '2026-03-05T14:07:09.123Z';
 const HOUR = 3_600_000;
 
+/** Sends an admin request (no body: none sent) with `key`, to a path under /admin/v1. */
+const adminCaller = (ctx: () => TestContext) => (method: Method, path: string, key: string | undefined, body?: Json) =>
+  ctx().app.inject({
+    method,
+    url: `${ADMIN}${path}`,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(key ? { authorization: `APIKey ${key}` } : {}),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+
 describeEachDialect('admin API', (dialect) => {
   const ctx = useTestApp(dialect);
   let w: World;
@@ -28,16 +40,7 @@ describeEachDialect('admin API', (dialect) => {
     w = await createWorld(ctx().database.db, ctx().clock);
   });
 
-  const call = (method: Method, path: string, key: string | undefined, body?: Json) =>
-    ctx().app.inject({
-      method,
-      url: `${ADMIN}${path}`,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(key ? { authorization: `APIKey ${key}` } : {}),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
+  const call = adminCaller(ctx);
   const answer = (response: LightMyRequestResponse) => ({ status: response.statusCode, body: response.json() as unknown });
   const itemSearch = (key: string) =>
     ctx().post(paths.ITEM_SEARCH, { CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0]!, PageNo: 1 }, key);
@@ -337,16 +340,7 @@ describeEachDialect('admin API isolation', (dialect) => {
     aKeyId = (listed.json() as { Keys: { KeyID: number }[] }).Keys[0]!.KeyID;
   });
 
-  const call = (method: Method, path: string, key: string | undefined, body?: Json) =>
-    ctx().app.inject({
-      method,
-      url: `${ADMIN}${path}`,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(key ? { authorization: `APIKey ${key}` } : {}),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
+  const call = adminCaller(ctx);
   const routes = (): [Method, string, Json | undefined][] => [
     ['GET', '/customers', undefined],
     ['POST', '/customers', { CustomerID: uniqueId('NEW') }],
