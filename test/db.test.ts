@@ -20,6 +20,7 @@ import * as tenants from '../src/modules/tenants/tenants.service.js';
 const MIGRATION_NAMES = Object.keys(migrations);
 const TABLES = [
   'acks',
+  'admin_changes',
   'api_keys',
   'companies',
   'customers',

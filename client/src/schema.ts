@@ -960,6 +960,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the admin API changed in the company, and with which key, newest first
+         * @description Every change made through the admin API (customers, facilities, keys, rate cards) is recorded in its own transaction with the admin key that made it, never with a key itself. A page holds 100; send the last ChangeID of a page as Before for the next.
+         */
+        get: operations["listAdminChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/RateEngine/SVC/lastmile": {
         parameters: {
             query?: never;
@@ -3661,6 +3681,27 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        ListAdminChangesResponse: {
+            Changes: {
+                /** @description Its id: later changes have higher ones. */
+                ChangeID: number;
+                /** @description The admin key that made it. */
+                KeyID: number;
+                /** @description customer.created, customer.updated, facility.created, facility.updated, key.created, key.rotated, key.revoked or rate-card.loaded. */
+                Action: string;
+                /** @description The CustomerID, FacilityID, KeyID or rate card version changed. */
+                Subject: string;
+                /** @description What changed (never a key itself). */
+                Detail: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @description When (UTC).
+                 */
+                CreatedWhen: string;
+            }[];
         };
         RateLastMileRequest: {
             /** @description The caller's user identifier; the API key must be allowed to quote for it. */
@@ -13416,6 +13457,175 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    listAdminChanges: {
+        parameters: {
+            query?: {
+                /** @description Only changes before this ChangeID: the next page, from the last ChangeID of one. */
+                Before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAdminChangesResponse"];
                 };
             };
             /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AckTables } from '../modules/acks/acks.tables.js';
+import type { AdminTables } from '../modules/admin/admin.tables.js';
 import type { EventTables } from '../modules/events/events.tables.js';
 import type { IdempotencyTables } from '../modules/commands/idempotency.tables.js';
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
@@ -25,7 +26,8 @@ export interface Database
     RatingTables,
     LimitTables,
     EventTables,
-    WebhookTables {}
+    WebhookTables,
+    AdminTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -9,8 +9,12 @@ export const transactionRetries = { count: 0 };
 /**
  * Runs `work` in one transaction; a transaction that loses a race (serialization failure,
  * deadlock, busy database, unique violation) runs again from the start and then sees the winner.
+ * Called inside a transaction, `work` joins it: a service that opens its own transaction can then
+ * be one step of a larger one (the admin API records each change in the change's transaction),
+ * and the outer transaction owns the retry.
  */
 export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Trx);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);

@@ -318,6 +318,59 @@ describeEachDialect('admin API', (dialect) => {
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
   });
 
+  it('records every change with the key that made it, never a key itself, newest first; a refused change records nothing', async () => {
+    const made = (await call('POST', '/keys', w.admin, { Role: 'operator', Label: 'WMS' })).json() as {
+      Key: { KeyID: number; Key: string };
+    };
+    await call('POST', '/customers', w.admin, { CustomerID: 'GLOBEX', Name: 'Globex' });
+    await call('POST', '/customers', w.admin, { CustomerID: 'GLOBEX' });
+    await call('PATCH', '/customers/GLOBEX', w.admin, { Name: 'Globex West' });
+    await call('POST', '/facilities', w.admin, { FacilityID: 'ORD1', TimeZone: 'America/Chicago' });
+    await call('PATCH', '/facilities/ORD1', w.admin, { TimeZone: 'America/New_York' });
+    await call('PATCH', '/facilities/ORD1', w.admin, { TimeZone: 'Mars/Base' });
+    const rotated = (await call('POST', `/keys/${made.Key.KeyID}/rotate`, w.admin, { GraceHours: 1 })).json() as { Key: { KeyID: number } };
+    await call('DELETE', `/keys/${rotated.Key.KeyID}`, w.admin);
+    await call('POST', '/rate-cards', w.admin, { Card: JSON.parse(readFileSync(EXAMPLE_RATE_CARD, 'utf8')) });
+
+    const adminKeyId = ((await call('GET', '/keys', w.admin)).json() as { Keys: { KeyID: number; Role: string }[] }).Keys.find(
+      (key) => key.Role === 'admin',
+    )!.KeyID;
+    const listed = await call('GET', '/changes', w.admin);
+    expect(listed.statusCode).toBe(200);
+    const changes = (listed.json() as { Changes: Json[] }).Changes;
+    expect(changes.map(({ ChangeID: _id, ...change }) => change)).toEqual(
+      [
+        {
+          Action: 'key.created',
+          Subject: String(made.Key.KeyID),
+          Detail: { Role: 'operator', Customers: [], Facilities: [], UserIDs: [], Label: 'WMS', RateLimit: null, ExpiresAt: null },
+        },
+        { Action: 'customer.created', Subject: 'GLOBEX', Detail: { Name: 'Globex' } },
+        { Action: 'customer.updated', Subject: 'GLOBEX', Detail: { Name: 'Globex West' } },
+        { Action: 'facility.created', Subject: 'ORD1', Detail: { Name: 'ORD1', TimeZone: 'America/Chicago' } },
+        {
+          Action: 'facility.updated',
+          Subject: 'ORD1',
+          Detail: { Name: 'ORD1', TimeZone: 'America/New_York', Before: { Name: 'ORD1', TimeZone: 'America/Chicago' } },
+        },
+        {
+          Action: 'key.rotated',
+          Subject: String(made.Key.KeyID),
+          Detail: { NewKeyID: rotated.Key.KeyID, GraceHours: 1, ReplacedExpiresAt: new Date(Date.parse(NOW) + HOUR).toISOString() },
+        },
+        { Action: 'key.revoked', Subject: String(rotated.Key.KeyID), Detail: { RevokedWhen: NOW } },
+        { Action: 'rate-card.loaded', Subject: '1', Detail: { UserID: null, Name: 'Demo Parcel Rates 2026', Changed: true } },
+      ]
+        .reverse()
+        .map((change) => ({ KeyID: adminKeyId, ...change, CreatedWhen: NOW })),
+    );
+    expect(listed.body).not.toContain(made.Key.Key);
+    const ids = changes.map((change) => change.ChangeID as number);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    const older = await call('GET', `/changes?Before=${ids[1]}`, w.admin);
+    expect((older.json() as { Changes: Json[] }).Changes).toEqual(changes.slice(2));
+  });
+
   it('answers a method the path does not take with 405 and Allow', async () => {
     const response = await call('GET', '/keys/1', w.admin);
     expect(response.statusCode).toBe(405);
@@ -356,6 +409,7 @@ describeEachDialect('admin API isolation', (dialect) => {
     ['POST', '/rate-cards', { Card: { name: 'x' } }],
     ['GET', '/rate-cards/1', undefined],
     ['GET', '/webhook-endpoints', undefined],
+    ['GET', '/changes', undefined],
   ];
 
   it('refuses every admin operation to a request without a key and to every key but an admin’s', async () => {

@@ -550,6 +550,8 @@ const MATRIX: Record<string, Entry> = {
     (_w, value) => ({ error: `Rate card version ${value} of the company default not found` }),
   ),
   [adminRoute('GET', '/webhook-endpoints')]: adminList((w) => [w.ep.list, w.ep.update]),
+  // The admin entries above made changes in company A by then (the matrix runs in this order).
+  [adminRoute('GET', '/changes')]: adminList(() => ['customer.created']),
 
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(

@@ -16,6 +16,7 @@ import * as rateLimits from './2026-11-25T1400-rate-limits.js';
 import * as apiKeyExpiry from './2026-11-26T0900-api-key-expiry.js';
 import * as events from './2026-11-27T1000-events.js';
 import * as webhooks from './2026-11-27T1100-webhooks.js';
+import * as adminChanges from './2026-11-27T1200-admin-changes.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T0900-api-key-expiry': apiKeyExpiry,
   '2026-11-27T1000-events': events,
   '2026-11-27T1100-webhooks': webhooks,
+  '2026-11-27T1200-admin-changes': adminChanges,
 };

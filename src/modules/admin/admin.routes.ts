@@ -7,6 +7,8 @@ import { apiKeySecurity } from '../../http/module.js';
 import { errorResponses } from '../../http/schemas.js';
 import * as admin from './admin.service.js';
 import {
+  AdminChangeListSchema,
+  AdminChangeQuerySchema,
   CustomerChangeSchema,
   CustomerListSchema,
   CustomerPathSchema,
@@ -92,7 +94,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: CustomerResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.updateCustomer(db, request.principal, request.params.CustomerID, request.body),
+    (request) => admin.updateCustomer(db, clock, request.principal, request.params.CustomerID, request.body),
   );
 
   app.get(
@@ -141,7 +143,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: FacilityResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.updateFacility(db, request.principal, request.params.FacilityID, request.body),
+    (request) => admin.updateFacility(db, clock, request.principal, request.params.FacilityID, request.body),
   );
 
   app.get(
@@ -285,5 +287,23 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
       },
     },
     (request) => admin.listWebhookEndpoints(db, request.principal),
+  );
+
+  app.get(
+    '/changes',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listAdminChanges',
+        tags: ['Admin: changes'],
+        summary: 'What the admin API changed in the company, and with which key, newest first',
+        description:
+          'Every change made through the admin API (customers, facilities, keys, rate cards) is recorded in its own transaction with the admin key that made it, never with a key itself. A page holds 100; send the last ChangeID of a page as Before for the next.',
+        querystring: AdminChangeQuerySchema,
+        response: { 200: AdminChangeListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listChanges(db, request.principal, request.query.Before === undefined ? undefined : Number(request.query.Before)),
   );
 }

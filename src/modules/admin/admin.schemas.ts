@@ -231,3 +231,33 @@ export const RateCardQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const AdminChangeSchema = Type.Object(
+  {
+    ChangeID: Type.Integer({ description: 'Its id: later changes have higher ones.' }),
+    KeyID: Type.Integer({ description: 'The admin key that made it.' }),
+    Action: Type.String({
+      description:
+        'customer.created, customer.updated, facility.created, facility.updated, key.created, key.rotated, key.revoked or rate-card.loaded.',
+    }),
+    Subject: Type.String({ description: 'The CustomerID, FacilityID, KeyID or rate card version changed.' }),
+    Detail: Type.Object({}, { additionalProperties: true, description: 'What changed (never a key itself).' }),
+    CreatedWhen: Instant('When (UTC).'),
+  },
+  { description: 'A change made through the admin API, with the key that made it.' },
+);
+export type AdminChange = Static<typeof AdminChangeSchema>;
+
+export const AdminChangeListSchema = Type.Object({ Changes: Type.Array(AdminChangeSchema) });
+export const AdminChangeQuerySchema = Type.Object(
+  {
+    Before: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,14}$',
+        'x-message': 'must be a positive whole number',
+        description: 'Only changes before this ChangeID: the next page, from the last ChangeID of one.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import { parseWithOffset } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
@@ -8,6 +9,7 @@ import * as rating from '../rating/rating.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { listCompanyEndpoints } from '../webhooks/endpoints.service.js';
 import type { EndpointListResult } from '../webhooks/webhooks.schemas.js';
+import * as repo from './admin.repository.js';
 import type { ApiKeyView, CustomerView, FacilityView } from '../tenants/tenants.schemas.js';
 import type {
   Customer,
@@ -28,6 +30,7 @@ import type {
   RateCardDetail,
   RateCardLoadRequest,
   RateCardLoadResult,
+  AdminChange,
 } from './admin.schemas.js';
 
 /**
@@ -48,6 +51,39 @@ const API_KEY_FIELDS: tenants.KeyFieldNames = {
 
 /** How long a rotated key keeps working when the request does not say. */
 const DEFAULT_GRACE_HOURS = 24;
+
+/** What a change was, for its record: never key material. */
+interface ChangeRecord {
+  action: string;
+  subject: string | number;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Makes a change and records it with the key that made it, in one transaction: a change that
+ * rolls back leaves no record, and every change has one.
+ */
+function recorded<T>(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  change: (trx: Trx) => Promise<T>,
+  record: (result: T) => ChangeRecord,
+): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    const result = await change(trx);
+    const { action, subject, detail } = record(result);
+    await repo.insertChange(trx, {
+      company_id: principal.companyId,
+      key_id: principal.keyId,
+      action,
+      subject: String(subject),
+      detail: JSON.stringify(detail),
+      created_at: clock.now(),
+    });
+    return result;
+  });
+}
 
 const customerOf = (view: CustomerView): Customer => ({ CustomerID: view.customer, Name: view.name, CreatedWhen: view.createdAt });
 
@@ -77,13 +113,35 @@ export async function listCustomers(db: Db, principal: Principal): Promise<{ Cus
 }
 
 export async function createCustomer(db: Db, clock: Clock, principal: Principal, request: NewCustomerRequest): Promise<CustomerResult> {
-  const view = await tenants.addCustomer(db, clock, { companyId: principal.companyId, customerId: request.CustomerID, name: request.Name });
-  return { Customer: customerOf(view) };
+  return recorded(
+    db,
+    clock,
+    principal,
+    async (trx) => ({
+      Customer: customerOf(
+        await tenants.addCustomer(trx, clock, { companyId: principal.companyId, customerId: request.CustomerID, name: request.Name }),
+      ),
+    }),
+    ({ Customer }) => ({ action: 'customer.created', subject: Customer.CustomerID, detail: { Name: Customer.Name } }),
+  );
 }
 
-export async function updateCustomer(db: Db, principal: Principal, customerId: string, change: CustomerChange): Promise<CustomerResult> {
-  const view = await tenants.renameCustomer(db, { companyId: principal.companyId, customerId, name: change.Name });
-  return { Customer: customerOf(view) };
+export async function updateCustomer(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  customerId: string,
+  change: CustomerChange,
+): Promise<CustomerResult> {
+  return recorded(
+    db,
+    clock,
+    principal,
+    async (trx) => ({
+      Customer: customerOf(await tenants.renameCustomer(trx, { companyId: principal.companyId, customerId, name: change.Name })),
+    }),
+    ({ Customer }) => ({ action: 'customer.updated', subject: Customer.CustomerID, detail: { Name: Customer.Name } }),
+  );
 }
 
 export async function listFacilities(db: Db, principal: Principal): Promise<{ Facilities: Facility[] }> {
@@ -91,22 +149,47 @@ export async function listFacilities(db: Db, principal: Principal): Promise<{ Fa
 }
 
 export async function createFacility(db: Db, clock: Clock, principal: Principal, request: NewFacilityRequest): Promise<FacilityResult> {
-  const view = await tenants.addFacility(
+  return recorded(
     db,
     clock,
-    { companyId: principal.companyId, facilityId: request.FacilityID, name: request.Name, timeZone: request.TimeZone },
-    TIME_ZONE,
+    principal,
+    async (trx) => ({
+      Facility: facilityOf(
+        await tenants.addFacility(
+          trx,
+          clock,
+          { companyId: principal.companyId, facilityId: request.FacilityID, name: request.Name, timeZone: request.TimeZone },
+          TIME_ZONE,
+        ),
+      ),
+    }),
+    ({ Facility }) => ({
+      action: 'facility.created',
+      subject: Facility.FacilityID,
+      detail: { Name: Facility.Name, TimeZone: Facility.TimeZone },
+    }),
   );
-  return { Facility: facilityOf(view) };
 }
 
-export async function updateFacility(db: Db, principal: Principal, facilityId: string, change: FacilityChange): Promise<FacilityResult> {
-  const { facility } = await tenants.updateFacility(
+export async function updateFacility(
+  db: Db,
+  clock: Clock,
+  principal: Principal,
+  facilityId: string,
+  change: FacilityChange,
+): Promise<FacilityResult> {
+  return recorded(
     db,
-    { companyId: principal.companyId, facilityId, name: change.Name, timeZone: change.TimeZone },
-    TIME_ZONE,
-  );
-  return { Facility: facilityOf(facility) };
+    clock,
+    principal,
+    (trx) =>
+      tenants.updateFacility(trx, { companyId: principal.companyId, facilityId, name: change.Name, timeZone: change.TimeZone }, TIME_ZONE),
+    ({ facility, before }) => ({
+      action: 'facility.updated',
+      subject: facility.facility,
+      detail: { Name: facility.name, TimeZone: facility.timeZone, Before: { Name: before.name, TimeZone: before.timeZone } },
+    }),
+  ).then(({ facility }) => ({ Facility: facilityOf(facility) }));
 }
 
 export async function listKeys(db: Db, principal: Principal): Promise<{ Keys: Key[] }> {
@@ -114,24 +197,43 @@ export async function listKeys(db: Db, principal: Principal): Promise<{ Keys: Ke
 }
 
 export async function createKey(db: Db, clock: Clock, principal: Principal, request: NewKeyRequest): Promise<KeyWithSecretResult> {
-  const { key, view } = await tenants.createApiKey(
+  const { key, view } = await recorded(
     db,
     clock,
-    {
-      role: request.Role,
-      companyId: principal.companyId,
-      customerIds: request.Customers ?? [],
-      facilityIds: request.Facilities ?? [],
-      userIds: request.UserIDs ?? [],
-      label: request.Label ?? '',
-      rateLimit: request.RateLimit,
-      // The schema has checked the form: what it accepts parses.
-      expiresAt: request.ExpiresAt === undefined ? undefined : parseWithOffset(request.ExpiresAt)!,
-    },
-    API_KEY_FIELDS,
+    principal,
+    (trx) =>
+      tenants.createApiKey(
+        trx,
+        clock,
+        {
+          role: request.Role,
+          companyId: principal.companyId,
+          customerIds: request.Customers ?? [],
+          facilityIds: request.Facilities ?? [],
+          userIds: request.UserIDs ?? [],
+          label: request.Label ?? '',
+          rateLimit: request.RateLimit,
+          // The schema has checked the form: what it accepts parses.
+          expiresAt: request.ExpiresAt === undefined ? undefined : parseWithOffset(request.ExpiresAt)!,
+        },
+        API_KEY_FIELDS,
+      ),
+    // The key itself is never recorded: only what it may do.
+    ({ view }) => ({ action: 'key.created', subject: view.id, detail: detailOfKey(keyOf(view)) }),
   );
   return { Key: { ...keyOf(view), Key: key } };
 }
+
+/** A key as its change records it: its role, scope and limits, never the key. */
+const detailOfKey = ({ Role, Customers, Facilities, UserIDs, Label, RateLimit, ExpiresAt }: Key) => ({
+  Role,
+  Customers,
+  Facilities,
+  UserIDs,
+  Label,
+  RateLimit,
+  ExpiresAt,
+});
 
 /** A key of the admin's company; another company's answers as an unknown one. */
 async function requireOwnKey(db: Db, principal: Principal, keyId: number): Promise<void> {
@@ -147,14 +249,31 @@ export async function rotateKey(
   request: KeyRotationRequest,
 ): Promise<KeyRotationResult> {
   await requireOwnKey(db, principal, keyId);
-  const graceMs = (request.GraceHours ?? DEFAULT_GRACE_HOURS) * 3_600_000;
-  const { key, view, replaced } = await tenants.rotateApiKey(db, clock, keyId, graceMs);
+  const graceHours = request.GraceHours ?? DEFAULT_GRACE_HOURS;
+  const { key, view, replaced } = await recorded(
+    db,
+    clock,
+    principal,
+    (trx) => tenants.rotateApiKey(trx, clock, keyId, graceHours * 3_600_000),
+    ({ view, replaced }) => ({
+      action: 'key.rotated',
+      subject: keyId,
+      detail: { NewKeyID: view.id, GraceHours: graceHours, ReplacedExpiresAt: replaced.expiresAt },
+    }),
+  );
   return { Key: { ...keyOf(view), Key: key }, Replaced: keyOf(replaced) };
 }
 
 export async function revokeKey(db: Db, clock: Clock, principal: Principal, keyId: number): Promise<KeyResult> {
   await requireOwnKey(db, principal, keyId);
-  return { Key: keyOf(await tenants.revokeApiKey(db, clock, keyId)) };
+  const view = await recorded(
+    db,
+    clock,
+    principal,
+    (trx) => tenants.revokeApiKey(trx, clock, keyId),
+    (revoked) => ({ action: 'key.revoked', subject: keyId, detail: { RevokedWhen: revoked.revokedAt } }),
+  );
+  return { Key: keyOf(view) };
 }
 
 const rateCardOf = (view: rating.RateCardView): RateCard => ({
@@ -179,12 +298,23 @@ export async function listRateCards(db: Db, clock: Clock, principal: Principal):
  */
 export async function loadRateCard(db: Db, clock: Clock, principal: Principal, request: RateCardLoadRequest): Promise<RateCardLoadResult> {
   try {
-    const { card, changed } = await rating.loadRateCard(db, clock, {
-      companyId: principal.companyId,
-      userId: request.UserID,
-      text: JSON.stringify(request.Card),
-      keyId: principal.keyId,
-    });
+    const { card, changed } = await recorded(
+      db,
+      clock,
+      principal,
+      (trx) =>
+        rating.loadRateCard(trx, clock, {
+          companyId: principal.companyId,
+          userId: request.UserID,
+          text: JSON.stringify(request.Card),
+          keyId: principal.keyId,
+        }),
+      ({ card, changed }) => ({
+        action: 'rate-card.loaded',
+        subject: card.version,
+        detail: { UserID: card.userId, Name: card.name, Changed: changed },
+      }),
+    );
     return { RateCard: rateCardOf(card), Changed: changed };
   } catch (error) {
     if (error instanceof RateCardError) throw invalid(...error.problems.map((problem) => `Card: ${problem}`));
@@ -203,4 +333,22 @@ export async function getRateCard(db: Db, clock: Clock, principal: Principal, ve
 /** Every webhook endpoint of the company: each customer's and the company-wide ones (never a secret). */
 export function listWebhookEndpoints(db: Db, principal: Principal): Promise<EndpointListResult> {
   return listCompanyEndpoints(db, principal.companyId);
+}
+
+/** How many changes a page of the record shows. */
+const CHANGES_PAGE = 100;
+
+/** The company's record of admin changes, newest first: a page of 100, before a ChangeID when given. */
+export async function listChanges(db: Db, principal: Principal, before?: number): Promise<{ Changes: AdminChange[] }> {
+  const rows = await repo.listChanges(db, principal.companyId, CHANGES_PAGE, before);
+  return {
+    Changes: rows.map((row) => ({
+      ChangeID: Number(row.id),
+      KeyID: Number(row.key_id),
+      Action: row.action,
+      Subject: row.subject,
+      Detail: JSON.parse(row.detail) as Record<string, unknown>,
+      CreatedWhen: new Date(Number(row.created_at)).toISOString(),
+    })),
+  };
 }
