@@ -9,9 +9,10 @@ import * as rating from '../rating/rating.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { listCompanyEndpoints } from '../webhooks/endpoints.service.js';
 import type { EndpointListResult } from '../webhooks/webhooks.schemas.js';
-import * as repo from './admin.repository.js';
 import type { ApiKeyView, CustomerView, FacilityView } from '../tenants/tenants.schemas.js';
+import * as repo from './admin.repository.js';
 import type {
+  AdminChange,
   Customer,
   CustomerChange,
   CustomerResult,
@@ -30,13 +31,13 @@ import type {
   RateCardDetail,
   RateCardLoadRequest,
   RateCardLoadResult,
-  AdminChange,
 } from './admin.schemas.js';
 
 /**
- * The admin API (DESIGN §14): an admin key manages its own company's customers, facilities and API
- * keys, through the same services as the CLI; the company is always the key's, never the caller's
- * to name, so another company's records answer as unknown ones.
+ * The admin API (DESIGN §14): an admin key manages its own company's customers, facilities, API
+ * keys and rate cards through the same services as the CLI, and reads its webhook endpoints and
+ * the record of its changes. The company is always the key's, never the caller's to name, so
+ * another company's records answer as unknown ones; every change is recorded with its key.
  */
 
 const TIME_ZONE = 'TimeZone';
