@@ -265,7 +265,7 @@ export async function buildApp({
         if (config.rateLimitEdi > 0) {
           limitRequests(adminScope, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
         }
-        adminRoutes(adminScope, { db, clock });
+        adminRoutes(adminScope, deps);
       },
       { prefix: ADMIN_PREFIX },
     );

@@ -1,8 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Clock } from '../../lib/clock.js';
 import { forbidden } from '../../lib/refusal.js';
-import type { Db } from '../../db/database.js';
-import type { App } from '../../http/module.js';
+import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { errorResponses } from '../../http/schemas.js';
 import * as admin from './admin.service.js';
@@ -44,7 +42,7 @@ async function requireAdmin(request: FastifyRequest): Promise<void> {
 }
 
 /** The routes of the admin API, in a scope that has authenticated the key (DESIGN §14). */
-export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): void {
+export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 'clock' | 'cx'>): void {
   app.addHook('preHandler', requireAdmin);
   const common = { security: apiKeySecurity };
   const created = (schema: object) => ({ 201: { ...schema, description: 'Created.' } });
@@ -78,7 +76,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { ...created(CustomerResultSchema), ...errorResponses(409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await admin.createCustomer(db, clock, request.principal, request.body)),
+    async (request, reply) => reply.status(201).send(await admin.createCustomer(cx(request), request.body)),
   );
   app.patch(
     '/customers/:CustomerID',
@@ -94,7 +92,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: CustomerResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.updateCustomer(db, clock, request.principal, request.params.CustomerID, request.body),
+    (request) => admin.updateCustomer(cx(request), request.params.CustomerID, request.body),
   );
 
   app.get(
@@ -126,7 +124,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { ...created(FacilityResultSchema), ...errorResponses(409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await admin.createFacility(db, clock, request.principal, request.body)),
+    async (request, reply) => reply.status(201).send(await admin.createFacility(cx(request), request.body)),
   );
   app.patch(
     '/facilities/:FacilityID',
@@ -143,7 +141,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: FacilityResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.updateFacility(db, clock, request.principal, request.params.FacilityID, request.body),
+    (request) => admin.updateFacility(cx(request), request.params.FacilityID, request.body),
   );
 
   app.get(
@@ -176,7 +174,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { ...created(KeyWithSecretResultSchema), ...errorResponses() },
       },
     },
-    async (request, reply) => reply.status(201).send(await admin.createKey(db, clock, request.principal, request.body)),
+    async (request, reply) => reply.status(201).send(await admin.createKey(cx(request), request.body)),
   );
   app.post(
     '/keys/:KeyID/rotate',
@@ -196,7 +194,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         request.body ??= {};
       },
     },
-    (request) => admin.rotateKey(db, clock, request.principal, Number(request.params.KeyID), request.body),
+    (request) => admin.rotateKey(cx(request), Number(request.params.KeyID), request.body),
   );
   app.delete(
     '/keys/:KeyID',
@@ -211,7 +209,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: KeyResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.revokeKey(db, clock, request.principal, Number(request.params.KeyID)),
+    (request) => admin.revokeKey(cx(request), Number(request.params.KeyID)),
   );
 
   app.get(
@@ -244,7 +242,7 @@ export function adminRoutes(app: App, { db, clock }: { db: Db; clock: Clock }): 
         response: { 200: RateCardLoadResultSchema, ...errorResponses() },
       },
     },
-    (request) => admin.loadRateCard(db, clock, request.principal, request.body),
+    (request) => admin.loadRateCard(cx(request), request.body),
   );
   app.get(
     '/rate-cards/:Version',

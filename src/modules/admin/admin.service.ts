@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
+import type { CommandContext } from '../../http/command-context.js';
 import { parseWithOffset } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalid, notFound } from '../../lib/refusal.js';
@@ -62,25 +63,20 @@ interface ChangeRecord {
 
 /**
  * Makes a change and records it with the key that made it, in one transaction: a change that
- * rolls back leaves no record, and every change has one.
+ * rolls back leaves no record, and every change has one. (Not runCommand: an admin answer is not
+ * kept for an Idempotency-Key, since a key's creation would keep the key itself.)
  */
-function recorded<T>(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  change: (trx: Trx) => Promise<T>,
-  record: (result: T) => ChangeRecord,
-): Promise<T> {
-  return inTransaction(db, async (trx) => {
+function recorded<T>(cx: CommandContext, change: (trx: Trx) => Promise<T>, record: (result: T) => ChangeRecord): Promise<T> {
+  return inTransaction(cx.db, async (trx) => {
     const result = await change(trx);
     const { action, subject, detail } = record(result);
     await repo.insertChange(trx, {
-      company_id: principal.companyId,
-      key_id: principal.keyId,
+      company_id: cx.principal.companyId,
+      key_id: cx.principal.keyId,
       action,
       subject: String(subject),
       detail: JSON.stringify(detail),
-      created_at: clock.now(),
+      created_at: cx.clock.now(),
     });
     return result;
   });
@@ -113,33 +109,23 @@ export async function listCustomers(db: Db, principal: Principal): Promise<{ Cus
   return { Customers: (await tenants.listCustomers(db, principal.companyId)).map(customerOf) };
 }
 
-export async function createCustomer(db: Db, clock: Clock, principal: Principal, request: NewCustomerRequest): Promise<CustomerResult> {
+export async function createCustomer(cx: CommandContext, request: NewCustomerRequest): Promise<CustomerResult> {
   return recorded(
-    db,
-    clock,
-    principal,
+    cx,
     async (trx) => ({
       Customer: customerOf(
-        await tenants.addCustomer(trx, clock, { companyId: principal.companyId, customerId: request.CustomerID, name: request.Name }),
+        await tenants.addCustomer(trx, cx.clock, { companyId: cx.principal.companyId, customerId: request.CustomerID, name: request.Name }),
       ),
     }),
     ({ Customer }) => ({ action: 'customer.created', subject: Customer.CustomerID, detail: { Name: Customer.Name } }),
   );
 }
 
-export async function updateCustomer(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  customerId: string,
-  change: CustomerChange,
-): Promise<CustomerResult> {
+export async function updateCustomer(cx: CommandContext, customerId: string, change: CustomerChange): Promise<CustomerResult> {
   return recorded(
-    db,
-    clock,
-    principal,
+    cx,
     async (trx) => ({
-      Customer: customerOf(await tenants.renameCustomer(trx, { companyId: principal.companyId, customerId, name: change.Name })),
+      Customer: customerOf(await tenants.renameCustomer(trx, { companyId: cx.principal.companyId, customerId, name: change.Name })),
     }),
     ({ Customer }) => ({ action: 'customer.updated', subject: Customer.CustomerID, detail: { Name: Customer.Name } }),
   );
@@ -149,17 +135,15 @@ export async function listFacilities(db: Db, principal: Principal): Promise<{ Fa
   return { Facilities: (await tenants.listFacilities(db, principal.companyId)).map(facilityOf) };
 }
 
-export async function createFacility(db: Db, clock: Clock, principal: Principal, request: NewFacilityRequest): Promise<FacilityResult> {
+export async function createFacility(cx: CommandContext, request: NewFacilityRequest): Promise<FacilityResult> {
   return recorded(
-    db,
-    clock,
-    principal,
+    cx,
     async (trx) => ({
       Facility: facilityOf(
         await tenants.addFacility(
           trx,
-          clock,
-          { companyId: principal.companyId, facilityId: request.FacilityID, name: request.Name, timeZone: request.TimeZone },
+          cx.clock,
+          { companyId: cx.principal.companyId, facilityId: request.FacilityID, name: request.Name, timeZone: request.TimeZone },
           TIME_ZONE,
         ),
       ),
@@ -172,19 +156,15 @@ export async function createFacility(db: Db, clock: Clock, principal: Principal,
   );
 }
 
-export async function updateFacility(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  facilityId: string,
-  change: FacilityChange,
-): Promise<FacilityResult> {
+export async function updateFacility(cx: CommandContext, facilityId: string, change: FacilityChange): Promise<FacilityResult> {
   return recorded(
-    db,
-    clock,
-    principal,
+    cx,
     (trx) =>
-      tenants.updateFacility(trx, { companyId: principal.companyId, facilityId, name: change.Name, timeZone: change.TimeZone }, TIME_ZONE),
+      tenants.updateFacility(
+        trx,
+        { companyId: cx.principal.companyId, facilityId, name: change.Name, timeZone: change.TimeZone },
+        TIME_ZONE,
+      ),
     ({ facility, before }) => ({
       action: 'facility.updated',
       subject: facility.facility,
@@ -197,18 +177,16 @@ export async function listKeys(db: Db, principal: Principal): Promise<{ Keys: Ke
   return { Keys: (await tenants.listApiKeys(db, principal.companyId)).map(keyOf) };
 }
 
-export async function createKey(db: Db, clock: Clock, principal: Principal, request: NewKeyRequest): Promise<KeyWithSecretResult> {
+export async function createKey(cx: CommandContext, request: NewKeyRequest): Promise<KeyWithSecretResult> {
   const { key, view } = await recorded(
-    db,
-    clock,
-    principal,
+    cx,
     (trx) =>
       tenants.createApiKey(
         trx,
-        clock,
+        cx.clock,
         {
           role: request.Role,
-          companyId: principal.companyId,
+          companyId: cx.principal.companyId,
           customerIds: request.Customers ?? [],
           facilityIds: request.Facilities ?? [],
           userIds: request.UserIDs ?? [],
@@ -242,20 +220,12 @@ async function requireOwnKey(db: Db, principal: Principal, keyId: number): Promi
   if (!own) throw notFound(`API key ${keyId} not found`);
 }
 
-export async function rotateKey(
-  db: Db,
-  clock: Clock,
-  principal: Principal,
-  keyId: number,
-  request: KeyRotationRequest,
-): Promise<KeyRotationResult> {
-  await requireOwnKey(db, principal, keyId);
+export async function rotateKey(cx: CommandContext, keyId: number, request: KeyRotationRequest): Promise<KeyRotationResult> {
+  await requireOwnKey(cx.db, cx.principal, keyId);
   const graceHours = request.GraceHours ?? DEFAULT_GRACE_HOURS;
   const { key, view, replaced } = await recorded(
-    db,
-    clock,
-    principal,
-    (trx) => tenants.rotateApiKey(trx, clock, keyId, graceHours * 3_600_000),
+    cx,
+    (trx) => tenants.rotateApiKey(trx, cx.clock, keyId, graceHours * 3_600_000),
     ({ view, replaced }) => ({
       action: 'key.rotated',
       subject: keyId,
@@ -265,13 +235,11 @@ export async function rotateKey(
   return { Key: { ...keyOf(view), Key: key }, Replaced: keyOf(replaced) };
 }
 
-export async function revokeKey(db: Db, clock: Clock, principal: Principal, keyId: number): Promise<KeyResult> {
-  await requireOwnKey(db, principal, keyId);
+export async function revokeKey(cx: CommandContext, keyId: number): Promise<KeyResult> {
+  await requireOwnKey(cx.db, cx.principal, keyId);
   const view = await recorded(
-    db,
-    clock,
-    principal,
-    (trx) => tenants.revokeApiKey(trx, clock, keyId),
+    cx,
+    (trx) => tenants.revokeApiKey(trx, cx.clock, keyId),
     (revoked) => ({ action: 'key.revoked', subject: keyId, detail: { RevokedWhen: revoked.revokedAt } }),
   );
   return { Key: keyOf(view) };
@@ -297,18 +265,16 @@ export async function listRateCards(db: Db, clock: Clock, principal: Principal):
  * Loads a card as the CLI's `ratecard load` does: the same checks, every problem of a bad card at
  * once (400), and the card in force stays until a good one is loaded.
  */
-export async function loadRateCard(db: Db, clock: Clock, principal: Principal, request: RateCardLoadRequest): Promise<RateCardLoadResult> {
+export async function loadRateCard(cx: CommandContext, request: RateCardLoadRequest): Promise<RateCardLoadResult> {
   try {
     const { card, changed } = await recorded(
-      db,
-      clock,
-      principal,
+      cx,
       (trx) =>
-        rating.loadRateCard(trx, clock, {
-          companyId: principal.companyId,
+        rating.loadRateCard(trx, cx.clock, {
+          companyId: cx.principal.companyId,
           userId: request.UserID,
           text: JSON.stringify(request.Card),
-          keyId: principal.keyId,
+          keyId: cx.principal.keyId,
         }),
       ({ card, changed }) => ({
         action: 'rate-card.loaded',
