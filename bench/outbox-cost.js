@@ -81,6 +81,7 @@ import {
   seedTenant,
 } from './seed.js';
 import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
+import { log, positiveInteger, runBench } from './lifecycle.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const resultsPath = join(root, 'bench', 'results', 'outbox-cost.json');
@@ -110,14 +111,6 @@ function withoutDispatcher(build) {
   return { nodeArgs: ['--import', join(root, 'bench', 'no-dispatcher.js')], serveArgs: [], how: 'bench/no-dispatcher.js' };
 }
 
-const log = (text) => process.stderr.write(`${text}\n`);
-
-function positiveInteger(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
-  return Number(raw);
-}
 
 function selectedDatabases() {
   const raw = process.env.OUTBOX_DATABASES;
@@ -669,22 +662,9 @@ function cleanup(state) {
   return state.cleaning;
 }
 
-const state = {};
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`\n${signal}: stopping the servers, removing the worktrees…`);
-    cleanup(state).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-
-let exitCode = 0;
-try {
-  await main(state);
-} catch (error) {
-  exitCode = 1;
-  log(`bench:outbox failed: ${error.message}`);
-  for (const group of state.groups ?? []) for (const tail of group.logTails()) log(tail);
-} finally {
-  await cleanup(state);
-}
-process.exit(exitCode);
+await runBench('bench:outbox', {
+  main,
+  cleanup,
+  stopping: 'stopping the servers, removing the worktrees…',
+  tails: (state) => (state.groups ?? []).flatMap((group) => group.logTails()),
+});

@@ -72,6 +72,7 @@ import {
 } from './seed.js';
 import { startServers } from './servers.js';
 import { verifyWrites } from './verify.js';
+import { log, positiveInteger, runBench } from './lifecycle.js';
 
 const WARMUP_SECONDS = 2;
 /**
@@ -83,13 +84,6 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const cliPath = join(root, 'dist', 'cli.js');
 const resultsPath = join(root, 'bench', 'results', 'latest.json');
 const inProcessScript = join(root, 'bench', 'quote-in-process.js');
-
-function positiveInteger(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
-  return Number(raw);
-}
 
 /** The groups of scenarios BENCH_ONLY names (see GROUPS in bench/scenarios.js); all of them when it is unset. */
 function selectedGroups() {
@@ -128,7 +122,6 @@ function wharfEnv() {
   return env;
 }
 
-const log = (text) => process.stderr.write(`${text}\n`);
 
 /** The commit measured, and whether the working tree differed from it; undefined outside git. */
 function sourceRevision() {
@@ -531,22 +524,9 @@ function cleanup(state) {
   return state.cleaning;
 }
 
-const state = {};
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`\n${signal}: stopping the servers…`);
-    cleanup(state).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-
-let exitCode = 0;
-try {
-  await main(state);
-} catch (error) {
-  exitCode = 1;
-  log(`bench failed: ${error.message}`);
-  if (state.group) for (const tail of state.group.logTails()) log(tail);
-} finally {
-  await cleanup(state);
-}
-process.exit(exitCode);
+await runBench('bench', {
+  main,
+  cleanup,
+  stopping: 'stopping the servers…',
+  tails: (state) => (state.group ? state.group.logTails() : []),
+});

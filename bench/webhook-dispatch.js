@@ -63,6 +63,7 @@ import { median, writeJson } from './report.js';
 import { readSnapshots, statementsBetween, takeSnapshot } from './statement-counts.js';
 import { IMPORT_PATH, TENANT, post, seedTenant } from './seed.js';
 import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
+import { log, positiveInteger, runBench } from './lifecycle.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const resultsPath = join(root, 'bench', 'results', 'webhook-dispatch.json');
@@ -77,16 +78,7 @@ const WARM_EVENTS = 2000;
 /** A run fails when no delivery arrives for this long while some are missing. */
 const STALL_MS = 60_000;
 
-const log = (text) => process.stderr.write(`${text}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function positiveInteger(name, fallback, { zero = false } = {}) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || (!zero && Number(raw) < 1))
-    throw new Error(`${name} must be a ${zero ? 'whole number' : 'positive integer'} (got ${JSON.stringify(raw)})`);
-  return Number(raw);
-}
 
 function share(name, fallback) {
   const raw = process.env[name];
@@ -637,22 +629,9 @@ function cleanup(state) {
   return state.cleaning;
 }
 
-const state = {};
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`\n${signal}: stopping the servers, removing the worktree…`);
-    cleanup(state).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-
-let exitCode = 0;
-try {
-  await main(state);
-} catch (error) {
-  exitCode = 1;
-  log(`bench:webhooks failed: ${error.message}`);
-  for (const group of state.groups ?? []) for (const tail of group.logTails()) log(tail);
-} finally {
-  await cleanup(state);
-}
-process.exit(exitCode);
+await runBench('bench:webhooks', {
+  main,
+  cleanup,
+  stopping: 'stopping the servers, removing the worktree…',
+  tails: (state) => (state.groups ?? []).flatMap((group) => group.logTails()),
+});
