@@ -147,6 +147,15 @@ describeEachDialect('wharf-client', (dialect) => {
     expect(sent).toHaveLength(3);
   });
 
+  it('throws a 429 at once when its Retry-After is longer than the client may wait', async () => {
+    const late = async () => new Response(JSON.stringify(problems('too many')), { status: 429, headers: { 'retry-after': '120' } });
+    const refused = (await clientOf(w.customer, late)
+      .POST(`${EDI}/edi/item-master/search-by-paging`, { body: { CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0]! } })
+      .catch((caught: unknown) => caught)) as WharfError;
+    expect({ status: refused.status, problems: refused.problems }).toEqual({ status: 429, problems: problems('too many') });
+    expect(sent).toHaveLength(1);
+  });
+
   it('pages through a search: every record once, page by page', async () => {
     const client = clientOf(w.customer);
     const itemIds = Array.from({ length: 5 }, (_, i) => `PAGE-${i}`);

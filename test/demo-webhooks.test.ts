@@ -48,6 +48,11 @@ describe('the demo and webhooks', () => {
         expect(output).toContain('/edi/webhook/endpoint/create');
         expect(output).toContain('/edi/webhook/delivery/search-by-paging');
         const admin = /^ {2}admin +(\S+)$/m.exec(output)![1]!;
+        // The README's walk-through pastes this line: every key, by its role's name.
+        const keyOf = (role: string) => new RegExp(`^ {2}${role} +(\\S+)$`, 'm').exec(output)![1]!;
+        expect(output).toContain(
+          `  export CUSTOMER_KEY=${keyOf('customer')} OPERATOR_KEY=${keyOf('operator')} ADMIN_KEY=${admin} RATER_KEY=${keyOf('rater')}\n`,
+        );
         const base = `http://127.0.0.1:${port}${EDI_PREFIX}`;
         const send = (path: string, body: unknown) =>
           fetch(`${base}${path}`, {

@@ -371,6 +371,22 @@ describeEachDialect('admin API', (dialect) => {
     expect((older.json() as { Changes: Json[] }).Changes).toEqual(changes.slice(2));
   });
 
+  it('counts admin calls against the key’s limit of requests a minute, with the RateLimit headers and 429', async () => {
+    const limited = (await call('POST', '/keys', w.admin, { Role: 'admin', RateLimit: 2 })).json() as { Key: { Key: string } };
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await call('GET', '/customers', limited.Key.Key));
+    expect(
+      answers.map((response) => [response.statusCode, response.headers['ratelimit-limit'], response.headers['ratelimit-remaining']]),
+    ).toEqual([
+      [200, '2', '1'],
+      [200, '2', '0'],
+      [429, '2', '0'],
+    ]);
+    const retryAfter = answers[2]!.headers['retry-after'];
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(answers[2]!.json()).toEqual(problems(`Too many requests: this API key may make 2 a minute; retry in ${retryAfter} s`));
+  });
+
   it('answers a method the path does not take with 405 and Allow', async () => {
     const response = await call('GET', '/keys/1', w.admin);
     expect(response.statusCode).toBe(405);
