@@ -288,6 +288,12 @@ describeEachDialect('wharf webhook', (dialect) => {
     const { company, customers } = await tenant();
     const { id } = await add(company, 'https://hooks.example.com/replay');
     const clock = new TestClock(Date.parse(NOW));
+    // The CLI made the endpoint at the real time, after NOW; an endpoint takes only later events, so date it before them.
+    await target.db
+      .updateTable('webhook_endpoints')
+      .set({ created_at: clock.now() - 1 })
+      .where('endpoint_id', '=', id)
+      .execute();
     await importAsAdmin(target.db, clock, company, customers[0], ['REPLAY-A', 'REPLAY-B']);
     await sequenceEvents(target.db);
     await fanOut(target.db, clock.now());

@@ -103,13 +103,13 @@ export async function pageEvents(db: Db, filter: EventFilter, offset: number, li
 }
 
 /** What fan-out needs of an event: whose it is and what type. */
-export type NumberedEventRow = Pick<EventRow, 'id' | 'company_id' | 'customer_id' | 'type'> & { sequence: number };
+export type NumberedEventRow = Pick<EventRow, 'id' | 'company_id' | 'customer_id' | 'type' | 'created_at'> & { sequence: number };
 
 /** Numbered events after `sequence`, in Sequence order, at most `limit`. */
 export async function findNumberedAfter(db: Db, sequence: number, limit: number): Promise<NumberedEventRow[]> {
   const rows = await db
     .selectFrom('events')
-    .select(['id', 'company_id', 'customer_id', 'type', 'sequence'])
+    .select(['id', 'company_id', 'customer_id', 'type', 'sequence', 'created_at'])
     .where('sequence', '>', sequence)
     .orderBy('sequence')
     .limit(limit)

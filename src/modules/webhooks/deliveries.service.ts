@@ -22,9 +22,13 @@ import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest
 /** Events fanned out per transaction. */
 const FANOUT_BATCH = 1000;
 
-/** Whether the endpoint takes the event: its customer (or every customer), its types (or all). */
+/**
+ * Whether the endpoint takes the event: one that happened since the endpoint was made (an event
+ * committed before it, but fanned out after, is not its business), of its customer (or every
+ * customer), of its types (or all).
+ */
 function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean {
-  if (endpoint.company_id !== event.company_id) return false;
+  if (endpoint.company_id !== event.company_id || event.created_at < endpoint.created_at) return false;
   if (endpoint.customer_id !== null && endpoint.customer_id !== event.customer_id) return false;
   return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
 }
