@@ -157,7 +157,10 @@ export async function buildApp({
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const Status = Type.Object({ status: Type.String() });
-  const Health = Type.Object({ status: Type.String(), version: Type.String({ description: "Wharf's version (package.json)" }) });
+  const Health = Type.Object(
+    { status: Type.String(), version: Type.String({ description: "Wharf's version (package.json)" }) },
+    { examples: [{ status: 'ok', version: VERSION }] },
+  );
   app.get(
     '/healthz',
     {
@@ -182,8 +185,8 @@ export async function buildApp({
         description:
           'Open without a key: a readiness check. Answers 200 {"status":"ready"} when the database answers select 1, and 503 {"status":"unavailable"} when it does not.',
         response: {
-          200: { ...Status, description: 'The database answers.' },
-          503: { ...Status, description: 'The database does not answer.' },
+          200: { ...Status, description: 'The database answers.', examples: [{ status: 'ready' }] },
+          503: { ...Status, description: 'The database does not answer.', examples: [{ status: 'unavailable' }] },
         },
       },
     },

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { settleChange } from './app.js';
 import type { Db } from './db/database.js';
+import { seedDemoDocuments } from './demo-documents.js';
 import { Refusal } from './lib/refusal.js';
 import type { Role } from './http/auth.js';
 import type { CommandContext } from './http/command-context.js';
@@ -148,5 +149,6 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   await adjustQuantities(cx(stock), stock);
   // The example card is the company's default; loading it again when it is already the latest changes nothing.
   await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
+  await seedDemoDocuments(db, clock, cx);
   return keys;
 }

@@ -58,7 +58,7 @@ describeEachDialect('demo seed', (dialect) => {
     expect(Object.keys(firstKeys).sort()).toEqual([...ROLES].sort());
     for (const role of ROLES) expect(firstKeys[role]).toMatch(KEY_PATTERN);
     expect(new Set(Object.values(firstKeys)).size).toBe(4);
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5, postings: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 6, items: 5, postings: 7 });
 
     expect(await tenants.findFacilityRef(database.db, DEMO.company, DEMO.facility)).toEqual({
       facilityId: DEMO.facility,
@@ -66,7 +66,8 @@ describeEachDialect('demo seed', (dialect) => {
     });
     expect(await tenants.customerExists(database.db, DEMO.company, DEMO.customer)).toBe(true);
 
-    const views = await tenants.listApiKeys(database.db, DEMO.company);
+    // The four it prints; the two spare keys are for the API document's rotate and revoke examples.
+    const views = (await tenants.listApiKeys(database.db, DEMO.company)).filter((v) => !v.label?.startsWith('demo spare'));
     expect(views.map((v) => v.role).sort()).toEqual([...ROLES].sort());
     expect(views.find((v) => v.role === 'customer')).toMatchObject({ customers: [DEMO.customer], facilities: [DEMO.facility] });
     expect(views.find((v) => v.role === 'operator')).toMatchObject({ customers: [], facilities: [DEMO.facility] });
@@ -91,13 +92,59 @@ describeEachDialect('demo seed', (dialect) => {
       .execute();
     expect(stock.map((row) => ({ ...row, on_hand: Number(row.on_hand), allocated: Number(row.allocated) }))).toEqual([
       { facility_id: 'LAX1', item_id: 'LAMP-DESK', lot_no: '', expiration_date: '', on_hand: 120_000, allocated: 0 },
-      { facility_id: 'LAX1', item_id: 'MUG-BLUE-12', lot_no: 'L2403', expiration_date: '2027-03-31', on_hand: 1_200_000, allocated: 0 },
+      // DN-1 shipped 6 and DN-2…DN-5 hold 6 each, from the lot that expires first.
+      {
+        facility_id: 'LAX1',
+        item_id: 'MUG-BLUE-12',
+        lot_no: 'L2403',
+        expiration_date: '2027-03-31',
+        on_hand: 1_140_000,
+        allocated: 240_000,
+      },
       { facility_id: 'LAX1', item_id: 'MUG-BLUE-12', lot_no: 'L2409', expiration_date: '2027-09-30', on_hand: 2_400_000, allocated: 0 },
-      { facility_id: 'LAX1', item_id: 'MUG-RED-12', lot_no: '', expiration_date: '', on_hand: 960_000, allocated: 0 },
+      // RN-1 received 48.
+      { facility_id: 'LAX1', item_id: 'MUG-RED-12', lot_no: '', expiration_date: '', on_hand: 1_440_000, allocated: 0 },
       { facility_id: 'LAX1', item_id: 'TEE-BLK-M', lot_no: '', expiration_date: '', on_hand: 500_000, allocated: 0 },
     ]);
     expect(savedKeys()).toEqual(firstKeys);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+  });
+
+  it('seeds a receipt, an order, a webhook endpoint and a key in each state an example of the API document moves from', async () => {
+    const db = database.db;
+    const documents = async (table: 'receipts' | 'orders') =>
+      (await db.selectFrom(table).select(['svcpoid', 'po_no', 'status']).where('company_id', '=', DEMO.company).execute())
+        .map((row) => `${row.svcpoid} ${row.po_no} ${row.status}`)
+        .sort();
+    expect(await documents('receipts')).toEqual([
+      'RN-1 PO-DEMO-1000 Closed',
+      'RN-2 PO-DEMO-1001 Imported',
+      'RN-3 PO-DEMO-1002 Imported',
+      'RN-4 PO-DEMO-1003 Open',
+      'RN-5 PO-DEMO-1004 Open',
+      'RN-6 PO-DEMO-1005 Open',
+    ]);
+    expect(await documents('orders')).toEqual([
+      'DN-1 SO-DEMO-2000 Shipped',
+      'DN-2 SO-DEMO-2001 Imported',
+      'DN-3 SO-DEMO-2002 Imported',
+      'DN-4 SO-DEMO-2003 Open',
+      'DN-5 SO-DEMO-2004 Open',
+    ]);
+    const endpoints = await db
+      .selectFrom('webhook_endpoints')
+      .select(['endpoint_id', 'customer_id', 'enabled'])
+      .orderBy('endpoint_id')
+      .execute();
+    expect(endpoints.map((e) => ({ ...e, enabled: Number(e.enabled) }))).toEqual([
+      { endpoint_id: 'ep_demo_acme', customer_id: 'ACME', enabled: 0 },
+      { endpoint_id: 'ep_demo_acme_old', customer_id: 'ACME', enabled: 0 },
+    ]);
+    const spares = (await tenants.listApiKeys(db, DEMO.company)).filter((key) => key.label?.startsWith('demo spare'));
+    expect(spares.map((key) => [key.id, key.role, key.label])).toEqual([
+      [5, 'customer', 'demo spare: rotate me'],
+      [6, 'customer', 'demo spare: revoke me'],
+    ]);
   });
 
   it('is idempotent: a second run returns the same keys and creates nothing new', async () => {
@@ -105,7 +152,7 @@ describeEachDialect('demo seed', (dialect) => {
     clock.advance(3_600_000);
     const again = await seedDemo(database.db, clock, keyFile);
     expect(again).toEqual(firstKeys);
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 4, items: 5, postings: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 6, items: 5, postings: 7 });
     const itemsAfter = await database.db.selectFrom('items').select(['item_id', 'updated_at', 'attributes']).orderBy('item_id').execute();
     expect(itemsAfter).toEqual(itemsBefore);
     expect(savedKeys()).toEqual(firstKeys);
@@ -120,7 +167,7 @@ describeEachDialect('demo seed', (dialect) => {
     expect(third.operator).toMatch(KEY_PATTERN);
     expect(third.operator).not.toBe(firstKeys.operator);
     expect({ ...third, operator: undefined }).toEqual({ ...firstKeys, operator: undefined });
-    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 5, items: 5, postings: 5 });
+    expect(await counts()).toEqual({ companies: 1, customers: 1, facilities: 1, keys: 7, items: 5, postings: 7 });
     expect(await tenants.authenticateApiKey(database.db, clock, third.operator)).toMatchObject({
       role: 'operator',
       companyId: DEMO.company,
@@ -130,7 +177,7 @@ describeEachDialect('demo seed', (dialect) => {
 
     // and the run after that keeps the replacement
     expect(await seedDemo(database.db, clock, keyFile)).toEqual(third);
-    expect((await counts()).keys).toBe(5);
+    expect((await counts()).keys).toBe(7);
   });
 
   it('seeds the example rate card once: one version, in force, and the rater key quotes with it', async () => {

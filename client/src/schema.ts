@@ -3797,6 +3797,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "version": "0.1.0"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckHealthResponse"];
                 };
             };
@@ -3819,6 +3825,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckReadinessResponse"];
                 };
             };
@@ -3830,6 +3841,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CheckReadinessResponse"];
                 };
             };
@@ -3847,6 +3863,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "Items": [
+                 *         {
+                 *           "itemID": "MUG-GRN-12",
+                 *           "itemDescription": "Ceramic mug, green, 12 oz",
+                 *           "BaseUOM": "EA",
+                 *           "BaseLength": 4.5,
+                 *           "BaseWidth": 3.5,
+                 *           "BaseHeight": 4,
+                 *           "BaseUnitLength": "Inch",
+                 *           "BaseWeight": 0.9,
+                 *           "BaseUnitWeight": "Pound",
+                 *           "CaseQty": 24,
+                 *           "CaseUOM": "CS",
+                 *           "tags": [
+                 *             "kitchen",
+                 *             "mugs"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "itemID": "TEE-BLK-L",
+                 *           "itemDescription": "T-shirt, black, L",
+                 *           "BaseUOM": "EA",
+                 *           "BaseWeight": 0.45,
+                 *           "BaseUnitWeight": "Pound"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportItemsRequest"];
             };
         };
@@ -3865,6 +3913,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Items": [
+                     *         {
+                     *           "itemID": "MUG-GRN-12",
+                     *           "Status": "Created"
+                     *         },
+                     *         {
+                     *           "itemID": "TEE-BLK-L",
+                     *           "Status": "Created"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ImportItemsResponse"];
                 };
             };
@@ -3882,6 +3944,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -3899,6 +3969,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -3916,6 +3994,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -3933,6 +4019,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -3950,6 +4044,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -3967,6 +4069,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -3984,6 +4094,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4003,6 +4121,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4020,6 +4146,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4034,6 +4168,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "Status": "Active",
+                 *       "UpdatedWhenFrom": "2024-01-01T00:00:00.000-08:00",
+                 *       "Paging": {
+                 *         "PageNo": 1,
+                 *         "PageSize": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchItemsRequest"];
             };
         };
@@ -4052,6 +4198,637 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "ActionCodeAU",
+                     *           "allowOverWriteItem",
+                     *           "companyId",
+                     *           "supplierId",
+                     *           "customerId",
+                     *           "itemID",
+                     *           "itemDescription",
+                     *           "shortDescription",
+                     *           "abbreviation",
+                     *           "ItemGroupID",
+                     *           "ItemSubGroupID",
+                     *           "titleIds",
+                     *           "tags",
+                     *           "labels",
+                     *           "brandID",
+                     *           "groupID",
+                     *           "grade",
+                     *           "billingGrade",
+                     *           "freightClass",
+                     *           "nmfc",
+                     *           "commodityDescription",
+                     *           "countryOrigin",
+                     *           "fileIDs",
+                     *           "UPCCode",
+                     *           "UPCCodeCase",
+                     *           "EANCode",
+                     *           "status",
+                     *           "isBundle",
+                     *           "hasSerialNumber",
+                     *           "isHazardousMaterial",
+                     *           "NeedAllowOverwriteByImport",
+                     *           "validationInboundSerialNo",
+                     *           "serialNoScanLotNoCheck",
+                     *           "requireCollectLotNoOnReceive",
+                     *           "validationOutboundSerialNo",
+                     *           "validatedOutboundSerialNoAgainstInbound",
+                     *           "requireCollectExpirationDateOnReceive",
+                     *           "requireCollectMfgDateOnReceive",
+                     *           "requireCollectShelfLifeDaysOnReceive",
+                     *           "requireCollectSnOnShipping",
+                     *           "serialNoLength",
+                     *           "defaultPutAwayLocationSubType",
+                     *           "needScanOutboundSerialNo",
+                     *           "isAllowOverWriteSuggestedPickLP",
+                     *           "Shipping Rule",
+                     *           "Ship Allowed Days",
+                     *           "Stack Height",
+                     *           "BaseUOM",
+                     *           "BasePrice",
+                     *           "BaseCurrency",
+                     *           "BaseInsuranceAmount",
+                     *           "BaseSetDefaultUOM",
+                     *           "BaseLength",
+                     *           "BaseWidth",
+                     *           "BaseHeight",
+                     *           "BaseUnitLength",
+                     *           "BaseWeight",
+                     *           "BaseUnitWeight",
+                     *           "BaseVolume",
+                     *           "BaseUnitVolume",
+                     *           "BaseBillingUOM",
+                     *           "InnerPackQty",
+                     *           "InnerPackUOM",
+                     *           "InnerPrice",
+                     *           "InnerCurrency",
+                     *           "InnerInsuranceAmount",
+                     *           "InnerSetDefaultUOM",
+                     *           "InnerBillingUOM",
+                     *           "CaseUOM",
+                     *           "CasePrice",
+                     *           "CaseCurrency",
+                     *           "CaseInsuranceAmount",
+                     *           "CaseSetDefaultUOM",
+                     *           "CaseInsideUOM",
+                     *           "CaseQty",
+                     *           "CaseLength",
+                     *           "CaseWidth",
+                     *           "CaseHeight",
+                     *           "CaseUnitLength",
+                     *           "CaseWeight",
+                     *           "CaseUnitWeight",
+                     *           "CaseVolume",
+                     *           "CaseUnitVolume",
+                     *           "CaseBillingUOM",
+                     *           "PalletTi",
+                     *           "PalletHi",
+                     *           "CasesPerPallet",
+                     *           "DynTxtPropertyName01",
+                     *           "DynTxtPropertyValue01",
+                     *           "DynTxtPropertyName02",
+                     *           "DynTxtPropertyValue02",
+                     *           "DynTxtPropertyName03",
+                     *           "DynTxtPropertyValue03",
+                     *           "DynTxtPropertyName04",
+                     *           "DynTxtPropertyValue04",
+                     *           "DynTxtPropertyName05",
+                     *           "DynTxtPropertyValue05",
+                     *           "DynTxtPropertyName06",
+                     *           "DynTxtPropertyValue06",
+                     *           "DynTxtPropertyName07",
+                     *           "DynTxtPropertyValue07",
+                     *           "DynTxtPropertyName08",
+                     *           "DynTxtPropertyValue08",
+                     *           "DynTxtPropertyName09",
+                     *           "DynTxtPropertyValue09",
+                     *           "DynTxtPropertyName10",
+                     *           "DynTxtPropertyValue10",
+                     *           "DynTxtPropertyName11",
+                     *           "DynTxtPropertyValue11",
+                     *           "DynTxtPropertyName12",
+                     *           "DynTxtPropertyValue12",
+                     *           "DynTxtPropertyName13",
+                     *           "DynTxtPropertyValue13",
+                     *           "DynTxtPropertyName14",
+                     *           "DynTxtPropertyValue14",
+                     *           "DynTxtPropertyName15",
+                     *           "DynTxtPropertyValue15",
+                     *           "DynTxtPropertyName16",
+                     *           "DynTxtPropertyValue16",
+                     *           "DynTxtPropertyName17",
+                     *           "DynTxtPropertyValue17",
+                     *           "DynTxtPropertyName18",
+                     *           "DynTxtPropertyValue18",
+                     *           "DynTxtPropertyName19",
+                     *           "DynTxtPropertyValue19",
+                     *           "DynTxtPropertyName20",
+                     *           "DynTxtPropertyValue20",
+                     *           "DynDateTimePropertyName01",
+                     *           "DynDateTimePropertyValue01",
+                     *           "DynDateTimePropertyName02",
+                     *           "DynDateTimePropertyValue02",
+                     *           "DynDateTimePropertyName03",
+                     *           "DynDateTimePropertyValue03",
+                     *           "DynNumberPropertyName01",
+                     *           "DynNumberPropertyValue01",
+                     *           "DynNumberPropertyName02",
+                     *           "DynNumberPropertyValue02",
+                     *           "DynNumberPropertyName03",
+                     *           "DynNumberPropertyValue03",
+                     *           "DynNumberPropertyName04",
+                     *           "DynNumberPropertyValue04",
+                     *           "DynNumberPropertyName05",
+                     *           "DynNumberPropertyValue05",
+                     *           "DynNumberPropertyName06",
+                     *           "DynNumberPropertyValue06",
+                     *           "DynNumberPropertyName07",
+                     *           "DynNumberPropertyValue07",
+                     *           "DynNumberPropertyName08",
+                     *           "DynNumberPropertyValue08",
+                     *           "DynNumberPropertyName09",
+                     *           "DynNumberPropertyValue09",
+                     *           "DynNumberPropertyName10",
+                     *           "DynNumberPropertyValue10",
+                     *           "DiverseProperty01",
+                     *           "DiverseProperty02",
+                     *           "DiverseProperty03",
+                     *           "DiverseProperty04",
+                     *           "DiverseProperty05",
+                     *           "DiverseProperty06",
+                     *           "DiverseProperty07",
+                     *           "DiverseProperty08",
+                     *           "DiverseProperty09",
+                     *           "DiverseProperty10",
+                     *           "AKAValue01",
+                     *           "AKAName01",
+                     *           "AKA01 Tag",
+                     *           "AKA01 Org",
+                     *           "AKAValue02",
+                     *           "AKAName02",
+                     *           "AKA02 Tag",
+                     *           "AKA02 Org",
+                     *           "AKAValue03",
+                     *           "AKAName03",
+                     *           "AKA03 Tag",
+                     *           "AKA03 Org",
+                     *           "AKAValue04",
+                     *           "AKAName04",
+                     *           "AKA04 Tag",
+                     *           "AKA04 Org",
+                     *           "AKAValue05",
+                     *           "AKAName05",
+                     *           "AKA05 Tag",
+                     *           "AKA05 Org",
+                     *           "AKAValue06",
+                     *           "AKAName06",
+                     *           "AKA06 Tag",
+                     *           "AKA06 Org",
+                     *           "AKAValue07",
+                     *           "AKAName07",
+                     *           "AKA07 Tag",
+                     *           "AKA07 Org",
+                     *           "AKAValue08",
+                     *           "AKAName08",
+                     *           "AKA08 Tag",
+                     *           "AKA08 Org",
+                     *           "AKAValue09",
+                     *           "AKAName09",
+                     *           "AKA09 Tag",
+                     *           "AKA09 Org",
+                     *           "AKAValue10",
+                     *           "AKAName10",
+                     *           "AKA10 Tag",
+                     *           "AKA10 Org"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "ActionCodeAU": null,
+                     *             "allowOverWriteItem": null,
+                     *             "companyId": "DEMO",
+                     *             "supplierId": null,
+                     *             "customerId": "ACME",
+                     *             "itemID": "LAMP-DESK",
+                     *             "itemDescription": "Desk lamp with LED bulb",
+                     *             "shortDescription": null,
+                     *             "abbreviation": null,
+                     *             "ItemGroupID": null,
+                     *             "ItemSubGroupID": null,
+                     *             "titleIds": null,
+                     *             "tags": null,
+                     *             "labels": null,
+                     *             "brandID": null,
+                     *             "groupID": null,
+                     *             "grade": null,
+                     *             "billingGrade": null,
+                     *             "freightClass": null,
+                     *             "nmfc": null,
+                     *             "commodityDescription": null,
+                     *             "countryOrigin": null,
+                     *             "fileIDs": null,
+                     *             "UPCCode": null,
+                     *             "UPCCodeCase": null,
+                     *             "EANCode": null,
+                     *             "status": "Active",
+                     *             "isBundle": null,
+                     *             "hasSerialNumber": "Y",
+                     *             "isHazardousMaterial": null,
+                     *             "NeedAllowOverwriteByImport": null,
+                     *             "validationInboundSerialNo": null,
+                     *             "serialNoScanLotNoCheck": null,
+                     *             "requireCollectLotNoOnReceive": null,
+                     *             "validationOutboundSerialNo": null,
+                     *             "validatedOutboundSerialNoAgainstInbound": null,
+                     *             "requireCollectExpirationDateOnReceive": null,
+                     *             "requireCollectMfgDateOnReceive": null,
+                     *             "requireCollectShelfLifeDaysOnReceive": null,
+                     *             "requireCollectSnOnShipping": null,
+                     *             "serialNoLength": null,
+                     *             "defaultPutAwayLocationSubType": null,
+                     *             "needScanOutboundSerialNo": null,
+                     *             "isAllowOverWriteSuggestedPickLP": null,
+                     *             "Shipping Rule": null,
+                     *             "Ship Allowed Days": null,
+                     *             "Stack Height": null,
+                     *             "BaseUOM": "EA",
+                     *             "BasePrice": null,
+                     *             "BaseCurrency": null,
+                     *             "BaseInsuranceAmount": null,
+                     *             "BaseSetDefaultUOM": null,
+                     *             "BaseLength": 18,
+                     *             "BaseWidth": 7,
+                     *             "BaseHeight": 7,
+                     *             "BaseUnitLength": "Inch",
+                     *             "BaseWeight": 3.2,
+                     *             "BaseUnitWeight": "Pound",
+                     *             "BaseVolume": null,
+                     *             "BaseUnitVolume": null,
+                     *             "BaseBillingUOM": null,
+                     *             "InnerPackQty": null,
+                     *             "InnerPackUOM": null,
+                     *             "InnerPrice": null,
+                     *             "InnerCurrency": null,
+                     *             "InnerInsuranceAmount": null,
+                     *             "InnerSetDefaultUOM": null,
+                     *             "InnerBillingUOM": null,
+                     *             "CaseUOM": null,
+                     *             "CasePrice": null,
+                     *             "CaseCurrency": null,
+                     *             "CaseInsuranceAmount": null,
+                     *             "CaseSetDefaultUOM": null,
+                     *             "CaseInsideUOM": null,
+                     *             "CaseQty": null,
+                     *             "CaseLength": null,
+                     *             "CaseWidth": null,
+                     *             "CaseHeight": null,
+                     *             "CaseUnitLength": null,
+                     *             "CaseWeight": null,
+                     *             "CaseUnitWeight": null,
+                     *             "CaseVolume": null,
+                     *             "CaseUnitVolume": null,
+                     *             "CaseBillingUOM": null,
+                     *             "PalletTi": null,
+                     *             "PalletHi": null,
+                     *             "CasesPerPallet": null,
+                     *             "DynTxtPropertyName01": null,
+                     *             "DynTxtPropertyValue01": null,
+                     *             "DynTxtPropertyName02": null,
+                     *             "DynTxtPropertyValue02": null,
+                     *             "DynTxtPropertyName03": null,
+                     *             "DynTxtPropertyValue03": null,
+                     *             "DynTxtPropertyName04": null,
+                     *             "DynTxtPropertyValue04": null,
+                     *             "DynTxtPropertyName05": null,
+                     *             "DynTxtPropertyValue05": null,
+                     *             "DynTxtPropertyName06": null,
+                     *             "DynTxtPropertyValue06": null,
+                     *             "DynTxtPropertyName07": null,
+                     *             "DynTxtPropertyValue07": null,
+                     *             "DynTxtPropertyName08": null,
+                     *             "DynTxtPropertyValue08": null,
+                     *             "DynTxtPropertyName09": null,
+                     *             "DynTxtPropertyValue09": null,
+                     *             "DynTxtPropertyName10": null,
+                     *             "DynTxtPropertyValue10": null,
+                     *             "DynTxtPropertyName11": null,
+                     *             "DynTxtPropertyValue11": null,
+                     *             "DynTxtPropertyName12": null,
+                     *             "DynTxtPropertyValue12": null,
+                     *             "DynTxtPropertyName13": null,
+                     *             "DynTxtPropertyValue13": null,
+                     *             "DynTxtPropertyName14": null,
+                     *             "DynTxtPropertyValue14": null,
+                     *             "DynTxtPropertyName15": null,
+                     *             "DynTxtPropertyValue15": null,
+                     *             "DynTxtPropertyName16": null,
+                     *             "DynTxtPropertyValue16": null,
+                     *             "DynTxtPropertyName17": null,
+                     *             "DynTxtPropertyValue17": null,
+                     *             "DynTxtPropertyName18": null,
+                     *             "DynTxtPropertyValue18": null,
+                     *             "DynTxtPropertyName19": null,
+                     *             "DynTxtPropertyValue19": null,
+                     *             "DynTxtPropertyName20": null,
+                     *             "DynTxtPropertyValue20": null,
+                     *             "DynDateTimePropertyName01": null,
+                     *             "DynDateTimePropertyValue01": null,
+                     *             "DynDateTimePropertyName02": null,
+                     *             "DynDateTimePropertyValue02": null,
+                     *             "DynDateTimePropertyName03": null,
+                     *             "DynDateTimePropertyValue03": null,
+                     *             "DynNumberPropertyName01": null,
+                     *             "DynNumberPropertyValue01": null,
+                     *             "DynNumberPropertyName02": null,
+                     *             "DynNumberPropertyValue02": null,
+                     *             "DynNumberPropertyName03": null,
+                     *             "DynNumberPropertyValue03": null,
+                     *             "DynNumberPropertyName04": null,
+                     *             "DynNumberPropertyValue04": null,
+                     *             "DynNumberPropertyName05": null,
+                     *             "DynNumberPropertyValue05": null,
+                     *             "DynNumberPropertyName06": null,
+                     *             "DynNumberPropertyValue06": null,
+                     *             "DynNumberPropertyName07": null,
+                     *             "DynNumberPropertyValue07": null,
+                     *             "DynNumberPropertyName08": null,
+                     *             "DynNumberPropertyValue08": null,
+                     *             "DynNumberPropertyName09": null,
+                     *             "DynNumberPropertyValue09": null,
+                     *             "DynNumberPropertyName10": null,
+                     *             "DynNumberPropertyValue10": null,
+                     *             "DiverseProperty01": null,
+                     *             "DiverseProperty02": null,
+                     *             "DiverseProperty03": null,
+                     *             "DiverseProperty04": null,
+                     *             "DiverseProperty05": null,
+                     *             "DiverseProperty06": null,
+                     *             "DiverseProperty07": null,
+                     *             "DiverseProperty08": null,
+                     *             "DiverseProperty09": null,
+                     *             "DiverseProperty10": null,
+                     *             "AKAValue01": null,
+                     *             "AKAName01": null,
+                     *             "AKA01 Tag": null,
+                     *             "AKA01 Org": null,
+                     *             "AKAValue02": null,
+                     *             "AKAName02": null,
+                     *             "AKA02 Tag": null,
+                     *             "AKA02 Org": null,
+                     *             "AKAValue03": null,
+                     *             "AKAName03": null,
+                     *             "AKA03 Tag": null,
+                     *             "AKA03 Org": null,
+                     *             "AKAValue04": null,
+                     *             "AKAName04": null,
+                     *             "AKA04 Tag": null,
+                     *             "AKA04 Org": null,
+                     *             "AKAValue05": null,
+                     *             "AKAName05": null,
+                     *             "AKA05 Tag": null,
+                     *             "AKA05 Org": null,
+                     *             "AKAValue06": null,
+                     *             "AKAName06": null,
+                     *             "AKA06 Tag": null,
+                     *             "AKA06 Org": null,
+                     *             "AKAValue07": null,
+                     *             "AKAName07": null,
+                     *             "AKA07 Tag": null,
+                     *             "AKA07 Org": null,
+                     *             "AKAValue08": null,
+                     *             "AKAName08": null,
+                     *             "AKA08 Tag": null,
+                     *             "AKA08 Org": null,
+                     *             "AKAValue09": null,
+                     *             "AKAName09": null,
+                     *             "AKA09 Tag": null,
+                     *             "AKA09 Org": null,
+                     *             "AKAValue10": null,
+                     *             "AKAName10": null,
+                     *             "AKA10 Tag": null,
+                     *             "AKA10 Org": null
+                     *           },
+                     *           {
+                     *             "ActionCodeAU": null,
+                     *             "allowOverWriteItem": null,
+                     *             "companyId": "DEMO",
+                     *             "supplierId": null,
+                     *             "customerId": "ACME",
+                     *             "itemID": "MUG-BLUE-12",
+                     *             "itemDescription": "Ceramic mug, blue, 12 oz",
+                     *             "shortDescription": null,
+                     *             "abbreviation": null,
+                     *             "ItemGroupID": null,
+                     *             "ItemSubGroupID": null,
+                     *             "titleIds": null,
+                     *             "tags": null,
+                     *             "labels": null,
+                     *             "brandID": null,
+                     *             "groupID": null,
+                     *             "grade": null,
+                     *             "billingGrade": null,
+                     *             "freightClass": null,
+                     *             "nmfc": null,
+                     *             "commodityDescription": null,
+                     *             "countryOrigin": null,
+                     *             "fileIDs": null,
+                     *             "UPCCode": null,
+                     *             "UPCCodeCase": null,
+                     *             "EANCode": null,
+                     *             "status": "Active",
+                     *             "isBundle": null,
+                     *             "hasSerialNumber": null,
+                     *             "isHazardousMaterial": null,
+                     *             "NeedAllowOverwriteByImport": null,
+                     *             "validationInboundSerialNo": null,
+                     *             "serialNoScanLotNoCheck": null,
+                     *             "requireCollectLotNoOnReceive": null,
+                     *             "validationOutboundSerialNo": null,
+                     *             "validatedOutboundSerialNoAgainstInbound": null,
+                     *             "requireCollectExpirationDateOnReceive": null,
+                     *             "requireCollectMfgDateOnReceive": null,
+                     *             "requireCollectShelfLifeDaysOnReceive": null,
+                     *             "requireCollectSnOnShipping": null,
+                     *             "serialNoLength": null,
+                     *             "defaultPutAwayLocationSubType": null,
+                     *             "needScanOutboundSerialNo": null,
+                     *             "isAllowOverWriteSuggestedPickLP": null,
+                     *             "Shipping Rule": null,
+                     *             "Ship Allowed Days": null,
+                     *             "Stack Height": null,
+                     *             "BaseUOM": "EA",
+                     *             "BasePrice": null,
+                     *             "BaseCurrency": null,
+                     *             "BaseInsuranceAmount": null,
+                     *             "BaseSetDefaultUOM": null,
+                     *             "BaseLength": 4.5,
+                     *             "BaseWidth": 3.5,
+                     *             "BaseHeight": 4,
+                     *             "BaseUnitLength": "Inch",
+                     *             "BaseWeight": 0.9,
+                     *             "BaseUnitWeight": "Pound",
+                     *             "BaseVolume": null,
+                     *             "BaseUnitVolume": null,
+                     *             "BaseBillingUOM": null,
+                     *             "InnerPackQty": null,
+                     *             "InnerPackUOM": null,
+                     *             "InnerPrice": null,
+                     *             "InnerCurrency": null,
+                     *             "InnerInsuranceAmount": null,
+                     *             "InnerSetDefaultUOM": null,
+                     *             "InnerBillingUOM": null,
+                     *             "CaseUOM": "CS",
+                     *             "CasePrice": null,
+                     *             "CaseCurrency": null,
+                     *             "CaseInsuranceAmount": null,
+                     *             "CaseSetDefaultUOM": null,
+                     *             "CaseInsideUOM": null,
+                     *             "CaseQty": 24,
+                     *             "CaseLength": null,
+                     *             "CaseWidth": null,
+                     *             "CaseHeight": null,
+                     *             "CaseUnitLength": null,
+                     *             "CaseWeight": null,
+                     *             "CaseUnitWeight": null,
+                     *             "CaseVolume": null,
+                     *             "CaseUnitVolume": null,
+                     *             "CaseBillingUOM": null,
+                     *             "PalletTi": null,
+                     *             "PalletHi": null,
+                     *             "CasesPerPallet": null,
+                     *             "DynTxtPropertyName01": null,
+                     *             "DynTxtPropertyValue01": null,
+                     *             "DynTxtPropertyName02": null,
+                     *             "DynTxtPropertyValue02": null,
+                     *             "DynTxtPropertyName03": null,
+                     *             "DynTxtPropertyValue03": null,
+                     *             "DynTxtPropertyName04": null,
+                     *             "DynTxtPropertyValue04": null,
+                     *             "DynTxtPropertyName05": null,
+                     *             "DynTxtPropertyValue05": null,
+                     *             "DynTxtPropertyName06": null,
+                     *             "DynTxtPropertyValue06": null,
+                     *             "DynTxtPropertyName07": null,
+                     *             "DynTxtPropertyValue07": null,
+                     *             "DynTxtPropertyName08": null,
+                     *             "DynTxtPropertyValue08": null,
+                     *             "DynTxtPropertyName09": null,
+                     *             "DynTxtPropertyValue09": null,
+                     *             "DynTxtPropertyName10": null,
+                     *             "DynTxtPropertyValue10": null,
+                     *             "DynTxtPropertyName11": null,
+                     *             "DynTxtPropertyValue11": null,
+                     *             "DynTxtPropertyName12": null,
+                     *             "DynTxtPropertyValue12": null,
+                     *             "DynTxtPropertyName13": null,
+                     *             "DynTxtPropertyValue13": null,
+                     *             "DynTxtPropertyName14": null,
+                     *             "DynTxtPropertyValue14": null,
+                     *             "DynTxtPropertyName15": null,
+                     *             "DynTxtPropertyValue15": null,
+                     *             "DynTxtPropertyName16": null,
+                     *             "DynTxtPropertyValue16": null,
+                     *             "DynTxtPropertyName17": null,
+                     *             "DynTxtPropertyValue17": null,
+                     *             "DynTxtPropertyName18": null,
+                     *             "DynTxtPropertyValue18": null,
+                     *             "DynTxtPropertyName19": null,
+                     *             "DynTxtPropertyValue19": null,
+                     *             "DynTxtPropertyName20": null,
+                     *             "DynTxtPropertyValue20": null,
+                     *             "DynDateTimePropertyName01": null,
+                     *             "DynDateTimePropertyValue01": null,
+                     *             "DynDateTimePropertyName02": null,
+                     *             "DynDateTimePropertyValue02": null,
+                     *             "DynDateTimePropertyName03": null,
+                     *             "DynDateTimePropertyValue03": null,
+                     *             "DynNumberPropertyName01": null,
+                     *             "DynNumberPropertyValue01": null,
+                     *             "DynNumberPropertyName02": null,
+                     *             "DynNumberPropertyValue02": null,
+                     *             "DynNumberPropertyName03": null,
+                     *             "DynNumberPropertyValue03": null,
+                     *             "DynNumberPropertyName04": null,
+                     *             "DynNumberPropertyValue04": null,
+                     *             "DynNumberPropertyName05": null,
+                     *             "DynNumberPropertyValue05": null,
+                     *             "DynNumberPropertyName06": null,
+                     *             "DynNumberPropertyValue06": null,
+                     *             "DynNumberPropertyName07": null,
+                     *             "DynNumberPropertyValue07": null,
+                     *             "DynNumberPropertyName08": null,
+                     *             "DynNumberPropertyValue08": null,
+                     *             "DynNumberPropertyName09": null,
+                     *             "DynNumberPropertyValue09": null,
+                     *             "DynNumberPropertyName10": null,
+                     *             "DynNumberPropertyValue10": null,
+                     *             "DiverseProperty01": null,
+                     *             "DiverseProperty02": null,
+                     *             "DiverseProperty03": null,
+                     *             "DiverseProperty04": null,
+                     *             "DiverseProperty05": null,
+                     *             "DiverseProperty06": null,
+                     *             "DiverseProperty07": null,
+                     *             "DiverseProperty08": null,
+                     *             "DiverseProperty09": null,
+                     *             "DiverseProperty10": null,
+                     *             "AKAValue01": null,
+                     *             "AKAName01": null,
+                     *             "AKA01 Tag": null,
+                     *             "AKA01 Org": null,
+                     *             "AKAValue02": null,
+                     *             "AKAName02": null,
+                     *             "AKA02 Tag": null,
+                     *             "AKA02 Org": null,
+                     *             "AKAValue03": null,
+                     *             "AKAName03": null,
+                     *             "AKA03 Tag": null,
+                     *             "AKA03 Org": null,
+                     *             "AKAValue04": null,
+                     *             "AKAName04": null,
+                     *             "AKA04 Tag": null,
+                     *             "AKA04 Org": null,
+                     *             "AKAValue05": null,
+                     *             "AKAName05": null,
+                     *             "AKA05 Tag": null,
+                     *             "AKA05 Org": null,
+                     *             "AKAValue06": null,
+                     *             "AKAName06": null,
+                     *             "AKA06 Tag": null,
+                     *             "AKA06 Org": null,
+                     *             "AKAValue07": null,
+                     *             "AKAName07": null,
+                     *             "AKA07 Tag": null,
+                     *             "AKA07 Org": null,
+                     *             "AKAValue08": null,
+                     *             "AKAName08": null,
+                     *             "AKA08 Tag": null,
+                     *             "AKA08 Org": null,
+                     *             "AKAValue09": null,
+                     *             "AKAName09": null,
+                     *             "AKA09 Tag": null,
+                     *             "AKA09 Org": null,
+                     *             "AKAValue10": null,
+                     *             "AKAName10": null,
+                     *             "AKA10 Tag": null,
+                     *             "AKA10 Org": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 4,
+                     *         "pageNo": 1,
+                     *         "totalPage": 2,
+                     *         "startIndex": 1,
+                     *         "endIndex": 2,
+                     *         "limit": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchItemsResponse"];
                 };
             };
@@ -4069,6 +4846,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -4086,6 +4871,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4103,6 +4896,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4120,6 +4921,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4137,6 +4946,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4154,6 +4971,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4173,6 +4998,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4190,6 +5023,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4214,8 +5055,8 @@ export interface operations {
                  *       "FacilityID": "LAX1",
                  *       "ASNContent": {
                  *         "ReceiptType": "Regular Receipt",
-                 *         "PONo": "PO-20240305-01",
-                 *         "ReferenceNo": "ASN-88812",
+                 *         "PONo": "PO-DEMO-1100",
+                 *         "ReferenceNo": "ASN-1100",
                  *         "BOLNo": "BOL123456",
                  *         "ContainerNo": "MSKU1234567",
                  *         "CarrierName": "Acme Freight",
@@ -4229,14 +5070,14 @@ export interface operations {
                  *             "ItemNumber": "MUG-BLUE-12",
                  *             "ExpectedQty": "240",
                  *             "UOM": "EA",
-                 *             "LotNo": "L2403",
+                 *             "LotNo": "L2412",
                  *             "ReceivingPriority": "50"
                  *           },
                  *           {
                  *             "POLineNo": 2,
                  *             "ItemNumber": "LAMP-DESK",
                  *             "ExpectedQty": "12",
-                 *             "UOM": "CS",
+                 *             "UOM": "EA",
                  *             "Pallets": 1.5
                  *           }
                  *         ]
@@ -4265,9 +5106,9 @@ export interface operations {
                      * @example {
                      *       "Receipt": {
                      *         "CustomerID": "ACME",
-                     *         "PONo": "PO-20240305-01",
-                     *         "ReferenceNo": [],
-                     *         "SVCPOID": "RN-1042",
+                     *         "PONo": "PO-DEMO-1100",
+                     *         "ReferenceNo": "ASN-1100",
+                     *         "SVCPOID": "RN-7",
                      *         "Status": "Success",
                      *         "Error": []
                      *       }
@@ -4290,6 +5131,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -4307,6 +5156,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4324,6 +5181,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4341,6 +5206,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -4358,6 +5228,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4375,6 +5253,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-1 is Closed; open needs Imported",
+                     *         "error": "Receipt RN-1 is Closed; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4392,6 +5278,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4409,6 +5303,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4426,6 +5328,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4445,6 +5355,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4462,6 +5380,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4479,6 +5405,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "FacilityID": "LAX1",
+                 *       "PONo": "PO-DEMO-1001",
+                 *       "ReferenceNo": "ASN-1001",
+                 *       "CancelNote": "The supplier cancelled the shipment"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelReceiptRequest"];
             };
         };
@@ -4501,9 +5437,9 @@ export interface operations {
                      * @example {
                      *       "Receipt": {
                      *         "CustomerID": "ACME",
-                     *         "PONo": "PO-20240305-01",
-                     *         "ReferenceNo": [],
-                     *         "SVCPOID": "RN-1042",
+                     *         "PONo": "PO-DEMO-1001",
+                     *         "ReferenceNo": "ASN-1001",
+                     *         "SVCPOID": "RN-2",
                      *         "Status": "Success",
                      *         "Error": []
                      *       }
@@ -4526,6 +5462,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -4543,6 +5487,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4560,6 +5512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4577,6 +5537,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt with PONo PO-DEMO-1999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -4594,6 +5559,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4611,6 +5584,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-4 is Open; only an Imported receipt can be cancelled by the customer",
+                     *         "error": "Receipt RN-4 is Open; only an Imported receipt can be cancelled by the customer"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4628,6 +5609,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4645,6 +5634,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4662,6 +5659,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4681,6 +5686,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4698,6 +5711,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4717,11 +5738,10 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "PONo": "PO-20240305-01",
-                 *       "CreatedWhenFrom": "2024-03-05T00:00:00.000",
-                 *       "CreatedWhenTo": "2024-03-05T23:59:59.999",
+                 *       "PONo": "PO-DEMO-1000",
                  *       "Paging": {
-                 *         "PagingNo": 1
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
                  *       }
                  *     }
                  */
@@ -4749,6 +5769,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "FacilityID": "LAX1",
+                     *         "CustomerID": "ACME",
+                     *         "ReferenceNo": "ASN-1000",
+                     *         "PONo": "PO-DEMO-1000",
+                     *         "ACK": {
+                     *           "CustomerId": "ACME",
+                     *           "PONo": "PO-DEMO-1000",
+                     *           "ReferenceNo": "ASN-1000",
+                     *           "SVCPOID": "RN-1",
+                     *           "Status": "Success",
+                     *           "Error": null
+                     *         },
+                     *         "CreatedWhen": "2024-03-05T14:07:09.123"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["SearchReceiptAcksResponse"];
                 };
             };
@@ -4766,6 +5805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -4783,6 +5830,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4800,6 +5855,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4817,6 +5880,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -4834,6 +5902,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4851,6 +5927,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4868,6 +5952,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4887,6 +5979,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4904,6 +6004,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -4923,11 +6031,10 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "PONo": "PO-20240305-01",
-                 *       "CreatedWhenFrom": "2024-03-05T00:00:00.000",
-                 *       "CreatedWhenTo": "2024-03-05T23:59:59.999",
+                 *       "PONo": "SO-DEMO-2000",
                  *       "Paging": {
-                 *         "PagingNo": 1
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
                  *       }
                  *     }
                  */
@@ -4955,6 +6062,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "FacilityID": "LAX1",
+                     *         "CustomerID": "ACME",
+                     *         "ReferenceNo": "SO-2000",
+                     *         "PONo": "SO-DEMO-2000",
+                     *         "ACK": {
+                     *           "CustomerId": "ACME",
+                     *           "PONo": "SO-DEMO-2000",
+                     *           "ReferenceNo": "SO-2000",
+                     *           "SVCPOID": "DN-1",
+                     *           "Status": "Success",
+                     *           "Error": null
+                     *         },
+                     *         "CreatedWhen": "2024-03-05T14:07:09.123"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["SearchReceiptAcksResponse"];
                 };
             };
@@ -4972,6 +6098,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -4989,6 +6123,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5006,6 +6148,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5023,6 +6173,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -5040,6 +6195,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5057,6 +6220,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5074,6 +6245,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5093,6 +6272,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5110,6 +6297,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5124,6 +6319,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "CustomerID": "ACME",
+                 *       "Status": [
+                 *         "Imported"
+                 *       ],
+                 *       "Paging": {
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ListFacilityReceiptsRequest"];
             };
         };
@@ -5142,6 +6351,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "SVCPOID",
+                     *           "CustomerID",
+                     *           "FacilityID",
+                     *           "PONo",
+                     *           "ReferenceNo",
+                     *           "Status",
+                     *           "ReceiptType",
+                     *           "SupplierID",
+                     *           "CarrierName",
+                     *           "SCACCode",
+                     *           "BOLNo",
+                     *           "ContainerNo",
+                     *           "ScheduledDate",
+                     *           "CreatedWhen",
+                     *           "UpdatedWhen"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "SVCPOID": "RN-2",
+                     *             "CustomerID": "ACME",
+                     *             "FacilityID": "LAX1",
+                     *             "PONo": "PO-DEMO-1001",
+                     *             "ReferenceNo": "ASN-1001",
+                     *             "Status": "Imported",
+                     *             "ReceiptType": "Regular Receipt",
+                     *             "SupplierID": null,
+                     *             "CarrierName": "Acme Freight",
+                     *             "SCACCode": null,
+                     *             "BOLNo": null,
+                     *             "ContainerNo": null,
+                     *             "ScheduledDate": null,
+                     *             "CreatedWhen": "2024-03-05T14:07:09.123",
+                     *             "UpdatedWhen": "2024-03-05T14:07:09.123-08:00"
+                     *           },
+                     *           {
+                     *             "SVCPOID": "RN-3",
+                     *             "CustomerID": "ACME",
+                     *             "FacilityID": "LAX1",
+                     *             "PONo": "PO-DEMO-1002",
+                     *             "ReferenceNo": "ASN-1002",
+                     *             "Status": "Imported",
+                     *             "ReceiptType": "Regular Receipt",
+                     *             "SupplierID": null,
+                     *             "CarrierName": "Acme Freight",
+                     *             "SCACCode": null,
+                     *             "BOLNo": null,
+                     *             "ContainerNo": null,
+                     *             "ScheduledDate": null,
+                     *             "CreatedWhen": "2024-03-05T14:07:09.123",
+                     *             "UpdatedWhen": "2024-03-05T14:07:09.123-08:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 2,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 2,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListFacilityReceiptsResponse"];
                 };
             };
@@ -5159,6 +6435,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -5176,6 +6460,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5193,6 +6485,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5210,6 +6510,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5227,6 +6535,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5244,6 +6560,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5263,6 +6587,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5280,6 +6612,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5294,6 +6634,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "RN-1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GetReceiptDetailsRequest"];
             };
         };
@@ -5312,6 +6659,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Receipt": {
+                     *         "PONo": "PO-DEMO-1000",
+                     *         "ReferenceNo": "ASN-1000",
+                     *         "CarrierName": "Acme Freight",
+                     *         "Status": "Closed",
+                     *         "Items": [
+                     *           {
+                     *             "POLineNo": 1,
+                     *             "ItemNumber": "MUG-RED-12",
+                     *             "ExpectedQty": "48",
+                     *             "UOM": "EA",
+                     *             "LineNo": 1,
+                     *             "ReceivedQty": "48"
+                     *           }
+                     *         ],
+                     *         "TitleID": null,
+                     *         "SVCPOID": "RN-1",
+                     *         "CustomerID": "ACME",
+                     *         "FacilityID": "LAX1",
+                     *         "ReceiptType": "Regular Receipt",
+                     *         "SupplierID": null,
+                     *         "SCACCode": null,
+                     *         "BOLNo": null,
+                     *         "ContainerNo": null,
+                     *         "ScheduledDate": null,
+                     *         "CreatedWhen": "2024-03-05T14:07:09.123",
+                     *         "UpdatedWhen": "2024-03-05T14:07:09.123-08:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetReceiptDetailsResponse"];
                 };
             };
@@ -5329,6 +6708,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -5346,6 +6733,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5363,6 +6758,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5380,6 +6783,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -5397,6 +6805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5414,6 +6830,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5431,6 +6855,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5450,6 +6882,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5467,6 +6907,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5484,6 +6932,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "RN-3",
+                 *       "Note": "Taken on for receiving at dock 4"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenReceiptRequest"];
             };
         };
@@ -5502,6 +6958,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Receipt": {
+                     *         "SVCPOID": "RN-3",
+                     *         "Status": "Open"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenReceiptResponse"];
                 };
             };
@@ -5519,6 +6983,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -5536,6 +7008,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5553,6 +7033,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5570,6 +7058,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -5587,6 +7080,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5604,6 +7105,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-1 is Closed; open needs Imported",
+                     *         "error": "Receipt RN-1 is Closed; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5621,6 +7130,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5638,6 +7155,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5655,6 +7180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5674,6 +7207,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5691,6 +7232,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5708,6 +7257,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "RN-4",
+                 *       "Note": "The supplier will not ship"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenReceiptRequest"];
             };
         };
@@ -5726,6 +7283,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Receipt": {
+                     *         "SVCPOID": "RN-4",
+                     *         "Status": "Cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenReceiptResponse"];
                 };
             };
@@ -5743,6 +7308,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -5760,6 +7333,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5777,6 +7358,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5794,6 +7383,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -5811,6 +7405,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5828,6 +7430,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-1 is Closed; open needs Imported",
+                     *         "error": "Receipt RN-1 is Closed; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5845,6 +7455,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5862,6 +7480,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5879,6 +7505,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5898,6 +7532,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5915,6 +7557,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -5932,6 +7582,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "RN-5",
+                 *       "Note": "The rest of the shipment will not come"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenReceiptRequest"];
             };
         };
@@ -5950,6 +7608,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Receipt": {
+                     *         "SVCPOID": "RN-5",
+                     *         "Status": "Force Closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenReceiptResponse"];
                 };
             };
@@ -5967,6 +7633,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -5984,6 +7658,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6001,6 +7683,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6018,6 +7708,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -6035,6 +7730,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6052,6 +7755,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-1 is Closed; open needs Imported",
+                     *         "error": "Receipt RN-1 is Closed; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6069,6 +7780,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6086,6 +7805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6103,6 +7830,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6122,6 +7857,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6139,6 +7882,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6160,28 +7911,18 @@ export interface operations {
                  * @example {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
-                 *       "SVCPOID": "RN-1042",
-                 *       "ConfirmationNo": "RCV-7781",
-                 *       "ReceivedDate": "2024-03-05T14:07:09.123",
+                 *       "SVCPOID": "RN-6",
+                 *       "ConfirmationNo": "RCV-DEMO-1005",
                  *       "Close": true,
+                 *       "PalletQty": 2,
                  *       "Items": [
                  *         {
                  *           "POLineNo": 1,
-                 *           "ItemNumber": "MUG-BLUE-12",
-                 *           "ReceivedQuantity": "240",
+                 *           "ItemNumber": "MUG-RED-12",
+                 *           "ReceivedQuantity": "48",
                  *           "UOM": "EA",
-                 *           "LotNo": "L2403",
-                 *           "ExpirationDate": "2026-12-31"
-                 *         },
-                 *         {
-                 *           "POLineNo": 2,
-                 *           "ItemNumber": "LAMP-DESK",
-                 *           "ReceivedQuantity": "11",
-                 *           "UOM": "CS",
-                 *           "SerialNumber": [
-                 *             "SN-0001",
-                 *             "SN-0002"
-                 *           ]
+                 *           "LotNo": "L2411",
+                 *           "ExpirationDate": "2027-11-30"
                  *         }
                  *       ]
                  *     }
@@ -6204,6 +7945,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Receipt": {
+                     *         "SVCPOID": "RN-6",
+                     *         "Status": "Closed",
+                     *         "ConfirmationNo": "RCV-DEMO-1005",
+                     *         "Warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfirmReceivingResponse"];
                 };
             };
@@ -6221,6 +7972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -6238,6 +7997,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6255,6 +8022,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6272,6 +8047,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found receipt RN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -6289,6 +8069,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6306,6 +8094,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Receipt RN-1 is Closed; open needs Imported",
+                     *         "error": "Receipt RN-1 is Closed; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6323,6 +8119,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6340,6 +8144,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6357,6 +8169,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6376,6 +8196,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6393,6 +8221,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6412,11 +8248,10 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "PONo": "PO-20240305-01",
-                 *       "CreatedWhenFrom": "2024-03-05T00:00:00.000",
-                 *       "CreatedWhenTo": "2024-03-05T23:59:59.999",
+                 *       "PONo": "PO-DEMO-1000",
                  *       "Paging": {
-                 *         "PagingNo": 1
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
                  *       }
                  *     }
                  */
@@ -6444,6 +8279,97 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "FacilityID": "LAX1",
+                     *         "CustomerID": "ACME",
+                     *         "ReferenceNo": "ASN-1000",
+                     *         "PONo": "PO-DEMO-1000",
+                     *         "RC": {
+                     *           "SVCCompanyID": "DEMO",
+                     *           "CustomerID": "ACME",
+                     *           "SupplierID": null,
+                     *           "PONo": "PO-DEMO-1000",
+                     *           "ReferenceNo": "ASN-1000",
+                     *           "SVCPOID": "RN-1",
+                     *           "ReceivedDate": "2024-03-05T14:07:09.123",
+                     *           "ContainerNumber": null,
+                     *           "BOLNo": null,
+                     *           "CarrierName": "Acme Freight",
+                     *           "SCACCode": null,
+                     *           "DynTxtPropertyValue01": null,
+                     *           "DynTxtPropertyValue02": null,
+                     *           "DynTxtPropertyValue03": null,
+                     *           "DynTxtPropertyValue04": null,
+                     *           "DynTxtPropertyValue05": null,
+                     *           "DynTxtPropertyValue06": null,
+                     *           "DynTxtPropertyValue07": null,
+                     *           "DynTxtPropertyValue08": null,
+                     *           "DynTxtPropertyValue09": null,
+                     *           "DynTxtPropertyValue10": null,
+                     *           "DynTxtPropertyValue11": null,
+                     *           "DynTxtPropertyValue12": null,
+                     *           "DynTxtPropertyValue13": null,
+                     *           "DynTxtPropertyValue14": null,
+                     *           "DynTxtPropertyValue15": null,
+                     *           "DynTxtPropertyValue16": null,
+                     *           "DynTxtPropertyValue17": null,
+                     *           "DynTxtPropertyValue18": null,
+                     *           "DynTxtPropertyValue19": null,
+                     *           "DynTxtPropertyValue20": null,
+                     *           "Items": [
+                     *             {
+                     *               "POLineNo": 1,
+                     *               "ItemNumber": "MUG-RED-12",
+                     *               "ItemShortDescription": null,
+                     *               "ItemDescription": "Ceramic mug, red, 12 oz",
+                     *               "ReceivedQuantity": 48,
+                     *               "CustomerMaterial": null,
+                     *               "Diverse": null,
+                     *               "ItemNote": null,
+                     *               "SerialNumber": [],
+                     *               "LotNo": null,
+                     *               "UOM": "EA",
+                     *               "ExpectedQty": "48",
+                     *               "ExpirationDate": null,
+                     *               "SHIPMENTLINEID": "1",
+                     *               "SupplierID": null,
+                     *               "SupplierName": null,
+                     *               "DynTxtPropertyValue01": null,
+                     *               "DynTxtPropertyValue02": null,
+                     *               "DynTxtPropertyValue03": null,
+                     *               "DynTxtPropertyValue04": null,
+                     *               "DynTxtPropertyValue05": null,
+                     *               "DynTxtPropertyValue06": null,
+                     *               "DynTxtPropertyValue07": null,
+                     *               "DynTxtPropertyValue08": null,
+                     *               "DynTxtPropertyValue09": null,
+                     *               "DynTxtPropertyValue10": null,
+                     *               "dynTxtPropertyValue11": null,
+                     *               "dynTxtPropertyValue12": null,
+                     *               "dynTxtPropertyValue13": null,
+                     *               "dynTxtPropertyValue14": null,
+                     *               "dynTxtPropertyValue15": null,
+                     *               "dynTxtPropertyValue16": null,
+                     *               "dynTxtPropertyValue17": null,
+                     *               "dynTxtPropertyValue18": null,
+                     *               "dynTxtPropertyValue19": null,
+                     *               "dynTxtPropertyValue20": null
+                     *             }
+                     *           ],
+                     *           "Cartons": [],
+                     *           "Note": null,
+                     *           "PalletQty": null,
+                     *           "TitleID": null,
+                     *           "RECEIPTSOURCECODE": null,
+                     *           "ORGANIZATIONCODE": null,
+                     *           "TOSUBINVENTORY": null
+                     *         },
+                     *         "CreatedWhen": "2024-03-05T14:07:09.123"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["SearchReceivingConfirmationsResponse"];
                 };
             };
@@ -6461,6 +8387,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -6478,6 +8412,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6495,6 +8437,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6512,6 +8462,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6529,6 +8487,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6546,6 +8512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6565,6 +8539,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6582,6 +8564,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6601,8 +8591,8 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "Status": "In Progress",
-                 *       "UpdatedWhenFrom": "2024-03-05T00:00:00.000-08:00",
+                 *       "Status": "Closed",
+                 *       "UpdatedWhenFrom": "2024-01-01T00:00:00.000-08:00",
                  *       "Paging": {
                  *         "PageNo": 1,
                  *         "PageSize": 100
@@ -6627,6 +8617,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "Facility",
+                     *           "Customer",
+                     *           "Receipt #",
+                     *           "Status",
+                     *           "PO #",
+                     *           "Ref.#",
+                     *           "Carrier",
+                     *           "Container No",
+                     *           "BOL",
+                     *           "SCAC Code",
+                     *           "Schedule Date",
+                     *           "Received Date",
+                     *           "Create Time",
+                     *           "Update Time"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "Facility": "LAX1",
+                     *             "Customer": "ACME",
+                     *             "Receipt #": "RN-1",
+                     *             "Status": "Closed",
+                     *             "PO #": "PO-DEMO-1000",
+                     *             "Ref.#": "ASN-1000",
+                     *             "Carrier": "Acme Freight",
+                     *             "Container No": null,
+                     *             "BOL": null,
+                     *             "SCAC Code": null,
+                     *             "Schedule Date": null,
+                     *             "Received Date": "2024-03-05T14:07:09.123",
+                     *             "Create Time": "2024-03-05T14:07:09.123",
+                     *             "Update Time": "2024-03-05T14:07:09.123-08:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchReceiptHeadersResponse"];
                 };
             };
@@ -6644,6 +8682,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -6661,6 +8707,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6678,6 +8732,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6695,6 +8757,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6712,6 +8782,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6729,6 +8807,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6748,6 +8834,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6765,6 +8859,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6810,6 +8912,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "ItemNumber",
+                     *           "LotNo",
+                     *           "GoodsType",
+                     *           "TitleID",
+                     *           "InventoryStatus",
+                     *           "ExpirationDate",
+                     *           "UOM",
+                     *           "OnHand",
+                     *           "Allocated",
+                     *           "Available"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "ItemNumber": "MUG-BLUE-12",
+                     *             "LotNo": "L2403",
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": "2027-03-31",
+                     *             "UOM": "EA",
+                     *             "OnHand": "114",
+                     *             "Allocated": "24",
+                     *             "Available": "90"
+                     *           },
+                     *           {
+                     *             "ItemNumber": "MUG-BLUE-12",
+                     *             "LotNo": "L2409",
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": "2027-09-30",
+                     *             "UOM": "EA",
+                     *             "OnHand": "240",
+                     *             "Allocated": "0",
+                     *             "Available": "240"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 2,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 2,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchInventoryResponse"];
                 };
             };
@@ -6827,6 +8981,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -6844,6 +9006,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6861,6 +9031,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6878,6 +9056,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6895,6 +9081,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6912,6 +9106,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6931,6 +9133,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6948,6 +9158,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -6967,12 +9185,11 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "ItemNumber": "MUG-BLUE-12",
-                 *       "CreatedWhenFrom": "2024-03-05T00:00:00.000",
-                 *       "CreatedWhenTo": "2024-03-05T23:59:59.999",
+                 *       "ItemNumber": "MUG-RED-12",
+                 *       "CreatedWhenFrom": "2024-01-01T00:00:00.000",
                  *       "Source": {
                  *         "Type": "receipt",
-                 *         "ID": "RN-1042"
+                 *         "ID": "RN-1"
                  *       },
                  *       "Paging": {
                  *         "PageNo": 1,
@@ -6998,6 +9215,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "ID",
+                     *           "CreatedWhen",
+                     *           "CustomerID",
+                     *           "ItemNumber",
+                     *           "LotNo",
+                     *           "GoodsType",
+                     *           "TitleID",
+                     *           "InventoryStatus",
+                     *           "ExpirationDate",
+                     *           "UOM",
+                     *           "Qty",
+                     *           "OnHandAfter",
+                     *           "SourceType",
+                     *           "SourceID",
+                     *           "SourceLine",
+                     *           "KeyID"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "ID": 6,
+                     *             "CreatedWhen": "2024-03-05T14:07:09.123",
+                     *             "CustomerID": "ACME",
+                     *             "ItemNumber": "MUG-RED-12",
+                     *             "LotNo": null,
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": null,
+                     *             "UOM": "EA",
+                     *             "Qty": "48",
+                     *             "OnHandAfter": "144",
+                     *             "SourceType": "receipt",
+                     *             "SourceID": "RN-1",
+                     *             "SourceLine": "RCV-DEMO-1000",
+                     *             "KeyID": 3
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchInventoryLedgerResponse"];
                 };
             };
@@ -7015,6 +9284,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -7032,6 +9309,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7049,6 +9334,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7066,6 +9359,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7083,6 +9384,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7100,6 +9409,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7119,6 +9436,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7136,6 +9461,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7158,21 +9491,21 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "AdjustmentNo": "ADJ-2024-0311",
+                 *       "AdjustmentNo": "ADJ-DEMO-0001",
                  *       "ReasonCode": "CYCLE-COUNT",
                  *       "Note": "Cycle count of aisle 12",
                  *       "Items": [
                  *         {
-                 *           "ItemNumber": "MUG-BLUE-12",
-                 *           "LotNo": "L2403",
+                 *           "ItemNumber": "TEE-BLK-M",
                  *           "UOM": "EA",
                  *           "Qty": "-2"
                  *         },
                  *         {
-                 *           "ItemNumber": "LAMP-DESK",
-                 *           "UOM": "CS",
-                 *           "Qty": "1.5",
-                 *           "InventoryStatus": "Damaged"
+                 *           "ItemNumber": "MUG-BLUE-12",
+                 *           "LotNo": "L2409",
+                 *           "ExpirationDate": "2027-09-30",
+                 *           "UOM": "EA",
+                 *           "Qty": "3"
                  *         }
                  *       ]
                  *     }
@@ -7195,6 +9528,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Adjustment": {
+                     *         "AdjustmentNo": "ADJ-DEMO-0001",
+                     *         "Status": "Success",
+                     *         "Warnings": [],
+                     *         "Items": [
+                     *           {
+                     *             "ItemNumber": "TEE-BLK-M",
+                     *             "LotNo": null,
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": null,
+                     *             "UOM": "EA",
+                     *             "Qty": "-2",
+                     *             "OnHand": "48"
+                     *           },
+                     *           {
+                     *             "ItemNumber": "MUG-BLUE-12",
+                     *             "LotNo": "L2409",
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": "2027-09-30",
+                     *             "UOM": "EA",
+                     *             "Qty": "3",
+                     *             "OnHand": "243"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AdjustInventoryQuantityResponse"];
                 };
             };
@@ -7212,6 +9578,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -7229,6 +9603,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7246,6 +9628,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7263,6 +9653,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7280,6 +9678,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-AdjustmentNo ADJ-1001 was already applied with a different body",
+                     *         "error": "AdjustmentNo ADJ-1001 was already applied with a different body"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7297,6 +9703,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7314,6 +9728,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7331,6 +9753,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7350,6 +9780,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7367,6 +9805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7389,15 +9835,17 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "AdjustmentNo": "MOVE-2024-0042",
+                 *       "AdjustmentNo": "MOVE-DEMO-0001",
                  *       "ReasonCode": "QA-HOLD",
+                 *       "Note": "Chipped rims reported on the newer lot",
                  *       "Items": [
                  *         {
                  *           "ItemNumber": "MUG-BLUE-12",
                  *           "UOM": "EA",
                  *           "Qty": "12",
                  *           "From": {
-                 *             "LotNo": "L2403"
+                 *             "LotNo": "L2409",
+                 *             "ExpirationDate": "2027-09-30"
                  *           },
                  *           "To": {
                  *             "InventoryStatus": "Hold"
@@ -7424,6 +9872,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Adjustment": {
+                     *         "AdjustmentNo": "MOVE-DEMO-0001",
+                     *         "Status": "Success",
+                     *         "Warnings": [],
+                     *         "Items": [
+                     *           {
+                     *             "ItemNumber": "MUG-BLUE-12",
+                     *             "LotNo": "L2409",
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Available",
+                     *             "ExpirationDate": "2027-09-30",
+                     *             "UOM": "EA",
+                     *             "Qty": "-12",
+                     *             "OnHand": "228"
+                     *           },
+                     *           {
+                     *             "ItemNumber": "MUG-BLUE-12",
+                     *             "LotNo": "L2409",
+                     *             "GoodsType": null,
+                     *             "TitleID": null,
+                     *             "InventoryStatus": "Hold",
+                     *             "ExpirationDate": "2027-09-30",
+                     *             "UOM": "EA",
+                     *             "Qty": "12",
+                     *             "OnHand": "12"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AdjustInventoryQuantityResponse"];
                 };
             };
@@ -7441,6 +9922,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -7458,6 +9947,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7475,6 +9972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7492,6 +9997,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7509,6 +10022,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-AdjustmentNo ADJ-1001 was already applied with a different body",
+                     *         "error": "AdjustmentNo ADJ-1001 was already applied with a different body"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7526,6 +10047,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7543,6 +10072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7560,6 +10097,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7579,6 +10124,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7596,6 +10149,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7619,11 +10180,11 @@ export interface operations {
                  *       "CustomerID": "ACME",
                  *       "FacilityID": "LAX1",
                  *       "POContent": {
-                 *         "ReferenceNo": "SO-50017",
-                 *         "PONo": "PO-7781",
+                 *         "ReferenceNo": "SO-3001",
+                 *         "PONo": "PO-DEMO-3001",
                  *         "OrderType": "Regular Order",
-                 *         "ShipNotBefore": "20240305080000",
-                 *         "ShipNoLater": "3/7/2024 5:00:00 PM",
+                 *         "ShipNotBefore": "20260306080000",
+                 *         "ShipNoLater": "3/9/2026 5:00:00 PM",
                  *         "Address": {
                  *           "ShipToName": "Jane Doe",
                  *           "ShipToAddress1": "1 Market St",
@@ -7651,9 +10212,9 @@ export interface operations {
                  *           },
                  *           {
                  *             "LineNo": 2,
-                 *             "ItemID": "LAMP-DESK",
-                 *             "OrderedQty": 1,
-                 *             "UOM": "CS"
+                 *             "ItemID": "TEE-BLK-M",
+                 *             "OrderedQty": 2,
+                 *             "UOM": "EA"
                  *           }
                  *         ],
                  *         "ActionCode": "Imported",
@@ -7683,11 +10244,11 @@ export interface operations {
                      * @example {
                      *       "Order": {
                      *         "CustomerID": "ACME",
-                     *         "PONo": "PO-7781",
-                     *         "ReferenceNo": "SO-50017",
-                     *         "SVCPOID": "DN-2051",
-                     *         "Status": "Warning",
-                     *         "Error": "LAMP-DESK: ordered 1, allocated 0, short 1"
+                     *         "PONo": "PO-DEMO-3001",
+                     *         "ReferenceNo": "SO-3001",
+                     *         "SVCPOID": "DN-6",
+                     *         "Status": "Success",
+                     *         "Error": []
                      *       }
                      *     }
                      */
@@ -7708,6 +10269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -7725,6 +10294,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7742,6 +10319,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7759,6 +10344,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order DN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -7776,6 +10366,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7793,6 +10391,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Order DN-1 is Shipped; open needs Imported",
+                     *         "error": "Order DN-1 is Shipped; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7810,6 +10416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7827,6 +10441,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7844,6 +10466,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7863,6 +10493,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7880,6 +10518,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7897,6 +10543,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "FacilityID": "LAX1",
+                 *       "ReferenceNo": "SO-2001",
+                 *       "PONo": "SO-DEMO-2001",
+                 *       "CancelNote": "The buyer withdrew the order"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelOrderRequest"];
             };
         };
@@ -7919,11 +10575,11 @@ export interface operations {
                      * @example {
                      *       "Order": {
                      *         "CustomerID": "ACME",
-                     *         "PONo": "PO-7781",
-                     *         "ReferenceNo": "SO-50017",
-                     *         "SVCPOID": "DN-2051",
-                     *         "Status": "Warning",
-                     *         "Error": "LAMP-DESK: ordered 1, allocated 0, short 1"
+                     *         "PONo": "SO-DEMO-2001",
+                     *         "ReferenceNo": "SO-2001",
+                     *         "SVCPOID": "DN-2",
+                     *         "Status": "Success",
+                     *         "Error": []
                      *       }
                      *     }
                      */
@@ -7944,6 +10600,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -7961,6 +10625,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7978,6 +10650,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -7995,6 +10675,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order with PONo SO-DEMO-2999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -8012,6 +10697,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8029,6 +10722,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Order DN-4 is Open; only an Imported order can be cancelled by the customer",
+                     *         "error": "Order DN-4 is Open; only an Imported order can be cancelled by the customer"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8046,6 +10747,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8063,6 +10772,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8080,6 +10797,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8099,6 +10824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8116,6 +10849,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8130,6 +10871,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "CustomerID": "ACME",
+                 *       "Status": "Imported",
+                 *       "Paging": {
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ListFacilityOrdersRequest"];
             };
         };
@@ -8148,6 +10901,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "SVCPOID",
+                     *           "CustomerID",
+                     *           "FacilityID",
+                     *           "ReferenceNo",
+                     *           "PONo",
+                     *           "Status",
+                     *           "OrderType",
+                     *           "ShipToName",
+                     *           "CarrierName",
+                     *           "SCACCode",
+                     *           "ShipNotBefore",
+                     *           "ShipNoLater",
+                     *           "CreatedWhen",
+                     *           "UpdatedWhen"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "SVCPOID": "DN-2",
+                     *             "CustomerID": "ACME",
+                     *             "FacilityID": "LAX1",
+                     *             "ReferenceNo": "SO-2001",
+                     *             "PONo": "SO-DEMO-2001",
+                     *             "Status": "Imported",
+                     *             "OrderType": null,
+                     *             "ShipToName": "Jane Doe",
+                     *             "CarrierName": "UPS",
+                     *             "SCACCode": "UPSN",
+                     *             "ShipNotBefore": null,
+                     *             "ShipNoLater": null,
+                     *             "CreatedWhen": "2026-03-05T06:07:09.123",
+                     *             "UpdatedWhen": "2026-03-05T06:07:09.123-08:00"
+                     *           },
+                     *           {
+                     *             "SVCPOID": "DN-3",
+                     *             "CustomerID": "ACME",
+                     *             "FacilityID": "LAX1",
+                     *             "ReferenceNo": "SO-2002",
+                     *             "PONo": "SO-DEMO-2002",
+                     *             "Status": "Imported",
+                     *             "OrderType": null,
+                     *             "ShipToName": "Jane Doe",
+                     *             "CarrierName": "UPS",
+                     *             "SCACCode": "UPSN",
+                     *             "ShipNotBefore": null,
+                     *             "ShipNoLater": null,
+                     *             "CreatedWhen": "2026-03-05T06:07:09.123",
+                     *             "UpdatedWhen": "2026-03-05T06:07:09.123-08:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 2,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 2,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListFacilityOrdersResponse"];
                 };
             };
@@ -8165,6 +10982,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -8182,6 +11007,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8199,6 +11032,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8216,6 +11057,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8233,6 +11082,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8250,6 +11107,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8269,6 +11134,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8286,6 +11159,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8300,6 +11181,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "DN-1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GetOrderDetailsRequest"];
             };
         };
@@ -8318,6 +11206,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Order": {
+                     *         "PONo": "SO-DEMO-2000",
+                     *         "ReferenceNo": "SO-2000",
+                     *         "Address": {
+                     *           "ShipToName": "Jane Doe",
+                     *           "ShipToAddress1": "1 Market St",
+                     *           "ShipToCity": "San Francisco",
+                     *           "ShipToState": "CA",
+                     *           "ShipToZipCode": "94105",
+                     *           "ShipToCountry": "US"
+                     *         },
+                     *         "ShippingInfo": {
+                     *           "CarrierName": "UPS",
+                     *           "SCACCode": "UPSN"
+                     *         },
+                     *         "Items": [
+                     *           {
+                     *             "LineNo": 1,
+                     *             "ItemID": "MUG-BLUE-12",
+                     *             "OrderedQty": "6",
+                     *             "UOM": "EA",
+                     *             "AllocatedQty": "0",
+                     *             "ShippedQty": "6"
+                     *           }
+                     *         ],
+                     *         "Status": "Shipped",
+                     *         "TitleID": null,
+                     *         "SVCPOID": "DN-1",
+                     *         "CustomerID": "ACME",
+                     *         "FacilityID": "LAX1",
+                     *         "OrderType": null,
+                     *         "ShipToName": "Jane Doe",
+                     *         "CarrierName": "UPS",
+                     *         "SCACCode": "UPSN",
+                     *         "ShipNotBefore": null,
+                     *         "ShipNoLater": null,
+                     *         "CreatedWhen": "2026-03-05T06:07:09.123",
+                     *         "UpdatedWhen": "2026-03-05T06:07:09.123-08:00"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetOrderDetailsResponse"];
                 };
             };
@@ -8335,6 +11266,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -8352,6 +11291,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8369,6 +11316,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8386,6 +11341,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order DN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -8403,6 +11363,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8420,6 +11388,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8437,6 +11413,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8456,6 +11440,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8473,6 +11465,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8490,6 +11490,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "DN-3",
+                 *       "Note": "Released to the pick floor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenOrderRequest"];
             };
         };
@@ -8508,6 +11516,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Order": {
+                     *         "SVCPOID": "DN-3",
+                     *         "Status": "Open"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenOrderResponse"];
                 };
             };
@@ -8525,6 +11541,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -8542,6 +11566,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8559,6 +11591,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8576,6 +11616,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order DN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -8593,6 +11638,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8610,6 +11663,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Order DN-1 is Shipped; open needs Imported",
+                     *         "error": "Order DN-1 is Shipped; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8627,6 +11688,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8644,6 +11713,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8661,6 +11738,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8680,6 +11765,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8697,6 +11790,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8714,6 +11815,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "FacilityID": "LAX1",
+                 *       "SVCPOID": "DN-4",
+                 *       "Note": "The customer called to cancel"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenOrderRequest"];
             };
         };
@@ -8732,6 +11841,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Order": {
+                     *         "SVCPOID": "DN-4",
+                     *         "Status": "Cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OpenOrderResponse"];
                 };
             };
@@ -8749,6 +11866,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -8766,6 +11891,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8783,6 +11916,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8800,6 +11941,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order DN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -8817,6 +11963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8834,6 +11988,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Order DN-1 is Shipped; open needs Imported",
+                     *         "error": "Order DN-1 is Shipped; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8851,6 +12013,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8868,6 +12038,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8885,6 +12063,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8904,6 +12090,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8921,6 +12115,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -8942,20 +12144,20 @@ export interface operations {
                  * @example {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
-                 *       "SVCPOID": "DN-2051",
-                 *       "ConfirmationNo": "SHP-9001",
-                 *       "ShippedTime": "2024-03-06T09:30:00.000",
+                 *       "SVCPOID": "DN-5",
+                 *       "ConfirmationNo": "SHP-DEMO-2004",
+                 *       "ShippedTime": "2026-03-05T09:30:00.000",
                  *       "CarrierName": "UPS",
                  *       "SCACCode": "UPSN",
-                 *       "TrackingNo": "1Z999AA10123456784",
+                 *       "TrackingNo": "1Z999AA10123456785",
                  *       "Close": true,
                  *       "Items": [
                  *         {
                  *           "LineNo": 1,
                  *           "ItemNumber": "MUG-BLUE-12",
-                 *           "ShippedQty": "12",
-                 *           "UOM": "EA",
-                 *           "LotNo": "L2403"
+                 *           "LotNo": "L2403",
+                 *           "ShippedQty": "6",
+                 *           "UOM": "EA"
                  *         }
                  *       ]
                  *     }
@@ -8978,6 +12180,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Order": {
+                     *         "SVCPOID": "DN-5",
+                     *         "Status": "Shipped",
+                     *         "ConfirmationNo": "SHP-DEMO-2004"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfirmShipmentResponse"];
                 };
             };
@@ -8995,6 +12206,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9012,6 +12231,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9029,6 +12256,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9046,6 +12281,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found order DN-999"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -9063,6 +12303,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9080,6 +12328,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Order DN-1 is Shipped; open needs Imported",
+                     *         "error": "Order DN-1 is Shipped; open needs Imported"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9097,6 +12353,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9114,6 +12378,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9131,6 +12403,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9150,6 +12430,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9167,6 +12455,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9186,11 +12482,11 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "PONo": "PO-20240305-01",
-                 *       "CreatedWhenFrom": "2024-03-05T00:00:00.000",
-                 *       "CreatedWhenTo": "2024-03-05T23:59:59.999",
+                 *       "ReferenceNo": "SO-2000",
+                 *       "CreatedWhenFrom": "2024-01-01T00:00:00.000",
                  *       "Paging": {
-                 *         "PagingNo": 1
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
                  *       }
                  *     }
                  */
@@ -9218,6 +12514,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "FacilityID": "LAX1",
+                     *         "CustomerID": "ACME",
+                     *         "ReferenceNo": "SO-2000",
+                     *         "PONo": "SO-DEMO-2000",
+                     *         "DC": {
+                     *           "CompanyID": "DEMO",
+                     *           "OrderNo": "DN-1",
+                     *           "ShippedDate": "2026-03-05T06:07:09.123",
+                     *           "BOLNo": null,
+                     *           "LoadNo": null,
+                     *           "SCACCode": "UPSN",
+                     *           "CarrierName": "UPS",
+                     *           "TrackingNo": "1Z999AA10123456784",
+                     *           "ProNo": null,
+                     *           "Items": [
+                     *             {
+                     *               "LineNo": 1,
+                     *               "ItemNumber": "MUG-BLUE-12",
+                     *               "LotNo": "L2403",
+                     *               "OrderedQty": 6,
+                     *               "ShippedQty": 6,
+                     *               "DifferenceQty": 0,
+                     *               "UOM": "EA",
+                     *               "SerialNumber": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "CreatedWhen": "2026-03-05T06:07:09.123"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["SearchShipmentConfirmationsResponse"];
                 };
             };
@@ -9235,6 +12565,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9252,6 +12590,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9269,6 +12615,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9286,6 +12640,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9303,6 +12665,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9320,6 +12690,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9339,6 +12717,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9356,6 +12742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9375,7 +12769,8 @@ export interface operations {
                  *       "CompanyID": "DEMO",
                  *       "FacilityID": "LAX1",
                  *       "CustomerID": "ACME",
-                 *       "UpdatedWhenFrom": "2024-03-05T00:00:00.000-08:00",
+                 *       "ReferenceNo": "SO-2000",
+                 *       "UpdatedWhenFrom": "2024-01-01T00:00:00.000-08:00",
                  *       "Paging": {
                  *         "PageNo": 1,
                  *         "PageSize": 100
@@ -9400,6 +12795,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "head": [
+                     *           "Facility",
+                     *           "Customer",
+                     *           "Order #",
+                     *           "Status",
+                     *           "Order Type",
+                     *           "Load #",
+                     *           "PO #",
+                     *           "Customer BOL",
+                     *           "Shipping Account No",
+                     *           "Source",
+                     *           "Ship Not Before",
+                     *           "Ship Not Later",
+                     *           "Hold At Location",
+                     *           "Hold At Carrier",
+                     *           "Consolidation No",
+                     *           "Ref.#",
+                     *           "Equipment Type",
+                     *           "Appointment Time",
+                     *           "Desired Schedule Date",
+                     *           "Delivery Request Date",
+                     *           "Shipped Time",
+                     *           "Carrier",
+                     *           "SCAC Code",
+                     *           "Delivery Service",
+                     *           "Pro #",
+                     *           "Freight Term",
+                     *           "Retailer Name",
+                     *           "Ship To Name",
+                     *           "Ship To Address",
+                     *           "Sold To Name",
+                     *           "Sold To Address",
+                     *           "Freight Bill To Name",
+                     *           "Label Notes",
+                     *           "InvoiceNo",
+                     *           "Order Created By",
+                     *           "Order Dynamic Property",
+                     *           "Shipped Date",
+                     *           "Created Date",
+                     *           "Create Time",
+                     *           "Update Time"
+                     *         ],
+                     *         "data": [
+                     *           {
+                     *             "Facility": "LAX1",
+                     *             "Customer": "ACME",
+                     *             "Order #": "DN-1",
+                     *             "Status": "Shipped",
+                     *             "Order Type": null,
+                     *             "Load #": null,
+                     *             "PO #": "SO-DEMO-2000",
+                     *             "Customer BOL": null,
+                     *             "Shipping Account No": null,
+                     *             "Source": "EDI",
+                     *             "Ship Not Before": null,
+                     *             "Ship Not Later": null,
+                     *             "Hold At Location": null,
+                     *             "Hold At Carrier": null,
+                     *             "Consolidation No": null,
+                     *             "Ref.#": "SO-2000",
+                     *             "Equipment Type": null,
+                     *             "Appointment Time": null,
+                     *             "Desired Schedule Date": null,
+                     *             "Delivery Request Date": null,
+                     *             "Shipped Time": "2026-03-05T06:07:09.123",
+                     *             "Carrier": "UPS",
+                     *             "SCAC Code": "UPSN",
+                     *             "Delivery Service": null,
+                     *             "Pro #": null,
+                     *             "Freight Term": null,
+                     *             "Retailer Name": null,
+                     *             "Ship To Name": "Jane Doe",
+                     *             "Ship To Address": "1 Market St, San Francisco, CA 94105, US",
+                     *             "Sold To Name": null,
+                     *             "Sold To Address": null,
+                     *             "Freight Bill To Name": null,
+                     *             "Label Notes": null,
+                     *             "InvoiceNo": null,
+                     *             "Order Created By": "API key 3",
+                     *             "Order Dynamic Property": null,
+                     *             "Shipped Date": "2026-03-05",
+                     *             "Created Date": "2026-03-05",
+                     *             "Create Time": "2026-03-05T06:07:09.123",
+                     *             "Update Time": "2026-03-05T06:07:09.123-08:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchOrderHeadersResponse"];
                 };
             };
@@ -9417,6 +12912,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9434,6 +12937,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9451,6 +12962,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9468,6 +12987,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9485,6 +13012,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9502,6 +13037,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9521,6 +13064,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9538,6 +13089,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9556,11 +13115,13 @@ export interface operations {
                  * @example {
                  *       "CompanyID": "DEMO",
                  *       "CustomerID": "ACME",
-                 *       "AfterSequence": 1041,
+                 *       "FacilityID": "LAX1",
                  *       "Types": [
                  *         "order.shipped"
                  *       ],
+                 *       "AfterSequence": 0,
                  *       "Paging": {
+                 *         "PageNo": 1,
                  *         "PageSize": 500
                  *       }
                  *     }
@@ -9583,6 +13144,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "data": [
+                     *           {
+                     *             "EventID": "evt_01KJZ55RT3K3MS4WX3BG1C6AAJ",
+                     *             "Type": "order.shipped",
+                     *             "Sequence": 24,
+                     *             "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *             "Data": {
+                     *               "CompanyID": "DEMO",
+                     *               "CustomerID": "ACME",
+                     *               "FacilityID": "LAX1",
+                     *               "SVCPOID": "DN-1",
+                     *               "PONo": "SO-DEMO-2000",
+                     *               "ReferenceNo": "SO-2000",
+                     *               "Status": "Shipped",
+                     *               "ConfirmationNo": "SHP-DEMO-2000",
+                     *               "Sequence": 24
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 500
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchEventsResponse"];
                 };
             };
@@ -9600,6 +13194,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9617,6 +13219,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9634,6 +13244,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9651,6 +13269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9668,6 +13294,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9685,6 +13319,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9704,6 +13346,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9721,6 +13371,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9742,10 +13400,12 @@ export interface operations {
                  * @example {
                  *       "CompanyID": "DEMO",
                  *       "CustomerID": "ACME",
-                 *       "Url": "https://hooks.acme.example/wharf",
+                 *       "Url": "https://hooks.acme.example/wharf/orders",
                  *       "EventTypes": [
-                 *         "order.shipped"
-                 *       ]
+                 *         "order.shipped",
+                 *         "order.closed"
+                 *       ],
+                 *       "Description": "Shipment notices for the order system"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
@@ -9766,6 +13426,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoint": {
+                     *         "EndpointID": "ep_01KJZ57KD3Z0A1AVSRD74CK5CK",
+                     *         "CustomerID": "ACME",
+                     *         "Url": "https://hooks.acme.example/wharf/orders",
+                     *         "EventTypes": [
+                     *           "order.shipped",
+                     *           "order.closed"
+                     *         ],
+                     *         "Description": "Shipment notices for the order system",
+                     *         "Enabled": true,
+                     *         "DisabledReason": null,
+                     *         "CreatedWhen": "2026-03-05T14:08:09.123Z",
+                     *         "UpdatedWhen": "2026-03-05T14:08:09.123Z",
+                     *         "Secret": "whsec_kpQhIyDVnrSFLH4idHVhPzyPaYGwMKtCWkE1sZZeHZk="
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
                 };
             };
@@ -9783,6 +13462,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9800,6 +13487,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9817,6 +13512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9834,6 +13537,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9851,6 +13562,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9868,6 +13587,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9885,6 +13612,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9904,6 +13639,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9921,6 +13664,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -9935,6 +13686,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ListWebhookEndpointsRequest"];
             };
         };
@@ -9953,6 +13710,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoints": [
+                     *         {
+                     *           "EndpointID": "ep_demo_acme",
+                     *           "CustomerID": "ACME",
+                     *           "Url": "https://hooks.acme.example/wharf",
+                     *           "EventTypes": null,
+                     *           "Description": "Demo endpoint",
+                     *           "Enabled": false,
+                     *           "DisabledReason": "Disabled by its owner",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "UpdatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         },
+                     *         {
+                     *           "EndpointID": "ep_demo_acme_old",
+                     *           "CustomerID": "ACME",
+                     *           "Url": "https://hooks.acme.example/wharf",
+                     *           "EventTypes": null,
+                     *           "Description": "Demo endpoint",
+                     *           "Enabled": false,
+                     *           "DisabledReason": "Disabled by its owner",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "UpdatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                 };
             };
@@ -9970,6 +13755,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -9987,6 +13780,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10004,6 +13805,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10021,6 +13830,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10038,6 +13855,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10055,6 +13880,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10074,6 +13907,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10091,6 +13932,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10108,6 +13957,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "EndpointID": "ep_demo_acme",
+                 *       "EventTypes": [
+                 *         "receipt.closed",
+                 *         "order.shipped"
+                 *       ],
+                 *       "Description": "Receipts closed and orders shipped"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
             };
         };
@@ -10126,6 +13987,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoint": {
+                     *         "EndpointID": "ep_demo_acme",
+                     *         "CustomerID": "ACME",
+                     *         "Url": "https://hooks.acme.example/wharf",
+                     *         "EventTypes": [
+                     *           "receipt.closed",
+                     *           "order.shipped"
+                     *         ],
+                     *         "Description": "Receipts closed and orders shipped",
+                     *         "Enabled": false,
+                     *         "DisabledReason": "Disabled by its owner",
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *         "UpdatedWhen": "2026-03-05T14:12:30.456Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UpdateWebhookEndpointResponse"];
                 };
             };
@@ -10143,6 +14022,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -10160,6 +14047,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10177,6 +14072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10194,6 +14097,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found endpoint ep_unknown"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -10211,6 +14119,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10228,6 +14144,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10245,6 +14169,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10262,6 +14194,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10281,6 +14221,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10298,6 +14246,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10315,6 +14271,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "EndpointID": "ep_demo_acme_old"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeleteWebhookEndpointRequest"];
             };
         };
@@ -10333,6 +14296,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoint": {
+                     *         "EndpointID": "ep_demo_acme_old",
+                     *         "Deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteWebhookEndpointResponse"];
                 };
             };
@@ -10350,6 +14321,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -10367,6 +14346,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10384,6 +14371,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10401,6 +14396,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found endpoint ep_unknown"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -10418,6 +14418,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10435,6 +14443,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10452,6 +14468,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10469,6 +14493,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10488,6 +14520,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10505,6 +14545,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10522,6 +14570,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "EndpointID": "ep_demo_acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeleteWebhookEndpointRequest"];
             };
         };
@@ -10540,6 +14595,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoint": {
+                     *         "EndpointID": "ep_demo_acme",
+                     *         "CustomerID": "ACME",
+                     *         "Url": "https://hooks.acme.example/wharf",
+                     *         "EventTypes": null,
+                     *         "Description": "Demo endpoint",
+                     *         "Enabled": false,
+                     *         "DisabledReason": "Disabled by its owner",
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *         "UpdatedWhen": "2026-03-05T14:15:02.789Z",
+                     *         "Secret": "whsec_Ik5KMTcN31Kau06zZfjpQawU2Jka5pf3bLAXbj0IqnE="
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
                 };
             };
@@ -10557,6 +14628,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -10574,6 +14653,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10591,6 +14678,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10608,6 +14703,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found endpoint ep_unknown"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -10625,6 +14725,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10642,6 +14750,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10659,6 +14775,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10676,6 +14800,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10695,6 +14827,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10712,6 +14852,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10726,6 +14874,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "EndpointID": "ep_demo_acme",
+                 *       "Paging": {
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchWebhookDeliveriesRequest"];
             };
         };
@@ -10744,6 +14903,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "data": [
+                     *           {
+                     *             "DeliveryID": "dlv_01KJZ5B2N7T6Q8ZP4W9Y3HF0CX",
+                     *             "EndpointID": "ep_demo_acme",
+                     *             "EventID": "evt_01KJZ55RT3K3MS4WX3BG1C6AAJ",
+                     *             "EventType": "order.shipped",
+                     *             "Sequence": 24,
+                     *             "Status": "Pending",
+                     *             "NextAttemptWhen": "2026-03-05T14:12:35.702Z",
+                     *             "Attempts": [
+                     *               {
+                     *                 "AttemptNo": 1,
+                     *                 "StartedWhen": "2026-03-05T14:07:10.318Z",
+                     *                 "DurationMs": 212,
+                     *                 "StatusCode": 503,
+                     *                 "Error": null,
+                     *                 "Response": "{\"error\":\"maintenance\"}"
+                     *               },
+                     *               {
+                     *                 "AttemptNo": 2,
+                     *                 "StartedWhen": "2026-03-05T14:07:15.611Z",
+                     *                 "DurationMs": 15003,
+                     *                 "StatusCode": null,
+                     *                 "Error": "No answer within 15 s",
+                     *                 "Response": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchWebhookDeliveriesResponse"];
                 };
             };
@@ -10761,6 +14963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -10778,6 +14988,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10795,6 +15013,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10812,6 +15038,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10829,6 +15063,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10846,6 +15088,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10865,6 +15115,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10882,6 +15140,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10900,6 +15166,14 @@ export interface operations {
         /** @description Send DeliveryID, or EndpointID and Since. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "EndpointID": "ep_demo_acme",
+                 *       "Since": "2026-03-01T00:00:00.000-08:00"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReplayWebhookDeliveriesRequest"];
             };
         };
@@ -10918,6 +15192,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Replayed": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReplayWebhookDeliveriesResponse"];
                 };
             };
@@ -10935,6 +15214,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -10952,6 +15239,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10969,6 +15264,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -10986,6 +15289,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found delivery dlv_01J0000000000000000000000"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -11003,6 +15311,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11020,6 +15336,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11037,6 +15361,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11054,6 +15386,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11073,6 +15413,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11090,6 +15438,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11118,6 +15474,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Customers": [
+                     *         {
+                     *           "CustomerID": "ACME",
+                     *           "Name": "Acme Housewares",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListCustomersResponse"];
                 };
             };
@@ -11135,6 +15502,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -11152,6 +15527,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11169,6 +15552,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11186,6 +15577,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11203,6 +15602,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11220,6 +15627,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11239,6 +15654,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11256,6 +15679,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11270,6 +15701,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CustomerID": "GLOBEX",
+                 *       "Name": "Globex Corporation"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerRequest"];
             };
         };
@@ -11288,6 +15725,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Customer": {
+                     *         "CustomerID": "GLOBEX",
+                     *         "Name": "Globex Corporation",
+                     *         "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateCustomerResponse"];
                 };
             };
@@ -11305,6 +15751,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -11322,6 +15776,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11339,6 +15801,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11356,6 +15826,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11373,6 +15851,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Customer ACME already exists in company DEMO",
+                     *         "error": "Customer ACME already exists in company DEMO"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11390,6 +15876,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11407,6 +15901,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11426,6 +15928,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11443,6 +15953,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11453,12 +15971,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ACME */
                 CustomerID: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Acme Housewares Inc."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCustomerRequest"];
             };
         };
@@ -11477,6 +16001,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Customer": {
+                     *         "CustomerID": "ACME",
+                     *         "Name": "Acme Housewares Inc.",
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateCustomerResponse"];
                 };
             };
@@ -11494,6 +16027,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -11511,6 +16052,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11528,6 +16077,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11545,6 +16102,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Customer GLOBEX not found in company DEMO"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -11562,6 +16124,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11579,6 +16149,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11596,6 +16174,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11615,6 +16201,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11632,6 +16226,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11660,6 +16262,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Facilities": [
+                     *         {
+                     *           "FacilityID": "LAX1",
+                     *           "Name": "Los Angeles DC",
+                     *           "TimeZone": "America/Los_Angeles",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListFacilitiesResponse"];
                 };
             };
@@ -11677,6 +16291,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -11694,6 +16316,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11711,6 +16341,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11728,6 +16366,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11745,6 +16391,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11762,6 +16416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11781,6 +16443,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11798,6 +16468,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11812,6 +16490,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "FacilityID": "ORD1",
+                 *       "Name": "Chicago DC",
+                 *       "TimeZone": "America/Chicago"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFacilityRequest"];
             };
         };
@@ -11830,6 +16515,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Facility": {
+                     *         "FacilityID": "ORD1",
+                     *         "Name": "Chicago DC",
+                     *         "TimeZone": "America/Chicago",
+                     *         "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateFacilityResponse"];
                 };
             };
@@ -11847,6 +16542,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -11864,6 +16567,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11881,6 +16592,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11898,6 +16617,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11915,6 +16642,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Facility LAX1 already exists in company DEMO",
+                     *         "error": "Facility LAX1 already exists in company DEMO"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11932,6 +16667,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11949,6 +16692,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11968,6 +16719,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11985,6 +16744,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -11995,12 +16762,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example LAX1 */
                 FacilityID: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Los Angeles Distribution Center"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateFacilityRequest"];
             };
         };
@@ -12019,6 +16792,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Facility": {
+                     *         "FacilityID": "LAX1",
+                     *         "Name": "Los Angeles Distribution Center",
+                     *         "TimeZone": "America/Los_Angeles",
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateFacilityResponse"];
                 };
             };
@@ -12036,6 +16819,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12053,6 +16844,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12070,6 +16869,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12087,6 +16894,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Facility ORD1 not found in company DEMO"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -12104,6 +16916,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12121,6 +16941,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12138,6 +16966,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12157,6 +16993,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12174,6 +17018,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12202,6 +17054,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Keys": [
+                     *         {
+                     *           "Customers": [
+                     *             "ACME"
+                     *           ],
+                     *           "Facilities": [
+                     *             "LAX1"
+                     *           ],
+                     *           "UserIDs": [],
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "LastUsedWhen": null,
+                     *           "RevokedWhen": null,
+                     *           "RateLimit": null,
+                     *           "ExpiresAt": null,
+                     *           "KeyID": 1,
+                     *           "Role": "customer",
+                     *           "Label": "demo customer"
+                     *         },
+                     *         {
+                     *           "Customers": [],
+                     *           "Facilities": [
+                     *             "LAX1"
+                     *           ],
+                     *           "UserIDs": [],
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "LastUsedWhen": null,
+                     *           "RevokedWhen": null,
+                     *           "RateLimit": null,
+                     *           "ExpiresAt": null,
+                     *           "KeyID": 2,
+                     *           "Role": "operator",
+                     *           "Label": "demo operator"
+                     *         },
+                     *         {
+                     *           "Customers": [],
+                     *           "Facilities": [],
+                     *           "UserIDs": [],
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "LastUsedWhen": "2026-03-09T16:20:31.457Z",
+                     *           "RevokedWhen": null,
+                     *           "RateLimit": null,
+                     *           "ExpiresAt": null,
+                     *           "KeyID": 3,
+                     *           "Role": "admin",
+                     *           "Label": "demo admin"
+                     *         },
+                     *         {
+                     *           "Customers": [],
+                     *           "Facilities": [],
+                     *           "UserIDs": [
+                     *             1001
+                     *           ],
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "LastUsedWhen": null,
+                     *           "RevokedWhen": null,
+                     *           "RateLimit": null,
+                     *           "ExpiresAt": null,
+                     *           "KeyID": 4,
+                     *           "Role": "rater",
+                     *           "Label": "demo rater"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListKeysResponse"];
                 };
             };
@@ -12219,6 +17137,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12236,6 +17162,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12253,6 +17187,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12270,6 +17212,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12287,6 +17237,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12304,6 +17262,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12323,6 +17289,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12340,6 +17314,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12354,6 +17336,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Role": "customer",
+                 *       "Customers": [
+                 *         "ACME"
+                 *       ],
+                 *       "Facilities": [
+                 *         "LAX1"
+                 *       ],
+                 *       "Label": "ACME order import",
+                 *       "RateLimit": 600,
+                 *       "ExpiresAt": "2030-01-01T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateKeyRequest"];
             };
         };
@@ -12372,6 +17368,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Key": {
+                     *         "Customers": [
+                     *           "ACME"
+                     *         ],
+                     *         "Facilities": [
+                     *           "LAX1"
+                     *         ],
+                     *         "UserIDs": [],
+                     *         "CreatedWhen": "2026-03-09T16:20:31.457Z",
+                     *         "LastUsedWhen": null,
+                     *         "RevokedWhen": null,
+                     *         "RateLimit": 600,
+                     *         "ExpiresAt": "2030-01-01T00:00:00.000Z",
+                     *         "KeyID": 7,
+                     *         "Role": "customer",
+                     *         "Label": "ACME order import",
+                     *         "Key": "wk_Xb2rQ9vLk4TzN7cWm1YpH8sDf3GaJ6eUo0iRtV5nKqE"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateKeyResponse"];
                 };
             };
@@ -12389,6 +17407,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12406,6 +17432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12423,6 +17457,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12440,6 +17482,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12457,6 +17507,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12474,6 +17532,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12493,6 +17559,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12510,6 +17584,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12520,13 +17602,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The KeyID. */
+                /**
+                 * @description The KeyID.
+                 * @example 5
+                 */
                 KeyID: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "GraceHours": 24
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateKeyRequest"];
             };
         };
@@ -12545,6 +17635,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Key": {
+                     *         "Customers": [
+                     *           "ACME"
+                     *         ],
+                     *         "Facilities": [],
+                     *         "UserIDs": [],
+                     *         "CreatedWhen": "2026-03-09T16:20:31.457Z",
+                     *         "LastUsedWhen": null,
+                     *         "RevokedWhen": null,
+                     *         "RateLimit": null,
+                     *         "ExpiresAt": null,
+                     *         "KeyID": 7,
+                     *         "Role": "customer",
+                     *         "Label": "demo spare: rotate me",
+                     *         "Key": "wk_M4hT8pZc2VnQ6rLy0KdW9sJb3FxA7gEu1iOtR5mYqCw"
+                     *       },
+                     *       "Replaced": {
+                     *         "Customers": [
+                     *           "ACME"
+                     *         ],
+                     *         "Facilities": [],
+                     *         "UserIDs": [],
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *         "LastUsedWhen": null,
+                     *         "RevokedWhen": null,
+                     *         "RateLimit": null,
+                     *         "ExpiresAt": "2026-03-10T16:20:31.457Z",
+                     *         "KeyID": 5,
+                     *         "Role": "customer",
+                     *         "Label": "demo spare: rotate me"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
@@ -12562,6 +17687,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12579,6 +17712,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12596,6 +17737,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12613,6 +17762,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "API key 99 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -12630,6 +17784,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12647,6 +17809,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-API key 6 is revoked; it cannot be rotated",
+                     *         "error": "API key 6 is revoked; it cannot be rotated"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12664,6 +17834,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12681,6 +17859,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12700,6 +17886,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12717,6 +17911,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12727,7 +17929,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The KeyID. */
+                /**
+                 * @description The KeyID.
+                 * @example 6
+                 */
                 KeyID: string;
             };
             cookie?: never;
@@ -12748,6 +17953,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Key": {
+                     *         "Customers": [
+                     *           "ACME"
+                     *         ],
+                     *         "Facilities": [],
+                     *         "UserIDs": [],
+                     *         "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *         "LastUsedWhen": null,
+                     *         "RevokedWhen": "2026-03-09T16:20:31.457Z",
+                     *         "RateLimit": null,
+                     *         "ExpiresAt": null,
+                     *         "KeyID": 6,
+                     *         "Role": "customer",
+                     *         "Label": "demo spare: revoke me"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevokeKeyResponse"];
                 };
             };
@@ -12765,6 +17989,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12782,6 +18014,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12799,6 +18039,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12816,6 +18064,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "API key 99 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -12833,6 +18086,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12850,6 +18111,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12867,6 +18136,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12886,6 +18163,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12903,6 +18188,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12931,6 +18224,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "RateCards": [
+                     *         {
+                     *           "RateCardID": 1,
+                     *           "UserID": null,
+                     *           "Version": 1,
+                     *           "Name": "Demo Parcel Rates 2026",
+                     *           "EffectiveFrom": "2026-01-01",
+                     *           "EffectiveTo": null,
+                     *           "TimeZone": "America/New_York",
+                     *           "LoadedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "InForce": true
+                     *         },
+                     *         {
+                     *           "RateCardID": 2,
+                     *           "UserID": 1002,
+                     *           "Version": 1,
+                     *           "Name": "Demo Parcel Rates 2026: UserID 1002",
+                     *           "EffectiveFrom": "2026-01-01",
+                     *           "EffectiveTo": null,
+                     *           "TimeZone": "America/New_York",
+                     *           "LoadedWhen": "2026-03-09T16:20:31.457Z",
+                     *           "InForce": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListRateCardsResponse"];
                 };
             };
@@ -12948,6 +18269,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -12965,6 +18294,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12982,6 +18319,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -12999,6 +18344,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13016,6 +18369,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13033,6 +18394,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13052,6 +18421,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13069,6 +18446,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13083,6 +18468,97 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "UserID": 1002,
+                 *       "Card": {
+                 *         "name": "Demo Parcel Rates 2026: UserID 1002",
+                 *         "currency": "USD",
+                 *         "effective": {
+                 *           "from": "2026-01-01"
+                 *         },
+                 *         "timeZone": "America/New_York",
+                 *         "zones": {
+                 *           "distanceBands": [
+                 *             {
+                 *               "upToMiles": 300,
+                 *               "zone": 2
+                 *             },
+                 *             {
+                 *               "upToMiles": 1000,
+                 *               "zone": 3
+                 *             },
+                 *             {
+                 *               "zone": 4
+                 *             }
+                 *           ]
+                 *         },
+                 *         "services": [
+                 *           {
+                 *             "name": "Ground",
+                 *             "limits": {
+                 *               "maxWeight": "150"
+                 *             },
+                 *             "dimWeight": {
+                 *               "divisor": "139"
+                 *             },
+                 *             "rounding": {
+                 *               "weight": {
+                 *                 "increment": "1",
+                 *                 "mode": "up"
+                 *               }
+                 *             },
+                 *             "rates": {
+                 *               "zones": [
+                 *                 2,
+                 *                 3,
+                 *                 4
+                 *               ],
+                 *               "breaks": [
+                 *                 {
+                 *                   "upTo": "1",
+                 *                   "prices": [
+                 *                     "9.80",
+                 *                     "10.90",
+                 *                     "12.40"
+                 *                   ]
+                 *                 },
+                 *                 {
+                 *                   "upTo": "5",
+                 *                   "prices": [
+                 *                     "11.60",
+                 *                     "13.70",
+                 *                     "16.90"
+                 *                   ]
+                 *                 },
+                 *                 {
+                 *                   "upTo": "10",
+                 *                   "prices": [
+                 *                     "14.20",
+                 *                     "17.50",
+                 *                     "22.60"
+                 *                   ]
+                 *                 }
+                 *               ],
+                 *               "beyondLastBreak": {
+                 *                 "perUnit": [
+                 *                   "0.85",
+                 *                   "1.10",
+                 *                   "1.45"
+                 *                 ]
+                 *               }
+                 *             }
+                 *           }
+                 *         ],
+                 *         "fuel": {
+                 *           "percent": "15",
+                 *           "appliesTo": [
+                 *             "Base"
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoadRateCardRequest"];
             };
         };
@@ -13101,6 +18577,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "RateCard": {
+                     *         "RateCardID": 2,
+                     *         "UserID": 1002,
+                     *         "Version": 1,
+                     *         "Name": "Demo Parcel Rates 2026: UserID 1002",
+                     *         "EffectiveFrom": "2026-01-01",
+                     *         "EffectiveTo": null,
+                     *         "TimeZone": "America/New_York",
+                     *         "LoadedWhen": "2026-03-09T16:20:31.457Z",
+                     *         "InForce": true
+                     *       },
+                     *       "Changed": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["LoadRateCardResponse"];
                 };
             };
@@ -13118,6 +18610,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -13135,6 +18635,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13152,6 +18660,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13169,6 +18685,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13186,6 +18710,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13203,6 +18735,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13222,6 +18762,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13239,6 +18787,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13252,7 +18808,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The version. */
+                /**
+                 * @description The version.
+                 * @example 1
+                 */
                 Version: string;
             };
             cookie?: never;
@@ -13273,6 +18832,150 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "RateCard": {
+                     *         "RateCardID": 1,
+                     *         "UserID": null,
+                     *         "Version": 1,
+                     *         "Name": "Demo Parcel Rates 2026",
+                     *         "EffectiveFrom": "2026-01-01",
+                     *         "EffectiveTo": null,
+                     *         "TimeZone": "America/New_York",
+                     *         "LoadedWhen": "2026-03-05T14:07:09.123Z",
+                     *         "InForce": true,
+                     *         "Card": {
+                     *           "name": "Demo Parcel Rates 2026",
+                     *           "currency": "USD",
+                     *           "units": {
+                     *             "length": "in",
+                     *             "weight": "lb"
+                     *           },
+                     *           "effective": {
+                     *             "from": "2026-01-01"
+                     *           },
+                     *           "timeZone": "America/New_York",
+                     *           "assumeResidential": true,
+                     *           "result": "perService",
+                     *           "zones": {
+                     *             "overrides": [
+                     *               {
+                     *                 "destinations": [
+                     *                   "995-999",
+                     *                   "967-968",
+                     *                   "006-009",
+                     *                   "969"
+                     *                 ],
+                     *                 "zone": 9
+                     *               }
+                     *             ],
+                     *             "distanceBands": [
+                     *               {
+                     *                 "upToMiles": 150,
+                     *                 "zone": 2
+                     *               },
+                     *               {
+                     *                 "upToMiles": 300,
+                     *                 "zone": 3
+                     *               },
+                     *               {
+                     *                 "upToMiles": 600,
+                     *                 "zone": 4
+                     *               },
+                     *               {
+                     *                 "upToMiles": 1000,
+                     *                 "zone": 5
+                     *               },
+                     *               {
+                     *                 "upToMiles": 1400,
+                     *                 "zone": 6
+                     *               },
+                     *               {
+                     *                 "upToMiles": 1800,
+                     *                 "zone": 7
+                     *               },
+                     *               {
+                     *                 "zone": 8
+                     *               }
+                     *             ]
+                     *           },
+                     *           "services": [
+                     *             {
+                     *               "name": "Ground",
+                     *               "limits": {
+                     *                 "maxWeight": "150",
+                     *                 "maxLength": "108",
+                     *                 "maxLengthPlusGirth": "165"
+                     *               },
+                     *               "dimWeight": {
+                     *                 "divisor": "139"
+                     *               },
+                     *               "rates": {
+                     *                 "zones": [
+                     *                   2,
+                     *                   3,
+                     *                   4,
+                     *                   5,
+                     *                   6,
+                     *                   7,
+                     *                   8,
+                     *                   9
+                     *                 ],
+                     *                 "breaks": [
+                     *                   {
+                     *                     "upTo": "1",
+                     *                     "prices": [
+                     *                       "10.35",
+                     *                       "10.85",
+                     *                       "11.40",
+                     *                       "11.80",
+                     *                       "12.25",
+                     *                       "12.70",
+                     *                       "13.40",
+                     *                       "38.50"
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "upTo": "2",
+                     *                     "prices": [
+                     *                       "10.97",
+                     *                       "11.63",
+                     *                       "12.45",
+                     *                       "13.05",
+                     *                       "13.80",
+                     *                       "14.50",
+                     *                       "15.50",
+                     *                       "43.40"
+                     *                     ]
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "minimumCharge": "10.35"
+                     *             }
+                     *           ],
+                     *           "surcharges": [
+                     *             {
+                     *               "name": "Residential",
+                     *               "when": {
+                     *                 "residential": true
+                     *               },
+                     *               "amount": "5.85",
+                     *               "services": [
+                     *                 "Ground"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "fuel": {
+                     *             "percent": "19.75",
+                     *             "appliesTo": [
+                     *               "Base",
+                     *               "Residential"
+                     *             ]
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["GetRateCardResponse"];
                 };
             };
@@ -13290,6 +18993,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -13307,6 +19018,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13324,6 +19043,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13341,6 +19068,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate card version 9 of DEMO not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
@@ -13358,6 +19090,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13375,6 +19115,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13392,6 +19140,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13411,6 +19167,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13428,6 +19192,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13456,6 +19228,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Endpoints": [
+                     *         {
+                     *           "EndpointID": "ep_demo_acme",
+                     *           "CustomerID": "ACME",
+                     *           "Url": "https://hooks.acme.example/wharf",
+                     *           "EventTypes": null,
+                     *           "Description": "Demo endpoint",
+                     *           "Enabled": false,
+                     *           "DisabledReason": "Disabled by its owner",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "UpdatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         },
+                     *         {
+                     *           "EndpointID": "ep_demo_acme_old",
+                     *           "CustomerID": "ACME",
+                     *           "Url": "https://hooks.acme.example/wharf",
+                     *           "EventTypes": null,
+                     *           "Description": "Demo endpoint",
+                     *           "Enabled": false,
+                     *           "DisabledReason": "Disabled by its owner",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *           "UpdatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                 };
             };
@@ -13473,6 +19273,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -13490,6 +19298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13507,6 +19323,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13524,6 +19348,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13541,6 +19373,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13558,6 +19398,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13577,6 +19425,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13594,6 +19450,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13625,6 +19489,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Changes": [
+                     *         {
+                     *           "ChangeID": 3,
+                     *           "KeyID": 3,
+                     *           "Action": "key.rotated",
+                     *           "Subject": "5",
+                     *           "Detail": {
+                     *             "NewKeyID": 7,
+                     *             "GraceHours": 24,
+                     *             "ReplacedExpiresAt": "2026-03-10T16:20:31.457Z"
+                     *           },
+                     *           "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *         },
+                     *         {
+                     *           "ChangeID": 2,
+                     *           "KeyID": 3,
+                     *           "Action": "facility.updated",
+                     *           "Subject": "LAX1",
+                     *           "Detail": {
+                     *             "Name": "Los Angeles Distribution Center",
+                     *             "TimeZone": "America/Los_Angeles",
+                     *             "Before": {
+                     *               "Name": "Los Angeles DC",
+                     *               "TimeZone": "America/Los_Angeles"
+                     *             }
+                     *           },
+                     *           "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *         },
+                     *         {
+                     *           "ChangeID": 1,
+                     *           "KeyID": 3,
+                     *           "Action": "customer.created",
+                     *           "Subject": "GLOBEX",
+                     *           "Detail": {
+                     *             "Name": "Globex Corporation"
+                     *           },
+                     *           "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ListAdminChangesResponse"];
                 };
             };
@@ -13642,6 +19549,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ProblemsOrErrorObject"];
                 };
             };
@@ -13659,6 +19574,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13676,6 +19599,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13693,6 +19624,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13710,6 +19649,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13727,6 +19674,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13746,6 +19701,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13763,6 +19726,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Problems"];
                 };
             };
@@ -13813,11 +19784,11 @@ export interface operations {
                      *       "Result": [
                      *         {
                      *           "name": "Economy",
-                     *           "Price": "23.7900"
+                     *           "Price": "27.4200"
                      *         },
                      *         {
                      *           "name": "Ground",
-                     *           "Price": "33.4500"
+                     *           "Price": "38.1400"
                      *         }
                      *       ],
                      *       "Page": null,
@@ -13846,21 +19817,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Data.OriginZip must be a 5-digit ZIP code or a ZIP+4, as text (e.g. \"02134\" or \"02134-1234\")",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -13882,21 +19844,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Missing Authorization header; send Authorization: APIKey <key>",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.Auth",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -13918,21 +19871,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "UserID 2002 is not one this API key may quote for",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.Auth",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -13954,21 +19898,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Request timed out: its headers or its body did not arrive in time",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -13990,21 +19925,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Request body is larger than the limit",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14026,21 +19952,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Content-Type must be application/json",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14064,21 +19981,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.RateLimit",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14100,21 +20008,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *       "ErrorSeverity": 5,
+                     *       "ErrorSource": "RateEngine.Internal",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14162,6 +20061,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Result": [
+                     *         {
+                     *           "name": "Economy",
+                     *           "Price": "27.4200"
+                     *         },
+                     *         {
+                     *           "name": "Ground",
+                     *           "Price": "38.1400"
+                     *         }
+                     *       ],
+                     *       "Page": null,
+                     *       "ErrorMsg": "",
+                     *       "ErrorSeverity": 0,
+                     *       "ErrorSource": "",
+                     *       "Status": true,
+                     *       "Explanation": {
+                     *         "Card": {
+                     *           "Name": "Demo Parcel Rates 2026",
+                     *           "Version": 1,
+                     *           "BoundToUserID": null,
+                     *           "Date": "2026-03-09",
+                     *           "Currency": "USD",
+                     *           "Units": {
+                     *             "length": "in",
+                     *             "weight": "lb"
+                     *           },
+                     *           "AssumeResidential": true,
+                     *           "MarkupPercent": "0"
+                     *         },
+                     *         "Zone": {
+                     *           "Zone": 8,
+                     *           "Source": "distance",
+                     *           "Rule": "zones.distanceBands[6]",
+                     *           "Miles": 2449
+                     *         },
+                     *         "Services": [
+                     *           {
+                     *             "Service": "Economy",
+                     *             "Quoted": true,
+                     *             "Zone": 8,
+                     *             "Weights": {
+                     *               "Sides": [
+                     *                 "12",
+                     *                 "10",
+                     *                 "8"
+                     *               ],
+                     *               "Actual": "5.2",
+                     *               "Rated": "6",
+                     *               "Dimensional": null,
+                     *               "Billable": "6",
+                     *               "MinimumFrom": null
+                     *             },
+                     *             "Charges": [
+                     *               {
+                     *                 "Name": "Base",
+                     *                 "Cost": "22.9",
+                     *                 "Amount": "22.9000",
+                     *                 "Rule": "services[1].rates.breaks[5] (up to 6) × zone 8"
+                     *               },
+                     *               {
+                     *                 "Name": "Fuel",
+                     *                 "Cost": "4.52275",
+                     *                 "Amount": "4.5200",
+                     *                 "Rule": "fuel: 19.75 % of Base (22.9)"
+                     *               }
+                     *             ],
+                     *             "Total": "27.4200"
+                     *           },
+                     *           {
+                     *             "Service": "Ground",
+                     *             "Quoted": true,
+                     *             "Zone": 8,
+                     *             "Weights": {
+                     *               "Sides": [
+                     *                 "12",
+                     *                 "10",
+                     *                 "8"
+                     *               ],
+                     *               "Actual": "5.2",
+                     *               "Rated": "6",
+                     *               "Dimensional": "7",
+                     *               "Billable": "7",
+                     *               "MinimumFrom": null
+                     *             },
+                     *             "Charges": [
+                     *               {
+                     *                 "Name": "Base",
+                     *                 "Cost": "26",
+                     *                 "Amount": "26.0000",
+                     *                 "Rule": "services[0].rates.breaks[6] (up to 7) × zone 8"
+                     *               },
+                     *               {
+                     *                 "Name": "Residential",
+                     *                 "Cost": "5.85",
+                     *                 "Amount": "5.8500",
+                     *                 "Rule": "surcharges[0].amount"
+                     *               },
+                     *               {
+                     *                 "Name": "Fuel",
+                     *                 "Cost": "6.290375",
+                     *                 "Amount": "6.2900",
+                     *                 "Rule": "fuel: 19.75 % of Base + Residential (31.85)"
+                     *               }
+                     *             ],
+                     *             "Total": "38.1400"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExplainLastMileRateResponse"];
                 };
             };
@@ -14181,21 +20192,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Data.OriginZip must be a 5-digit ZIP code or a ZIP+4, as text (e.g. \"02134\" or \"02134-1234\")",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14217,21 +20219,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Missing Authorization header; send Authorization: APIKey <key>",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.Auth",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14253,21 +20246,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "UserID 2002 is not one this API key may quote for",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.Auth",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14289,21 +20273,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Request timed out: its headers or its body did not arrive in time",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14325,21 +20300,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Request body is larger than the limit",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14361,21 +20327,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Content-Type must be application/json",
+                     *       "ErrorSeverity": 2,
+                     *       "ErrorSource": "RateEngine.Validation",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14399,21 +20356,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *       "ErrorSeverity": 4,
+                     *       "ErrorSource": "RateEngine.RateLimit",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];
@@ -14435,21 +20383,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Result": [
-                     *         {
-                     *           "name": "Economy",
-                     *           "Price": "23.7900"
-                     *         },
-                     *         {
-                     *           "name": "Ground",
-                     *           "Price": "33.4500"
-                     *         }
-                     *       ],
+                     *       "Result": [],
                      *       "Page": null,
-                     *       "ErrorMsg": "",
-                     *       "ErrorSeverity": 0,
-                     *       "ErrorSource": "",
-                     *       "Status": true
+                     *       "ErrorMsg": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *       "ErrorSeverity": 5,
+                     *       "ErrorSource": "RateEngine.Internal",
+                     *       "Status": false
                      *     }
                      */
                     "application/json": components["schemas"]["RateLastMileResponse"];

@@ -18,6 +18,8 @@ export const API_DESCRIPTION = `Inbound receipts (RN/ASN), outbound orders (DN),
 
 **Rate limits.** Each key may make a number of requests a minute (600 on the EDI operations and 6,000 on the rate engine by default; a key may have its own). Every limited answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; past the limit the answer is 429 with \`Retry-After\` in seconds.
 
+**Examples.** Every request example works as it stands against a fresh \`npm run demo\` (company DEMO, customer ACME, facility LAX1), with the demo key of the operation's role: the demo made a receipt, an order, a webhook endpoint or a key in the right state for each example that changes one (RN-2 to cancel, RN-3 to open, DN-5 to ship, KeyID 6 to revoke, …), so that **Try it out** succeeds in any order, once.
+
 **Webhooks.** Changes are told as events: POSTed to the endpoints a customer registers (signed by the Standard Webhooks rules, retried for days, replayable) and readable in order by \`Sequence\` from the events search, the pull fallback. The operations under \`/edi/webhook\` manage endpoints and their deliveries.`;
 
 /** Served relative to this document, so that "Try it out" calls the server that serves it, wherever it runs. */

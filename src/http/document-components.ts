@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import stableStringify from 'safe-stable-stringify';
+import { errorExampleOf, type RefusalShape } from './error-examples.js';
 import { ErrorObjectSchema, ProblemsSchema } from './schemas.js';
 
 /**
@@ -19,7 +20,7 @@ interface Operation {
 interface Response {
   description?: string;
   headers?: Record<string, Json>;
-  content?: Record<string, { schema?: Json }>;
+  content?: Record<string, { schema?: Json; example?: unknown }>;
 }
 
 const pascal = (operationId: string) => operationId[0]!.toUpperCase() + operationId.slice(1);
@@ -102,6 +103,8 @@ export function withNamedComponents<T extends Json>(document: T): T {
         if (content?.schema && !('$ref' in content.schema)) {
           content.schema = named(content.schema, success ? `${pascal(id)}Response` : `${pascal(id)}Error`);
         }
+        const refusal = success ? undefined : refusalShapeOf(refName(content?.schema), schemas);
+        if (refusal) content!.example = errorExampleOf(status, id, refusal);
         if (success && response.description === 'Default Response') response.description = status === '201' ? 'Created.' : 'Success.';
         // The searches that answer an array send their paging in headers (DESIGN §6).
         const pages = success && schemas[refName(content?.schema)]?.type === 'array';
@@ -116,6 +119,13 @@ export function withNamedComponents<T extends Json>(document: T): T {
     }
   }
   return { ...document, paths, components: { ...(document.components as Json), schemas } };
+}
+
+/** Which of Wharf's refusal shapes the named schema is, if it is one. */
+function refusalShapeOf(name: string, schemas: Record<string, Json>): RefusalShape | undefined {
+  if (name === 'Problems' || name === 'ProblemsOrErrorObject') return 'problems';
+  if (name === 'ErrorObject') return 'object';
+  return (schemas[name]?.properties as Json | undefined)?.ErrorMsg ? 'rate-envelope' : undefined;
 }
 
 function refName(schema: Json | undefined): string {

@@ -26,29 +26,15 @@ const properties = {
   Paging: Type.Optional(PagingRequestSchema),
 };
 
-const examples = [
-  {
-    CompanyID: 'DEMO',
-    FacilityID: 'LAX1',
-    CustomerID: 'ACME',
-    PONo: 'PO-20240305-01',
-    CreatedWhenFrom: '2024-03-05T00:00:00.000',
-    CreatedWhenTo: '2024-03-05T23:59:59.999',
-    Paging: { PagingNo: 1 },
-  },
-];
-
-export const DocumentSearchRequestSchema = Type.Object(properties, { examples });
+/** Each search that uses it gives its own example, naming the demo's documents. */
+export const DocumentSearchRequestSchema = Type.Object(properties);
 export type DocumentSearchRequest = Static<typeof DocumentSearchRequestSchema>;
 
 /** Order ACKs echo a ReferenceNo that came as a number, so their search takes one too (spec 2.9). */
-export const OrderDocumentSearchRequestSchema = Type.Object(
-  {
-    ...properties,
-    ReferenceNo: Type.Optional(
-      Nullable(Type.Union([Type.String({ maxLength: 50 }), Type.Integer()], { 'x-message': 'must be a string or a whole number' })),
-    ),
-  },
-  { examples },
-);
+export const OrderDocumentSearchRequestSchema = Type.Object({
+  ...properties,
+  ReferenceNo: Type.Optional(
+    Nullable(Type.Union([Type.String({ maxLength: 50 }), Type.Integer()], { 'x-message': 'must be a string or a whole number' })),
+  ),
+});
 export type OrderDocumentSearchRequest = Static<typeof OrderDocumentSearchRequestSchema>;

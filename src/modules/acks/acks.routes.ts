@@ -2,16 +2,27 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { sendPagingHeaders } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
-import { AckSearchRequestSchema, AckSearchResultSchema } from './acks.schemas.js';
+import { DnAckSearchRequestSchema, DnAckSearchResultSchema, RnAckSearchRequestSchema, RnAckSearchResultSchema } from './acks.schemas.js';
 import { NOT_FOUND, searchAcks, type DocumentType } from './acks.service.js';
 
-const searches: { path: string; documentType: DocumentType; operationId: string; tag: string; summary: string }[] = [
+const searches: {
+  path: string;
+  documentType: DocumentType;
+  operationId: string;
+  tag: string;
+  summary: string;
+  /** The request and answer: the same shapes for both, each with the example of its own document type. */
+  body: typeof RnAckSearchRequestSchema;
+  result: typeof RnAckSearchResultSchema;
+}[] = [
   {
     path: '/edi/inbound/receipt/ack/search-by-paging',
     documentType: 'RN',
     operationId: 'searchReceiptAcks',
     tag: 'Inbound receipts',
     summary: 'RN ACK search (spec 2.7, 2.8): the outcome of every RN import and cancel, oldest first',
+    body: RnAckSearchRequestSchema,
+    result: RnAckSearchResultSchema,
   },
   {
     path: '/edi/outbound/order/ack/search-by-paging',
@@ -19,6 +30,8 @@ const searches: { path: string; documentType: DocumentType; operationId: string;
     operationId: 'searchOrderAcks',
     tag: 'Outbound orders',
     summary: 'DN ACK search (spec 2.7, 2.9): the outcome of every DN import and cancel, oldest first',
+    body: DnAckSearchRequestSchema,
+    result: DnAckSearchResultSchema,
   },
 ];
 
@@ -33,8 +46,8 @@ export function ackRoutes(app: App, { db, authorize }: RouteDeps): void {
           summary: search.summary,
           description: `Nothing matching the filter is 404 {"error":"${NOT_FOUND[search.documentType]}"}; a page past the end is []. The paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.`,
           security: apiKeySecurity,
-          body: AckSearchRequestSchema,
-          response: { 200: AckSearchResultSchema, ...errorResponses(404) },
+          body: search.body,
+          response: { 200: search.result, ...errorResponses(404) },
         },
         preHandler: authorize(['customer', 'operator', 'admin']),
       },

@@ -8,6 +8,14 @@ import { Nullable, StringEnum } from '../../http/schemas.js';
 export const AckSearchRequestSchema = OrderDocumentSearchRequestSchema;
 export type AckSearchRequest = Static<typeof AckSearchRequestSchema>;
 
+/** The examples name the demo's first receipt and order (src/demo-documents.ts), whose imports each wrote one ACK. */
+const ackSearchExample = (PONo: string) =>
+  Type.Object(AckSearchRequestSchema.properties, {
+    examples: [{ CompanyID: 'DEMO', FacilityID: 'LAX1', CustomerID: 'ACME', PONo, Paging: { PageNo: 1, PageSize: 100 } }],
+  });
+export const RnAckSearchRequestSchema = ackSearchExample('PO-DEMO-1000');
+export const DnAckSearchRequestSchema = ackSearchExample('SO-DEMO-2000');
+
 const ReferenceNo = Nullable(Type.Union([Type.String(), Type.Number()]));
 
 export const AckSuccessSchema = Type.Object({
@@ -35,3 +43,22 @@ export const AckRecordSchema = Type.Object({
 export type AckRecord = Static<typeof AckRecordSchema>;
 
 export const AckSearchResultSchema = Type.Array(AckRecordSchema);
+
+/** The ACK of a demo import that succeeded, as the search answers it. */
+const ackSearchResultExample = (PONo: string, ReferenceNo: string, SVCPOID: string) =>
+  Type.Array(AckRecordSchema, {
+    examples: [
+      [
+        {
+          FacilityID: 'LAX1',
+          CustomerID: 'ACME',
+          ReferenceNo,
+          PONo,
+          ACK: { CustomerId: 'ACME', PONo, ReferenceNo, SVCPOID, Status: 'Success', Error: null },
+          CreatedWhen: '2024-03-05T14:07:09.123',
+        },
+      ],
+    ],
+  });
+export const RnAckSearchResultSchema = ackSearchResultExample('PO-DEMO-1000', 'ASN-1000', 'RN-1');
+export const DnAckSearchResultSchema = ackSearchResultExample('SO-DEMO-2000', 'SO-2000', 'DN-1');

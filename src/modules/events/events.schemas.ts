@@ -55,7 +55,16 @@ export const EventSearchRequestSchema = Type.Object(
     Paging: Type.Optional(PagingRequestSchema),
   },
   {
-    examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', AfterSequence: 1041, Types: ['order.shipped'], Paging: { PageSize: 500 } }],
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        Types: ['order.shipped'],
+        AfterSequence: 0,
+        Paging: { PageNo: 1, PageSize: 500 },
+      },
+    ],
   },
 );
 export type EventSearchRequest = Static<typeof EventSearchRequestSchema>;
@@ -71,8 +80,38 @@ export const EventRecordSchema = Type.Object({
 });
 export type EventRecord = Static<typeof EventRecordSchema>;
 
-export const EventSearchResultSchema = Type.Object({
-  results: Type.Object({ data: Type.Array(EventRecordSchema) }),
-  paging: PagingSchema,
-});
+export const EventSearchResultSchema = Type.Object(
+  {
+    results: Type.Object({ data: Type.Array(EventRecordSchema) }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: {
+          data: [
+            {
+              EventID: 'evt_01KJZ55RT3K3MS4WX3BG1C6AAJ',
+              Type: 'order.shipped',
+              Sequence: 24,
+              CreatedWhen: '2026-03-05T14:07:09.123Z',
+              Data: {
+                CompanyID: 'DEMO',
+                CustomerID: 'ACME',
+                FacilityID: 'LAX1',
+                SVCPOID: 'DN-1',
+                PONo: 'SO-DEMO-2000',
+                ReferenceNo: 'SO-2000',
+                Status: 'Shipped',
+                ConfirmationNo: 'SHP-DEMO-2000',
+                Sequence: 24,
+              },
+            },
+          ],
+        },
+        paging: { totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 500 },
+      },
+    ],
+  },
+);
 export type EventSearchResult = Static<typeof EventSearchResultSchema>;

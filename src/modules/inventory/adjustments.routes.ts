@@ -3,7 +3,12 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
-import { AdjustmentResultSchema, PropertyAdjustmentRequestSchema, QuantityAdjustmentRequestSchema } from './adjustments.schemas.js';
+import {
+  AdjustmentResultSchema,
+  PropertyAdjustmentRequestSchema,
+  PropertyAdjustmentResultSchema,
+  QuantityAdjustmentRequestSchema,
+} from './adjustments.schemas.js';
 import { adjustQuantities, moveProperties } from './adjustments.service.js';
 
 const tags = ['3PL inventory'];
@@ -41,7 +46,7 @@ export function adjustmentRoutes(app: App, { authorize, cx }: RouteDeps): void {
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: PropertyAdjustmentRequestSchema,
-        response: { 200: AdjustmentResultSchema, ...errorResponses(409) },
+        response: { 200: PropertyAdjustmentResultSchema, ...errorResponses(409) },
       },
       config: { document: { type: 'inventory', action: 'move' } },
       preHandler: authorize(ROLES_OF.operator),

@@ -84,12 +84,12 @@ export const QuantityAdjustmentRequestSchema = Type.Object(
         CompanyID: 'DEMO',
         FacilityID: 'LAX1',
         CustomerID: 'ACME',
-        AdjustmentNo: 'ADJ-2024-0311',
+        AdjustmentNo: 'ADJ-DEMO-0001',
         ReasonCode: 'CYCLE-COUNT',
         Note: 'Cycle count of aisle 12',
         Items: [
-          { ItemNumber: 'MUG-BLUE-12', LotNo: 'L2403', UOM: 'EA', Qty: '-2' },
-          { ItemNumber: 'LAMP-DESK', UOM: 'CS', Qty: '1.5', InventoryStatus: 'Damaged' },
+          { ItemNumber: 'TEE-BLK-M', UOM: 'EA', Qty: '-2' },
+          { ItemNumber: 'MUG-BLUE-12', LotNo: 'L2409', ExpirationDate: '2027-09-30', UOM: 'EA', Qty: '3' },
         ],
       },
     ],
@@ -119,9 +119,18 @@ export const PropertyAdjustmentRequestSchema = Type.Object(
         CompanyID: 'DEMO',
         FacilityID: 'LAX1',
         CustomerID: 'ACME',
-        AdjustmentNo: 'MOVE-2024-0042',
+        AdjustmentNo: 'MOVE-DEMO-0001',
         ReasonCode: 'QA-HOLD',
-        Items: [{ ItemNumber: 'MUG-BLUE-12', UOM: 'EA', Qty: '12', From: { LotNo: 'L2403' }, To: { InventoryStatus: 'Hold' } }],
+        Note: 'Chipped rims reported on the newer lot',
+        Items: [
+          {
+            ItemNumber: 'MUG-BLUE-12',
+            UOM: 'EA',
+            Qty: '12',
+            From: { LotNo: 'L2409', ExpirationDate: '2027-09-30' },
+            To: { InventoryStatus: 'Hold' },
+          },
+        ],
       },
     ],
   },
@@ -137,7 +146,7 @@ export const AdjustedBalanceSchema = Type.Object({
 });
 export type AdjustedBalance = Static<typeof AdjustedBalanceSchema>;
 
-export const AdjustmentResultSchema = Type.Object({
+const adjustmentResultProperties = {
   Adjustment: Type.Object({
     AdjustmentNo: Type.String(),
     Status: StringEnum(ADJUSTMENT_STATUSES, { description: 'Warning when Warnings is not empty.' }),
@@ -146,5 +155,49 @@ export const AdjustmentResultSchema = Type.Object({
       description: 'One entry per line (a property move: the From balance, then the To balance), in the order of the request.',
     }),
   }),
+};
+
+/** A balance of the demo's stock that an example changes: no goods type or title. */
+const demoBalance = (ItemNumber: string, LotNo: string | null, ExpirationDate: string | null, InventoryStatus = 'Available') => ({
+  ItemNumber,
+  LotNo,
+  GoodsType: null,
+  TitleID: null,
+  InventoryStatus,
+  ExpirationDate,
+  UOM: 'EA',
+});
+
+export const AdjustmentResultSchema = Type.Object(adjustmentResultProperties, {
+  examples: [
+    {
+      Adjustment: {
+        AdjustmentNo: 'ADJ-DEMO-0001',
+        Status: 'Success',
+        Warnings: [],
+        Items: [
+          { ...demoBalance('TEE-BLK-M', null, null), Qty: '-2', OnHand: '48' },
+          { ...demoBalance('MUG-BLUE-12', 'L2409', '2027-09-30'), Qty: '3', OnHand: '243' },
+        ],
+      },
+    },
+  ],
 });
 export type AdjustmentResult = Static<typeof AdjustmentResultSchema>;
+
+/** The same answer as the quantity adjustment's, with the example of the property move. */
+export const PropertyAdjustmentResultSchema = Type.Object(adjustmentResultProperties, {
+  examples: [
+    {
+      Adjustment: {
+        AdjustmentNo: 'MOVE-DEMO-0001',
+        Status: 'Success',
+        Warnings: [],
+        Items: [
+          { ...demoBalance('MUG-BLUE-12', 'L2409', '2027-09-30'), Qty: '-12', OnHand: '228' },
+          { ...demoBalance('MUG-BLUE-12', 'L2409', '2027-09-30', 'Hold'), Qty: '12', OnHand: '12' },
+        ],
+      },
+    },
+  ],
+});

@@ -91,16 +91,44 @@ export const InventoryRowSchema = Type.Object({
 });
 export type InventoryRow = Static<typeof InventoryRowSchema>;
 
-export const InventorySearchResultSchema = Type.Object({
-  results: Type.Object({
-    head: Type.Array(Type.String(), { description: `The column names, in this order: ${INVENTORY_HEAD.join(', ')}.` }),
-    data: Type.Array(InventoryRowSchema, {
-      description:
-        'One row per balance (item, UOM, lot, goods type, title, inventory status, expiration date) with stock on hand, in key order; balances with nothing on hand are left out.',
-    }),
-  }),
-  paging: PagingSchema,
+/** A balance of the demo's stock with no goods type or title. */
+const demoBalance = (ItemNumber: string, LotNo: string | null, ExpirationDate: string | null) => ({
+  ItemNumber,
+  LotNo,
+  GoodsType: null,
+  TitleID: null,
+  InventoryStatus: 'Available' as const,
+  ExpirationDate,
+  UOM: 'EA',
 });
+
+export const InventorySearchResultSchema = Type.Object(
+  {
+    results: Type.Object({
+      head: Type.Array(Type.String(), { description: `The column names, in this order: ${INVENTORY_HEAD.join(', ')}.` }),
+      data: Type.Array(InventoryRowSchema, {
+        description:
+          'One row per balance (item, UOM, lot, goods type, title, inventory status, expiration date) with stock on hand, in key order; balances with nothing on hand are left out.',
+      }),
+    }),
+    paging: PagingSchema,
+  },
+  {
+    // The demo's two lots of the blue mug: DN-1 shipped 6 of the older lot, and four orders of 6 hold the rest of it.
+    examples: [
+      {
+        results: {
+          head: INVENTORY_HEAD,
+          data: [
+            { ...demoBalance('MUG-BLUE-12', 'L2403', '2027-03-31'), OnHand: '114', Allocated: '24', Available: '90' },
+            { ...demoBalance('MUG-BLUE-12', 'L2409', '2027-09-30'), OnHand: '240', Allocated: '0', Available: '240' },
+          ],
+        },
+        paging: { totalCount: 2, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 2, limit: 100 },
+      },
+    ],
+  },
+);
 export type InventorySearchResult = Static<typeof InventorySearchResultSchema>;
 
 const LocalDateTime = (description: string) =>
@@ -137,10 +165,9 @@ export const LedgerSearchRequestSchema = Type.Object(
         CompanyID: 'DEMO',
         FacilityID: 'LAX1',
         CustomerID: 'ACME',
-        ItemNumber: 'MUG-BLUE-12',
-        CreatedWhenFrom: '2024-03-05T00:00:00.000',
-        CreatedWhenTo: '2024-03-05T23:59:59.999',
-        Source: { Type: 'receipt', ID: 'RN-1042' },
+        ItemNumber: 'MUG-RED-12',
+        CreatedWhenFrom: '2024-01-01T00:00:00.000',
+        Source: { Type: 'receipt', ID: 'RN-1' },
         Paging: { PageNo: 1, PageSize: 100 },
       },
     ],
@@ -190,11 +217,38 @@ export const PostingRowSchema = Type.Object({
 });
 export type PostingRow = Static<typeof PostingRowSchema>;
 
-export const LedgerSearchResultSchema = Type.Object({
-  results: Type.Object({
-    head: Type.Array(Type.String(), { description: `The column names, in this order: ${LEDGER_HEAD.join(', ')}.` }),
-    data: Type.Array(PostingRowSchema, { description: 'One row per posting, oldest first (posting time, then ID).' }),
-  }),
-  paging: PagingSchema,
-});
+export const LedgerSearchResultSchema = Type.Object(
+  {
+    results: Type.Object({
+      head: Type.Array(Type.String(), { description: `The column names, in this order: ${LEDGER_HEAD.join(', ')}.` }),
+      data: Type.Array(PostingRowSchema, { description: 'One row per posting, oldest first (posting time, then ID).' }),
+    }),
+    paging: PagingSchema,
+  },
+  {
+    // The demo's RN-1 received 48 red mugs with RCV-DEMO-1000 (the demo seeds with the admin key, KeyID 3).
+    examples: [
+      {
+        results: {
+          head: LEDGER_HEAD,
+          data: [
+            {
+              ID: 6,
+              CreatedWhen: '2024-03-05T14:07:09.123',
+              CustomerID: 'ACME',
+              ...demoBalance('MUG-RED-12', null, null),
+              Qty: '48',
+              OnHandAfter: '144',
+              SourceType: 'receipt',
+              SourceID: 'RN-1',
+              SourceLine: 'RCV-DEMO-1000',
+              KeyID: 3,
+            },
+          ],
+        },
+        paging: { totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 100 },
+      },
+    ],
+  },
+);
 export type LedgerSearchResult = Static<typeof LedgerSearchResultSchema>;

@@ -39,32 +39,83 @@ export const ItemInputSchema = Type.Unsafe<ItemInput>(
   ),
 );
 
-export const ItemImportRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  FacilityID: Type.Optional(FacilityID),
-  Items: Type.Array(ItemInputSchema, { minItems: 1, maxItems: MAX_ITEMS_PER_IMPORT }),
-});
+export const ItemImportRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    FacilityID: Type.Optional(FacilityID),
+    Items: Type.Array(ItemInputSchema, { minItems: 1, maxItems: MAX_ITEMS_PER_IMPORT }),
+  },
+  {
+    // New items of the demo's ACME (DESIGN §14): a second call answers Unchanged.
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        Items: [
+          {
+            itemID: 'MUG-GRN-12',
+            itemDescription: 'Ceramic mug, green, 12 oz',
+            BaseUOM: 'EA',
+            BaseLength: 4.5,
+            BaseWidth: 3.5,
+            BaseHeight: 4,
+            BaseUnitLength: 'Inch',
+            BaseWeight: 0.9,
+            BaseUnitWeight: 'Pound',
+            CaseQty: 24,
+            CaseUOM: 'CS',
+            tags: ['kitchen', 'mugs'],
+          },
+          { itemID: 'TEE-BLK-L', itemDescription: 'T-shirt, black, L', BaseUOM: 'EA', BaseWeight: 0.45, BaseUnitWeight: 'Pound' },
+        ],
+      },
+    ],
+  },
+);
 export type ItemImportRequest = Static<typeof ItemImportRequestSchema>;
 
 export const ItemImportStatus = StringEnum(['Created', 'Updated', 'Unchanged']);
 export type ItemImportStatus = Static<typeof ItemImportStatus>;
 
-export const ItemImportResultSchema = Type.Object({
-  Items: Type.Array(Type.Object({ itemID: Type.String(), Status: ItemImportStatus })),
-});
+export const ItemImportResultSchema = Type.Object(
+  { Items: Type.Array(Type.Object({ itemID: Type.String(), Status: ItemImportStatus })) },
+  {
+    examples: [
+      {
+        Items: [
+          { itemID: 'MUG-GRN-12', Status: 'Created' },
+          { itemID: 'TEE-BLK-L', Status: 'Created' },
+        ],
+      },
+    ],
+  },
+);
 export type ItemImportResult = Static<typeof ItemImportResultSchema>;
 
-export const ItemSearchRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  FacilityID: Type.Optional(FacilityID),
-  Status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items of this status; every item when absent.' })),
-  UpdatedWhenFrom: UpdatedWhenBound('Lower'),
-  UpdatedWhenTo: UpdatedWhenBound('Upper'),
-  PageNo: Type.Optional(TopLevelPageNoSchema),
-  Paging: Type.Optional(PagingRequestSchema),
-});
+export const ItemSearchRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    FacilityID: Type.Optional(FacilityID),
+    Status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items of this status; every item when absent.' })),
+    UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+    UpdatedWhenTo: UpdatedWhenBound('Upper'),
+    PageNo: Type.Optional(TopLevelPageNoSchema),
+    Paging: Type.Optional(PagingRequestSchema),
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        Status: 'Active',
+        UpdatedWhenFrom: '2024-01-01T00:00:00.000-08:00',
+        Paging: { PageNo: 1, PageSize: 2 },
+      },
+    ],
+  },
+);
 export type ItemSearchRequest = Static<typeof ItemSearchRequestSchema>;
 
 const outputKinds: Record<ItemFieldKind, TSchema> = {
@@ -82,11 +133,59 @@ export const ItemRecordSchema = Type.Object(
 );
 export type ItemRecord = Record<string, unknown>;
 
-export const ItemSearchResultSchema = Type.Object({
-  results: Type.Object({
-    head: Type.Array(Type.String(), { description: `The ${ITEM_HEAD.length} item keys in spec order.` }),
-    data: Type.Array(ItemRecordSchema),
-  }),
-  paging: PagingSchema,
+/** An item of the demo as the search shows it: every head key, null where the item has no value. */
+const demoItem = (values: Record<string, unknown>): ItemRecord => ({
+  ...Object.fromEntries(ITEM_HEAD.map((key) => [key, null])),
+  companyId: 'DEMO',
+  customerId: 'ACME',
+  status: 'Active',
+  ...values,
 });
+
+export const ItemSearchResultSchema = Type.Object(
+  {
+    results: Type.Object({
+      head: Type.Array(Type.String(), { description: `The ${ITEM_HEAD.length} item keys in spec order.` }),
+      data: Type.Array(ItemRecordSchema),
+    }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: {
+          head: ITEM_HEAD,
+          data: [
+            demoItem({
+              itemID: 'LAMP-DESK',
+              itemDescription: 'Desk lamp with LED bulb',
+              hasSerialNumber: 'Y',
+              BaseUOM: 'EA',
+              BaseLength: 18,
+              BaseWidth: 7,
+              BaseHeight: 7,
+              BaseUnitLength: 'Inch',
+              BaseWeight: 3.2,
+              BaseUnitWeight: 'Pound',
+            }),
+            demoItem({
+              itemID: 'MUG-BLUE-12',
+              itemDescription: 'Ceramic mug, blue, 12 oz',
+              BaseUOM: 'EA',
+              BaseLength: 4.5,
+              BaseWidth: 3.5,
+              BaseHeight: 4,
+              BaseUnitLength: 'Inch',
+              BaseWeight: 0.9,
+              BaseUnitWeight: 'Pound',
+              CaseUOM: 'CS',
+              CaseQty: 24,
+            }),
+          ],
+        },
+        paging: { totalCount: 4, pageNo: 1, totalPage: 2, startIndex: 1, endIndex: 2, limit: 2 },
+      },
+    ],
+  },
+);
 export type ItemSearchResult = Static<typeof ItemSearchResultSchema>;

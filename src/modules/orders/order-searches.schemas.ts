@@ -13,7 +13,19 @@ const Text = Nullable(Type.String());
 const LocalTime = (description = 'Facility-local ISO date-time with milliseconds.') => Nullable(Type.String({ description }));
 const ReferenceNo = Type.Union([Type.String(), Type.Number()], { description: 'As the order was imported with it: text or a number.' });
 
-export const DcSearchRequestSchema = OrderDocumentSearchRequestSchema;
+/** The DN ACK search's request, with an example of its own: the demo's shipped order. */
+export const DcSearchRequestSchema = Type.Object(OrderDocumentSearchRequestSchema.properties, {
+  examples: [
+    {
+      CompanyID: 'DEMO',
+      FacilityID: 'LAX1',
+      CustomerID: 'ACME',
+      ReferenceNo: 'SO-2000',
+      CreatedWhenFrom: '2024-01-01T00:00:00.000',
+      Paging: { PageNo: 1, PageSize: 100 },
+    },
+  ],
+});
 export type DcSearchRequest = Static<typeof DcSearchRequestSchema>;
 
 export const DcItemSchema = Type.Object({
@@ -57,6 +69,40 @@ export type DcRecord = Static<typeof DcRecordSchema>;
 export const DcSearchResultSchema = Type.Array(DcRecordSchema, {
   description:
     'One record per shipment confirmation, oldest first; [] when nothing matches. Paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.',
+  examples: [
+    [
+      {
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        ReferenceNo: 'SO-2000',
+        PONo: 'SO-DEMO-2000',
+        DC: {
+          CompanyID: 'DEMO',
+          OrderNo: 'DN-1',
+          ShippedDate: '2026-03-05T06:07:09.123',
+          BOLNo: null,
+          LoadNo: null,
+          SCACCode: 'UPSN',
+          CarrierName: 'UPS',
+          TrackingNo: '1Z999AA10123456784',
+          ProNo: null,
+          Items: [
+            {
+              LineNo: 1,
+              ItemNumber: 'MUG-BLUE-12',
+              LotNo: 'L2403',
+              OrderedQty: 6,
+              ShippedQty: 6,
+              DifferenceQty: 0,
+              UOM: 'EA',
+              SerialNumber: [],
+            },
+          ],
+        },
+        CreatedWhen: '2026-03-05T06:07:09.123',
+      },
+    ],
+  ],
 });
 
 /** The DN header columns, in the order spec 2.10 gives them. */
@@ -123,7 +169,8 @@ export const OrderLevelSearchRequestSchema = Type.Object(
         CompanyID: 'DEMO',
         FacilityID: 'LAX1',
         CustomerID: 'ACME',
-        UpdatedWhenFrom: '2024-03-05T00:00:00.000-08:00',
+        ReferenceNo: 'SO-2000',
+        UpdatedWhenFrom: '2024-01-01T00:00:00.000-08:00',
         Paging: { PageNo: 1, PageSize: 100 },
       },
     ],
@@ -183,11 +230,67 @@ export const OrderLevelRowSchema = Type.Object({
 });
 export type OrderLevelRow = Static<typeof OrderLevelRowSchema>;
 
-export const OrderLevelSearchResultSchema = Type.Object({
-  results: Type.Object({
-    head: Type.Array(Type.String(), { description: `The column names, in this order: ${ORDER_LEVEL_HEAD.join(', ')}.` }),
-    data: Type.Array(OrderLevelRowSchema, { description: 'One row per order keyed by the head names, oldest update first.' }),
-  }),
-  paging: PagingSchema,
-});
+export const OrderLevelSearchResultSchema = Type.Object(
+  {
+    results: Type.Object({
+      head: Type.Array(Type.String(), { description: `The column names, in this order: ${ORDER_LEVEL_HEAD.join(', ')}.` }),
+      data: Type.Array(OrderLevelRowSchema, { description: 'One row per order keyed by the head names, oldest update first.' }),
+    }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: {
+          head: [...ORDER_LEVEL_HEAD],
+          data: [
+            {
+              Facility: 'LAX1',
+              Customer: 'ACME',
+              'Order #': 'DN-1',
+              Status: 'Shipped',
+              'Order Type': null,
+              'Load #': null,
+              'PO #': 'SO-DEMO-2000',
+              'Customer BOL': null,
+              'Shipping Account No': null,
+              Source: 'EDI',
+              'Ship Not Before': null,
+              'Ship Not Later': null,
+              'Hold At Location': null,
+              'Hold At Carrier': null,
+              'Consolidation No': null,
+              'Ref.#': 'SO-2000',
+              'Equipment Type': null,
+              'Appointment Time': null,
+              'Desired Schedule Date': null,
+              'Delivery Request Date': null,
+              'Shipped Time': '2026-03-05T06:07:09.123',
+              Carrier: 'UPS',
+              'SCAC Code': 'UPSN',
+              'Delivery Service': null,
+              'Pro #': null,
+              'Freight Term': null,
+              'Retailer Name': null,
+              'Ship To Name': 'Jane Doe',
+              'Ship To Address': '1 Market St, San Francisco, CA 94105, US',
+              'Sold To Name': null,
+              'Sold To Address': null,
+              'Freight Bill To Name': null,
+              'Label Notes': null,
+              InvoiceNo: null,
+              'Order Created By': 'API key 3',
+              'Order Dynamic Property': null,
+              'Shipped Date': '2026-03-05',
+              'Created Date': '2026-03-05',
+              'Create Time': '2026-03-05T06:07:09.123',
+              'Update Time': '2026-03-05T06:07:09.123-08:00',
+            },
+          ],
+        },
+        paging: { totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 100 },
+      },
+    ],
+  },
+);
 export type OrderLevelSearchResult = Static<typeof OrderLevelSearchResultSchema>;

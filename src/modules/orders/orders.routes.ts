@@ -3,7 +3,7 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
-import { OrderCancelRequestSchema, OrderImportRequestSchema, OrderImportResultSchema } from './orders.schemas.js';
+import { OrderCancelRequestSchema, OrderCancelResultSchema, OrderImportRequestSchema, OrderImportResultSchema } from './orders.schemas.js';
 import { REJECTED_ORDER, cancelOrderByCustomer, importOrder } from './orders.service.js';
 
 const tags = ['Outbound orders'];
@@ -41,7 +41,7 @@ export function orderRoutes(app: App, { authorize, cx }: RouteDeps): void {
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: OrderCancelRequestSchema,
-        response: { 200: OrderImportResultSchema, ...errorResponses(404, 409) },
+        response: { 200: OrderCancelResultSchema, ...errorResponses(404, 409) },
       },
       config: { rejectedBody: REJECTED_ORDER, blankMeansAbsent: true, document: { type: 'DN', action: 'cancel' } },
       preHandler: authorize(ROLES_OF.customer),

@@ -173,11 +173,11 @@ export const OrderImportRequestSchema = Type.Object(
         CustomerID: 'ACME',
         FacilityID: 'LAX1',
         POContent: {
-          ReferenceNo: 'SO-50017',
-          PONo: 'PO-7781',
+          ReferenceNo: 'SO-3001',
+          PONo: 'PO-DEMO-3001',
           OrderType: 'Regular Order',
-          ShipNotBefore: '20240305080000',
-          ShipNoLater: '3/7/2024 5:00:00 PM',
+          ShipNotBefore: '20260306080000',
+          ShipNoLater: '3/9/2026 5:00:00 PM',
           Address: {
             ShipToName: 'Jane Doe',
             ShipToAddress1: '1 Market St',
@@ -190,7 +190,7 @@ export const OrderImportRequestSchema = Type.Object(
           OrderNotes: { LabelNote: 'Fragile' },
           Items: [
             { LineNo: 1, ItemID: 'MUG-BLUE-12', OrderedQty: '12', UOM: 'EA' },
-            { LineNo: 2, ItemID: 'LAMP-DESK', OrderedQty: 1, UOM: 'CS' },
+            { LineNo: 2, ItemID: 'TEE-BLK-M', OrderedQty: 2, UOM: 'EA' },
           ],
           ActionCode: 'Imported',
           Status: 'Imported',
@@ -201,40 +201,51 @@ export const OrderImportRequestSchema = Type.Object(
 );
 export type OrderImportRequest = Static<typeof OrderImportRequestSchema>;
 
-export const OrderCancelRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  FacilityID,
-  PONo: OptionalText(50),
-  ReferenceNo: Type.Optional(Nullable(OrderReferenceNo)),
-  CancelNote: OptionalText(1000),
-});
-export type OrderCancelRequest = Static<typeof OrderCancelRequestSchema>;
-
-export const OrderImportResultSchema = Type.Object(
+export const OrderCancelRequestSchema = Type.Object(
   {
-    Order: Type.Object({
-      CustomerID: Type.String(),
-      PONo: TextOrEmptyArray,
-      ReferenceNo: Type.Union([Type.String(), Type.Number()], { description: 'As it was sent: text or a number.' }),
-      SVCPOID: Type.String({ description: 'DN-<n>, unique in the service.' }),
-      Status: StringEnum(['Success', 'Warning']),
-      Error: TextOrEmptyArray,
-    }),
+    CompanyID,
+    CustomerID,
+    FacilityID,
+    PONo: OptionalText(50),
+    ReferenceNo: Type.Optional(Nullable(OrderReferenceNo)),
+    CancelNote: OptionalText(1000),
   },
   {
     examples: [
       {
-        Order: {
-          CustomerID: 'ACME',
-          PONo: 'PO-7781',
-          ReferenceNo: 'SO-50017',
-          SVCPOID: 'DN-2051',
-          Status: 'Warning',
-          Error: 'LAMP-DESK: ordered 1, allocated 0, short 1',
-        },
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        ReferenceNo: 'SO-2001',
+        PONo: 'SO-DEMO-2001',
+        CancelNote: 'The buyer withdrew the order',
       },
     ],
   },
 );
+export type OrderCancelRequest = Static<typeof OrderCancelRequestSchema>;
+
+const OrderResultProperties = {
+  Order: Type.Object({
+    CustomerID: Type.String(),
+    PONo: TextOrEmptyArray,
+    ReferenceNo: Type.Union([Type.String(), Type.Number()], { description: 'As it was sent: text or a number.' }),
+    SVCPOID: Type.String({ description: 'DN-<n>, unique in the service.' }),
+    Status: StringEnum(['Success', 'Warning']),
+    Error: TextOrEmptyArray,
+  }),
+};
+
+export const OrderImportResultSchema = Type.Object(OrderResultProperties, {
+  examples: [
+    { Order: { CustomerID: 'ACME', PONo: 'PO-DEMO-3001', ReferenceNo: 'SO-3001', SVCPOID: 'DN-6', Status: 'Success', Error: [] } },
+  ],
+});
 export type OrderImportResult = Static<typeof OrderImportResultSchema>;
+
+/** The cancel answers like the import (DESIGN §4); its own example names the order it cancelled. */
+export const OrderCancelResultSchema = Type.Object(OrderResultProperties, {
+  examples: [
+    { Order: { CustomerID: 'ACME', PONo: 'SO-DEMO-2001', ReferenceNo: 'SO-2001', SVCPOID: 'DN-2', Status: 'Success', Error: [] } },
+  ],
+});

@@ -4,8 +4,7 @@ import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
-  OrderActionResultSchema,
-  OrderActionSchema,
+  ORDER_MOVE_SCHEMAS,
   OrderDocumentSchema,
   OrderListRequestSchema,
   OrderListResultSchema,
@@ -83,8 +82,8 @@ export function shippingRoutes(app: App, { db, authorize, cx }: RouteDeps): void
           description: MOVE_DESCRIPTIONS[move],
           security: apiKeySecurity,
           headers: IdempotencyHeadersSchema,
-          body: OrderActionSchema,
-          response: { 200: OrderActionResultSchema, ...errorResponses(404, 409) },
+          body: ORDER_MOVE_SCHEMAS[move].body,
+          response: { 200: ORDER_MOVE_SCHEMAS[move].response, ...errorResponses(404, 409) },
         },
         config: { document: { type: 'DN', action: move } },
         preHandler: authorize(ROLES_OF.operator),

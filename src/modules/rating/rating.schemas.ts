@@ -63,34 +63,90 @@ const envelopeFields = {
   Status: Type.Boolean({ description: 'true when quoted.' }),
 };
 
-export const RateResponseSchema = Type.Object(envelopeFields, {
-  examples: [
-    {
-      Result: [
-        { name: 'Economy', Price: '23.7900' },
-        { name: 'Ground', Price: '33.4500' },
-      ],
-      Page: null,
-      ErrorMsg: '',
-      ErrorSeverity: 0,
-      ErrorSource: '',
-      Status: true,
-    },
+/**
+ * What the demo's card (examples/rate-card.json) answers the request example outside its peak
+ * window (2026-10-05 to 2027-01-17, when its Peak - Residential surcharge adds 0.65 plus fuel).
+ */
+const QUOTED = {
+  Result: [
+    { name: 'Economy', Price: '27.4200' },
+    { name: 'Ground', Price: '38.1400' },
   ],
-});
+  Page: null,
+  ErrorMsg: '',
+  ErrorSeverity: 0,
+  ErrorSource: '',
+  Status: true,
+};
+
+export const RateResponseSchema = Type.Object(envelopeFields, { examples: [QUOTED] });
 export type RateResponse = Static<typeof RateResponseSchema>;
 
-export const RateExplanationResponseSchema = Type.Object({
-  ...envelopeFields,
-  Explanation: Type.Union([
-    Type.Null(),
-    Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description:
-          'The card, the zone and how it was found, and per service its weights and every charge with the rule that produced it.',
-      },
-    ),
-  ]),
+/** The breakdown of the same quote, as /explain answers it. */
+const weights = (Rated: string, Dimensional: string | null, Billable: string) => ({
+  Sides: ['12', '10', '8'],
+  Actual: '5.2',
+  Rated,
+  Dimensional,
+  Billable,
+  MinimumFrom: null,
 });
+const EXPLAINED = {
+  ...QUOTED,
+  Explanation: {
+    Card: {
+      Name: 'Demo Parcel Rates 2026',
+      Version: 1,
+      BoundToUserID: null,
+      Date: '2026-03-09',
+      Currency: 'USD',
+      Units: { length: 'in', weight: 'lb' },
+      AssumeResidential: true,
+      MarkupPercent: '0',
+    },
+    Zone: { Zone: 8, Source: 'distance', Rule: 'zones.distanceBands[6]', Miles: 2449 },
+    Services: [
+      {
+        Service: 'Economy',
+        Quoted: true,
+        Zone: 8,
+        Weights: weights('6', null, '6'),
+        Charges: [
+          { Name: 'Base', Cost: '22.9', Amount: '22.9000', Rule: 'services[1].rates.breaks[5] (up to 6) × zone 8' },
+          { Name: 'Fuel', Cost: '4.52275', Amount: '4.5200', Rule: 'fuel: 19.75 % of Base (22.9)' },
+        ],
+        Total: '27.4200',
+      },
+      {
+        Service: 'Ground',
+        Quoted: true,
+        Zone: 8,
+        Weights: weights('6', '7', '7'),
+        Charges: [
+          { Name: 'Base', Cost: '26', Amount: '26.0000', Rule: 'services[0].rates.breaks[6] (up to 7) × zone 8' },
+          { Name: 'Residential', Cost: '5.85', Amount: '5.8500', Rule: 'surcharges[0].amount' },
+          { Name: 'Fuel', Cost: '6.290375', Amount: '6.2900', Rule: 'fuel: 19.75 % of Base + Residential (31.85)' },
+        ],
+        Total: '38.1400',
+      },
+    ],
+  },
+};
+
+export const RateExplanationResponseSchema = Type.Object(
+  {
+    ...envelopeFields,
+    Explanation: Type.Union([
+      Type.Null(),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'The card, the zone and how it was found, and per service its weights and every charge with the rule that produced it.',
+        },
+      ),
+    ]),
+  },
+  { examples: [EXPLAINED] },
+);

@@ -9,7 +9,10 @@ import { RECEIPT_STATUSES } from './receipt-states.js';
  * search (DESIGN §4b).
  */
 
-export const RcSearchRequestSchema = DocumentSearchRequestSchema;
+/** The examples read the demo's RN-1, received and closed with RCV-DEMO-1000 (src/demo-documents.ts). */
+export const RcSearchRequestSchema = Type.Object(DocumentSearchRequestSchema.properties, {
+  examples: [{ CompanyID: 'DEMO', FacilityID: 'LAX1', CustomerID: 'ACME', PONo: 'PO-DEMO-1000', Paging: { PageNo: 1, PageSize: 100 } }],
+});
 export type RcSearchRequest = Static<typeof RcSearchRequestSchema>;
 
 const Text = Nullable(Type.String());
@@ -110,9 +113,66 @@ export const RcRecordSchema = Type.Object({
 });
 export type RcRecord = Static<typeof RcRecordSchema>;
 
+const nulls = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, null]));
+/** When the example's confirmation was posted, facility-local. */
+const AT = '2024-03-05T14:07:09.123';
+
 export const RcSearchResultSchema = Type.Array(RcRecordSchema, {
   description:
     'One record per confirmation, oldest first; [] when nothing matches. Paging is in the X-Total-Count, X-Page-No and X-Page-Size headers.',
+  examples: [
+    [
+      {
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        ReferenceNo: 'ASN-1000',
+        PONo: 'PO-DEMO-1000',
+        RC: {
+          SVCCompanyID: 'DEMO',
+          CustomerID: 'ACME',
+          SupplierID: null,
+          PONo: 'PO-DEMO-1000',
+          ReferenceNo: 'ASN-1000',
+          SVCPOID: 'RN-1',
+          ReceivedDate: AT,
+          ContainerNumber: null,
+          BOLNo: null,
+          CarrierName: 'Acme Freight',
+          SCACCode: null,
+          ...nulls(RC_DYNAMIC_KEYS),
+          Items: [
+            {
+              POLineNo: 1,
+              ItemNumber: 'MUG-RED-12',
+              ItemShortDescription: null,
+              ItemDescription: 'Ceramic mug, red, 12 oz',
+              ReceivedQuantity: 48,
+              CustomerMaterial: null,
+              Diverse: null,
+              ItemNote: null,
+              SerialNumber: [],
+              LotNo: null,
+              UOM: 'EA',
+              ExpectedQty: '48',
+              ExpirationDate: null,
+              SHIPMENTLINEID: '1',
+              SupplierID: null,
+              SupplierName: null,
+              ...nulls(RC_ITEM_DYNAMIC_KEYS),
+            },
+          ],
+          Cartons: [],
+          Note: null,
+          PalletQty: null,
+          TitleID: null,
+          RECEIPTSOURCECODE: null,
+          ORGANIZATIONCODE: null,
+          TOSUBINVENTORY: null,
+        },
+        CreatedWhen: AT,
+      },
+    ],
+  ],
 });
 
 /** The receipt-level columns, in the order DESIGN §4b gives them. */
@@ -151,8 +211,8 @@ export const ReceiptLevelSearchRequestSchema = Type.Object(
         CompanyID: 'DEMO',
         FacilityID: 'LAX1',
         CustomerID: 'ACME',
-        Status: 'In Progress',
-        UpdatedWhenFrom: '2024-03-05T00:00:00.000-08:00',
+        Status: 'Closed',
+        UpdatedWhenFrom: '2024-01-01T00:00:00.000-08:00',
         Paging: { PageNo: 1, PageSize: 100 },
       },
     ],
@@ -178,11 +238,41 @@ export const ReceiptLevelRowSchema = Type.Object({
 });
 export type ReceiptLevelRow = Static<typeof ReceiptLevelRowSchema>;
 
-export const ReceiptLevelSearchResultSchema = Type.Object({
-  results: Type.Object({
-    head: Type.Array(Type.String(), { description: `The column names, in this order: ${RECEIPT_LEVEL_HEAD.join(', ')}.` }),
-    data: Type.Array(ReceiptLevelRowSchema, { description: 'One row per receipt keyed by the head names, oldest update first.' }),
-  }),
-  paging: PagingSchema,
-});
+export const ReceiptLevelSearchResultSchema = Type.Object(
+  {
+    results: Type.Object({
+      head: Type.Array(Type.String(), { description: `The column names, in this order: ${RECEIPT_LEVEL_HEAD.join(', ')}.` }),
+      data: Type.Array(ReceiptLevelRowSchema, { description: 'One row per receipt keyed by the head names, oldest update first.' }),
+    }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: {
+          head: RECEIPT_LEVEL_HEAD,
+          data: [
+            {
+              Facility: 'LAX1',
+              Customer: 'ACME',
+              'Receipt #': 'RN-1',
+              Status: 'Closed',
+              'PO #': 'PO-DEMO-1000',
+              'Ref.#': 'ASN-1000',
+              Carrier: 'Acme Freight',
+              'Container No': null,
+              BOL: null,
+              'SCAC Code': null,
+              'Schedule Date': null,
+              'Received Date': AT,
+              'Create Time': AT,
+              'Update Time': `${AT}-08:00`,
+            },
+          ],
+        },
+        paging: { totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 100 },
+      },
+    ],
+  },
+);
 export type ReceiptLevelSearchResult = Static<typeof ReceiptLevelSearchResultSchema>;

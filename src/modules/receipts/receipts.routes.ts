@@ -3,7 +3,12 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses } from '../../http/schemas.js';
-import { ReceiptCancelRequestSchema, ReceiptImportRequestSchema, ReceiptImportResultSchema } from './receipts.schemas.js';
+import {
+  ReceiptCancelRequestSchema,
+  ReceiptCancelResultSchema,
+  ReceiptImportRequestSchema,
+  ReceiptImportResultSchema,
+} from './receipts.schemas.js';
 import { REJECTED_RECEIPT, cancelReceipt, importReceipt } from './receipts.service.js';
 
 export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
@@ -39,7 +44,7 @@ export function receiptRoutes(app: App, { authorize, cx }: RouteDeps): void {
         security: apiKeySecurity,
         headers: IdempotencyHeadersSchema,
         body: ReceiptCancelRequestSchema,
-        response: { 200: ReceiptImportResultSchema, ...errorResponses(404, 409) },
+        response: { 200: ReceiptCancelResultSchema, ...errorResponses(404, 409) },
       },
       config: { rejectedBody: REJECTED_RECEIPT, blankMeansAbsent: true, document: { type: 'RN', action: 'cancel' } },
       preHandler: authorize(ROLES_OF.customer),

@@ -138,6 +138,7 @@ export const ReceiptImportRequestSchema = Type.Object(
     ASNContent: AsnContentSchema,
   },
   {
+    // A new receipt (DESIGN §14): PO-DEMO-1100 is no demo receipt's, so the example works on a fresh demo.
     examples: [
       {
         CompanyID: 'DEMO',
@@ -145,8 +146,8 @@ export const ReceiptImportRequestSchema = Type.Object(
         FacilityID: 'LAX1',
         ASNContent: {
           ReceiptType: 'Regular Receipt',
-          PONo: 'PO-20240305-01',
-          ReferenceNo: 'ASN-88812',
+          PONo: 'PO-DEMO-1100',
+          ReferenceNo: 'ASN-1100',
           BOLNo: 'BOL123456',
           ContainerNo: 'MSKU1234567',
           CarrierName: 'Acme Freight',
@@ -155,8 +156,8 @@ export const ReceiptImportRequestSchema = Type.Object(
           ActionCode: 'Imported',
           Status: 'Imported',
           Items: [
-            { POLineNo: 1, ItemNumber: 'MUG-BLUE-12', ExpectedQty: '240', UOM: 'EA', LotNo: 'L2403', ReceivingPriority: '50' },
-            { POLineNo: 2, ItemNumber: 'LAMP-DESK', ExpectedQty: '12', UOM: 'CS', Pallets: 1.5 },
+            { POLineNo: 1, ItemNumber: 'MUG-BLUE-12', ExpectedQty: '240', UOM: 'EA', LotNo: 'L2412', ReceivingPriority: '50' },
+            { POLineNo: 2, ItemNumber: 'LAMP-DESK', ExpectedQty: '12', UOM: 'EA', Pallets: 1.5 },
           ],
         },
       },
@@ -165,31 +166,52 @@ export const ReceiptImportRequestSchema = Type.Object(
 );
 export type ReceiptImportRequest = Static<typeof ReceiptImportRequestSchema>;
 
-export const ReceiptCancelRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  FacilityID,
-  PONo: OptionalText(50),
-  ReferenceNo: OptionalText(50),
-  CancelNote: OptionalText(1000),
-});
-export type ReceiptCancelRequest = Static<typeof ReceiptCancelRequestSchema>;
-
-export const ReceiptImportResultSchema = Type.Object(
+export const ReceiptCancelRequestSchema = Type.Object(
   {
-    Receipt: Type.Object({
-      CustomerID: Type.String(),
-      PONo: Type.String(),
-      ReferenceNo: TextOrEmptyArray,
-      SVCPOID: Type.String({ description: 'RN-<n>, unique in the service.' }),
-      Status: StringEnum(['Success', 'Warning']),
-      Error: TextOrEmptyArray,
-    }),
+    CompanyID,
+    CustomerID,
+    FacilityID,
+    PONo: OptionalText(50),
+    ReferenceNo: OptionalText(50),
+    CancelNote: OptionalText(1000),
   },
   {
+    // The demo's RN-2, seeded Imported for this example.
     examples: [
-      { Receipt: { CustomerID: 'ACME', PONo: 'PO-20240305-01', ReferenceNo: [], SVCPOID: 'RN-1042', Status: 'Success', Error: [] } },
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        PONo: 'PO-DEMO-1001',
+        ReferenceNo: 'ASN-1001',
+        CancelNote: 'The supplier cancelled the shipment',
+      },
     ],
   },
 );
+export type ReceiptCancelRequest = Static<typeof ReceiptCancelRequestSchema>;
+
+const receiptResultProperties = {
+  Receipt: Type.Object({
+    CustomerID: Type.String(),
+    PONo: Type.String(),
+    ReferenceNo: TextOrEmptyArray,
+    SVCPOID: Type.String({ description: 'RN-<n>, unique in the service.' }),
+    Status: StringEnum(['Success', 'Warning']),
+    Error: TextOrEmptyArray,
+  }),
+};
+
+export const ReceiptImportResultSchema = Type.Object(receiptResultProperties, {
+  examples: [
+    { Receipt: { CustomerID: 'ACME', PONo: 'PO-DEMO-1100', ReferenceNo: 'ASN-1100', SVCPOID: 'RN-7', Status: 'Success', Error: [] } },
+  ],
+});
 export type ReceiptImportResult = Static<typeof ReceiptImportResultSchema>;
+
+/** The same answer as the import's, with the example of the cancel. */
+export const ReceiptCancelResultSchema = Type.Object(receiptResultProperties, {
+  examples: [
+    { Receipt: { CustomerID: 'ACME', PONo: 'PO-DEMO-1001', ReferenceNo: 'ASN-1001', SVCPOID: 'RN-2', Status: 'Success', Error: [] } },
+  ],
+});

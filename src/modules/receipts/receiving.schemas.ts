@@ -13,13 +13,18 @@ import {
   UpdatedWhenBound,
   dynamicTextProperties,
 } from '../../http/schemas.js';
-import { RECEIPT_STATUSES } from './receipt-states.js';
+import { OPERATOR_RECEIPT_MOVES, RECEIPT_STATUSES, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
 
 /** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
 
 const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The receipt number the service assigned (RN-<n>).' });
 
-export const ReceiptLookupSchema = Type.Object({ CompanyID, FacilityID, SVCPOID: Svcpoid });
+/** The examples name the demo's receipts (src/demo-documents.ts), one seeded for each operation (DESIGN §14). */
+const DEMO = { CompanyID: 'DEMO', FacilityID: 'LAX1' } as const;
+/** When the examples' answers say a receipt was created or changed, facility-local. */
+const AT = '2024-03-05T14:07:09.123';
+
+export const ReceiptLookupSchema = Type.Object({ CompanyID, FacilityID, SVCPOID: Svcpoid }, { examples: [{ ...DEMO, SVCPOID: 'RN-1' }] });
 export type ReceiptLookup = Static<typeof ReceiptLookupSchema>;
 
 export const ReceiptActionSchema = Type.Object({ CompanyID, FacilityID, SVCPOID: Svcpoid, Note: OptionalText(1000) });
@@ -30,25 +35,47 @@ export const ReceiptActionResultSchema = Type.Object({
 });
 export type ReceiptActionResult = Static<typeof ReceiptActionResultSchema>;
 
-export const ReceiptListRequestSchema = Type.Object({
-  CompanyID,
-  FacilityID,
-  CustomerID: Type.Optional(CustomerID),
-  Status: Type.Optional(
-    Type.Union(
-      [StringEnum(RECEIPT_STATUSES), Type.Array(StringEnum(RECEIPT_STATUSES), { minItems: 1, maxItems: RECEIPT_STATUSES.length })],
-      {
-        'x-message': `must be a status or an array of statuses (${RECEIPT_STATUSES.join(', ')})`,
-      },
+const MOVE_EXAMPLES: Record<OperatorReceiptMove, { SVCPOID: string; Note: string; Status: ReceiptStatus }> = {
+  open: { SVCPOID: 'RN-3', Note: 'Taken on for receiving at dock 4', Status: 'Open' },
+  cancel: { SVCPOID: 'RN-4', Note: 'The supplier will not ship', Status: 'Cancelled' },
+  'force-close': { SVCPOID: 'RN-5', Note: 'The rest of the shipment will not come', Status: 'Force Closed' },
+};
+
+/** Each operator move's request and answer: the same shapes, each with the example of its own demo receipt. */
+export const RECEIPT_MOVE_SCHEMAS = Object.fromEntries(
+  OPERATOR_RECEIPT_MOVES.map((move) => {
+    const { SVCPOID, Note, Status } = MOVE_EXAMPLES[move];
+    const body = Type.Object(ReceiptActionSchema.properties, { examples: [{ ...DEMO, SVCPOID, Note }] });
+    const result = Type.Object(ReceiptActionResultSchema.properties, { examples: [{ Receipt: { SVCPOID, Status } }] });
+    return [move, { body, result }];
+  }),
+) as Record<OperatorReceiptMove, { body: typeof ReceiptActionSchema; result: typeof ReceiptActionResultSchema }>;
+
+export const ReceiptListRequestSchema = Type.Object(
+  {
+    CompanyID,
+    FacilityID,
+    CustomerID: Type.Optional(CustomerID),
+    Status: Type.Optional(
+      Type.Union(
+        [StringEnum(RECEIPT_STATUSES), Type.Array(StringEnum(RECEIPT_STATUSES), { minItems: 1, maxItems: RECEIPT_STATUSES.length })],
+        {
+          'x-message': `must be a status or an array of statuses (${RECEIPT_STATUSES.join(', ')})`,
+        },
+      ),
     ),
-  ),
-  PONo: OptionalText(50),
-  ReferenceNo: OptionalText(50),
-  UpdatedWhenFrom: UpdatedWhenBound('Lower'),
-  UpdatedWhenTo: UpdatedWhenBound('Upper'),
-  MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported receipt on the returned page becomes Open.' })),
-  Paging: Type.Optional(PagingRequestSchema),
-});
+    PONo: OptionalText(50),
+    ReferenceNo: OptionalText(50),
+    UpdatedWhenFrom: UpdatedWhenBound('Lower'),
+    UpdatedWhenTo: UpdatedWhenBound('Upper'),
+    MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported receipt on the returned page becomes Open.' })),
+    Paging: Type.Optional(PagingRequestSchema),
+  },
+  {
+    // No MarkOpen: the example leaves the receipts that the cancel and open examples need Imported.
+    examples: [{ ...DEMO, CustomerID: 'ACME', Status: ['Imported'], Paging: { PageNo: 1, PageSize: 100 } }],
+  },
+);
 export type ReceiptListRequest = Static<typeof ReceiptListRequestSchema>;
 
 export const RECEIPT_LIST_HEAD = [
@@ -89,31 +116,78 @@ export const ReceiptHeaderSchema = Type.Object({
 });
 export type ReceiptHeader = Static<typeof ReceiptHeaderSchema>;
 
-export const ReceiptListResultSchema = Type.Object({
-  results: Type.Object({ head: Type.Array(Type.String()), data: Type.Array(ReceiptHeaderSchema) }),
-  paging: PagingSchema,
+/** A demo receipt's header as the answers show it, seeded by the demo as it is (no SCAC, BOL or container). */
+const demoReceiptHeader = (n: number, Status: ReceiptStatus): ReceiptHeader => ({
+  SVCPOID: `RN-${n}`,
+  CustomerID: 'ACME',
+  FacilityID: 'LAX1',
+  PONo: `PO-DEMO-${999 + n}`,
+  ReferenceNo: `ASN-${999 + n}`,
+  Status,
+  ReceiptType: 'Regular Receipt',
+  SupplierID: null,
+  CarrierName: 'Acme Freight',
+  SCACCode: null,
+  BOLNo: null,
+  ContainerNo: null,
+  ScheduledDate: null,
+  CreatedWhen: AT,
+  UpdatedWhen: `${AT}-08:00`,
 });
 
+export const ReceiptListResultSchema = Type.Object(
+  {
+    results: Type.Object({ head: Type.Array(Type.String()), data: Type.Array(ReceiptHeaderSchema) }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: { head: RECEIPT_LIST_HEAD, data: [demoReceiptHeader(2, 'Imported'), demoReceiptHeader(3, 'Imported')] },
+        paging: { totalCount: 2, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 2, limit: 100 },
+      },
+    ],
+  },
+);
+
+/** The demo's RN-1 as it was imported (its ASNContent), each line with what it received. */
+const receivedAsn: Record<string, unknown> = {
+  PONo: 'PO-DEMO-1000',
+  ReferenceNo: 'ASN-1000',
+  CarrierName: 'Acme Freight',
+  Status: 'Imported',
+  Items: [{ POLineNo: 1, ItemNumber: 'MUG-RED-12', ExpectedQty: '48', UOM: 'EA', LineNo: 1, ReceivedQty: '48' }],
+};
+
 /** The whole document as imported, with the receiving progress of each line. */
-export const ReceiptDocumentSchema = Type.Object({
-  Receipt: Type.Object(
-    {
-      ...ReceiptHeaderSchema.properties,
-      TitleID: Text,
-      Items: Type.Array(
-        Type.Object(
-          {
-            LineNo: Type.Integer({ description: 'The line’s position in the import, from 1.' }),
-            ExpectedQty: Type.String(),
-            ReceivedQty: Type.String({ description: 'Received by the confirmations so far.' }),
-          },
-          { additionalProperties: true, description: 'The line as imported, plus LineNo and ReceivedQty.' },
+export const ReceiptDocumentSchema = Type.Object(
+  {
+    Receipt: Type.Object(
+      {
+        ...ReceiptHeaderSchema.properties,
+        TitleID: Text,
+        Items: Type.Array(
+          Type.Object(
+            {
+              LineNo: Type.Integer({ description: 'The line’s position in the import, from 1.' }),
+              ExpectedQty: Type.String(),
+              ReceivedQty: Type.String({ description: 'Received by the confirmations so far.' }),
+            },
+            { additionalProperties: true, description: 'The line as imported, plus LineNo and ReceivedQty.' },
+          ),
         ),
-      ),
-    },
-    { additionalProperties: true, description: 'Every imported ASNContent field, plus the service’s fields.' },
-  ),
-});
+      },
+      { additionalProperties: true, description: 'Every imported ASNContent field, plus the service’s fields.' },
+    ),
+  },
+  {
+    examples: [
+      {
+        Receipt: { ...receivedAsn, TitleID: null, ...demoReceiptHeader(1, 'Closed') },
+      },
+    ],
+  },
+);
 
 const SerialNumber = Type.String({ minLength: 1, maxLength: 50 });
 
@@ -176,30 +250,30 @@ export const ConfirmationRequestSchema = Type.Object(
     Cartons: Type.Optional(Type.Array(ConfirmationCartonSchema, { maxItems: 1000 })),
   },
   {
+    // The demo's RN-6, seeded Open with one line of 48 MUG-RED-12: all of it arrives, and Close closes the receipt.
     examples: [
       {
-        CompanyID: 'DEMO',
-        FacilityID: 'LAX1',
-        SVCPOID: 'RN-1042',
-        ConfirmationNo: 'RCV-7781',
-        ReceivedDate: '2024-03-05T14:07:09.123',
+        ...DEMO,
+        SVCPOID: 'RN-6',
+        ConfirmationNo: 'RCV-DEMO-1005',
         Close: true,
-        Items: [
-          { POLineNo: 1, ItemNumber: 'MUG-BLUE-12', ReceivedQuantity: '240', UOM: 'EA', LotNo: 'L2403', ExpirationDate: '2026-12-31' },
-          { POLineNo: 2, ItemNumber: 'LAMP-DESK', ReceivedQuantity: '11', UOM: 'CS', SerialNumber: ['SN-0001', 'SN-0002'] },
-        ],
+        PalletQty: 2,
+        Items: [{ POLineNo: 1, ItemNumber: 'MUG-RED-12', ReceivedQuantity: '48', UOM: 'EA', LotNo: 'L2411', ExpirationDate: '2027-11-30' }],
       },
     ],
   },
 );
 export type ConfirmationRequest = Static<typeof ConfirmationRequestSchema>;
 
-export const ConfirmationResultSchema = Type.Object({
-  Receipt: Type.Object({
-    SVCPOID: Type.String(),
-    Status: StringEnum(RECEIPT_STATUSES),
-    ConfirmationNo: Type.String(),
-    Warnings: Type.Array(Type.String(), { description: 'Over-receipts and items the receipt did not announce.' }),
-  }),
-});
+export const ConfirmationResultSchema = Type.Object(
+  {
+    Receipt: Type.Object({
+      SVCPOID: Type.String(),
+      Status: StringEnum(RECEIPT_STATUSES),
+      ConfirmationNo: Type.String(),
+      Warnings: Type.Array(Type.String(), { description: 'Over-receipts and items the receipt did not announce.' }),
+    }),
+  },
+  { examples: [{ Receipt: { SVCPOID: 'RN-6', Status: 'Closed', ConfirmationNo: 'RCV-DEMO-1005', Warnings: [] } }] },
+);
 export type ConfirmationResult = Static<typeof ConfirmationResultSchema>;

@@ -72,6 +72,8 @@ export function createEndpoint(
   cx: CommandContext,
   request: EndpointCreateRequest,
   allowPrivate: boolean,
+  /** The demo names its endpoints, so that the document's examples can. */
+  endpointId?: string,
 ): Promise<EndpointWithSecretResult> {
   const scope = scopeOf(cx.principal, request);
   const url = checkedUrl(request.Url, allowPrivate);
@@ -80,7 +82,7 @@ export function createEndpoint(
       const now = cx.clock.now();
       const row = await repo.insertEndpoint(trx, {
         company_id: scope.companyId,
-        endpoint_id: `ep_${nextSortableId(now)}`,
+        endpoint_id: endpointId ?? `ep_${nextSortableId(now)}`,
         customer_id: scope.customerId ?? null,
         url,
         event_types: eventTypesColumn(request.EventTypes),

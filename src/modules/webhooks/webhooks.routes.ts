@@ -11,13 +11,15 @@ import {
   DeliverySearchRequestSchema,
   DeliverySearchResultSchema,
   EndpointCreateRequestSchema,
+  EndpointCreateResultSchema,
+  EndpointDeleteRequestSchema,
   EndpointDeleteResultSchema,
   EndpointListRequestSchema,
   EndpointListResultSchema,
-  EndpointLookupSchema,
   EndpointResultSchema,
+  EndpointRotateRequestSchema,
+  EndpointRotateResultSchema,
   EndpointUpdateRequestSchema,
-  EndpointWithSecretResultSchema,
 } from './webhooks.schemas.js';
 
 export interface WebhookRouteOptions {
@@ -45,7 +47,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         description:
           'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. A Url that is not https:// to a public address is 400 (unless the server allows private addresses), and a key limited to facilities is 403.',
         body: EndpointCreateRequestSchema,
-        response: { 200: EndpointWithSecretResultSchema, ...errorResponses() },
+        response: { 200: EndpointCreateResultSchema, ...errorResponses() },
       },
       preHandler,
     },
@@ -92,7 +94,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         summary: 'Delete an endpoint with its deliveries and their log',
         description:
           'Another customer’s endpoint, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.',
-        body: EndpointLookupSchema,
+        body: EndpointDeleteRequestSchema,
         response: { 200: EndpointDeleteResultSchema, ...errorResponses(404) },
       },
       preHandler,
@@ -108,8 +110,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         summary: 'A new secret, shown once; the old one keeps signing beside it for 24 hours',
         description:
           'For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, or an unknown one, is 404.',
-        body: EndpointLookupSchema,
-        response: { 200: EndpointWithSecretResultSchema, ...errorResponses(404) },
+        body: EndpointRotateRequestSchema,
+        response: { 200: EndpointRotateResultSchema, ...errorResponses(404) },
       },
       preHandler,
     },

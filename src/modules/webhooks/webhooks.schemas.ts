@@ -26,27 +26,59 @@ const Description = Nullable(Type.String({ maxLength: 500 }));
 
 export const EndpointCreateRequestSchema = Type.Object(
   { CompanyID, CustomerID, Url, EventTypes: Type.Optional(EventTypes), Description: Type.Optional(Description) },
-  { examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', Url: 'https://hooks.acme.example/wharf', EventTypes: ['order.shipped'] }] },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        Url: 'https://hooks.acme.example/wharf/orders',
+        EventTypes: ['order.shipped', 'order.closed'],
+        Description: 'Shipment notices for the order system',
+      },
+    ],
+  },
 );
 export type EndpointCreateRequest = Static<typeof EndpointCreateRequestSchema>;
 
-export const EndpointLookupSchema = Type.Object({ CompanyID, CustomerID, EndpointID });
+const endpointLookupProperties = { CompanyID, CustomerID, EndpointID };
+export const EndpointLookupSchema = Type.Object(endpointLookupProperties);
 export type EndpointLookup = Static<typeof EndpointLookupSchema>;
 
-export const EndpointUpdateRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  EndpointID,
-  Url: Type.Optional(Url),
-  EventTypes: Type.Optional(EventTypes),
-  Description: Type.Optional(Description),
-  Enabled: Type.Optional(
-    Type.Boolean({ description: 'false disables the endpoint; true enables it again (its disabling reason is cleared).' }),
-  ),
+/** The lookup of the delete and of the rotate, each with its example: each names its own demo endpoint. */
+export const EndpointDeleteRequestSchema = Type.Object(endpointLookupProperties, {
+  examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', EndpointID: 'ep_demo_acme_old' }],
 });
+export const EndpointRotateRequestSchema = Type.Object(endpointLookupProperties, {
+  examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', EndpointID: 'ep_demo_acme' }],
+});
+
+export const EndpointUpdateRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    EndpointID,
+    Url: Type.Optional(Url),
+    EventTypes: Type.Optional(EventTypes),
+    Description: Type.Optional(Description),
+    Enabled: Type.Optional(
+      Type.Boolean({ description: 'false disables the endpoint; true enables it again (its disabling reason is cleared).' }),
+    ),
+  },
+  {
+    examples: [
+      {
+        CompanyID: 'DEMO',
+        CustomerID: 'ACME',
+        EndpointID: 'ep_demo_acme',
+        EventTypes: ['receipt.closed', 'order.shipped'],
+        Description: 'Receipts closed and orders shipped',
+      },
+    ],
+  },
+);
 export type EndpointUpdateRequest = Static<typeof EndpointUpdateRequestSchema>;
 
-export const EndpointListRequestSchema = Type.Object({ CompanyID, CustomerID });
+export const EndpointListRequestSchema = Type.Object({ CompanyID, CustomerID }, { examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME' }] });
 export type EndpointListRequest = Static<typeof EndpointListRequestSchema>;
 
 export const EndpointSchema = Type.Object({
@@ -70,12 +102,64 @@ export const EndpointWithSecretSchema = Type.Intersect([
   }),
 ]);
 
-export const EndpointResultSchema = Type.Object({ Endpoint: EndpointSchema });
-export const EndpointWithSecretResultSchema = Type.Object({ Endpoint: EndpointWithSecretSchema });
-export const EndpointListResultSchema = Type.Object({ Endpoints: Type.Array(EndpointSchema) });
-export const EndpointDeleteResultSchema = Type.Object({
-  Endpoint: Type.Object({ EndpointID: Type.String(), Deleted: Type.Literal(true) }),
+/** A demo endpoint as the operations show it: disabled, so that the demo delivers nothing. */
+const demoEndpoint = (EndpointID: string) => ({
+  EndpointID,
+  CustomerID: 'ACME',
+  Url: 'https://hooks.acme.example/wharf',
+  EventTypes: null,
+  Description: 'Demo endpoint',
+  Enabled: false,
+  DisabledReason: 'Disabled by its owner',
+  CreatedWhen: '2026-03-05T14:07:09.123Z',
+  UpdatedWhen: '2026-03-05T14:07:09.123Z',
 });
+const updatedDemoEndpoint = {
+  ...demoEndpoint('ep_demo_acme'),
+  EventTypes: ['receipt.closed', 'order.shipped'],
+  Description: 'Receipts closed and orders shipped',
+  UpdatedWhen: '2026-03-05T14:12:30.456Z',
+};
+
+export const EndpointResultSchema = Type.Object({ Endpoint: EndpointSchema }, { examples: [{ Endpoint: updatedDemoEndpoint }] });
+export const EndpointWithSecretResultSchema = Type.Object({ Endpoint: EndpointWithSecretSchema });
+export const EndpointCreateResultSchema = Type.Object(EndpointWithSecretResultSchema.properties, {
+  examples: [
+    {
+      Endpoint: {
+        EndpointID: 'ep_01KJZ57KD3Z0A1AVSRD74CK5CK',
+        CustomerID: 'ACME',
+        Url: 'https://hooks.acme.example/wharf/orders',
+        EventTypes: ['order.shipped', 'order.closed'],
+        Description: 'Shipment notices for the order system',
+        Enabled: true,
+        DisabledReason: null,
+        CreatedWhen: '2026-03-05T14:08:09.123Z',
+        UpdatedWhen: '2026-03-05T14:08:09.123Z',
+        Secret: 'whsec_kpQhIyDVnrSFLH4idHVhPzyPaYGwMKtCWkE1sZZeHZk=',
+      },
+    },
+  ],
+});
+export const EndpointRotateResultSchema = Type.Object(EndpointWithSecretResultSchema.properties, {
+  examples: [
+    {
+      Endpoint: {
+        ...demoEndpoint('ep_demo_acme'),
+        UpdatedWhen: '2026-03-05T14:15:02.789Z',
+        Secret: 'whsec_Ik5KMTcN31Kau06zZfjpQawU2Jka5pf3bLAXbj0IqnE=',
+      },
+    },
+  ],
+});
+export const EndpointListResultSchema = Type.Object(
+  { Endpoints: Type.Array(EndpointSchema) },
+  { examples: [{ Endpoints: [demoEndpoint('ep_demo_acme'), demoEndpoint('ep_demo_acme_old')] }] },
+);
+export const EndpointDeleteResultSchema = Type.Object(
+  { Endpoint: Type.Object({ EndpointID: Type.String(), Deleted: Type.Literal(true) }) },
+  { examples: [{ Endpoint: { EndpointID: 'ep_demo_acme_old', Deleted: true } }] },
+);
 
 export type EndpointResult = Static<typeof EndpointResultSchema>;
 export type EndpointWithSecretResult = Static<typeof EndpointWithSecretResultSchema>;
@@ -84,14 +168,17 @@ export type EndpointDeleteResult = Static<typeof EndpointDeleteResultSchema>;
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'] as const;
 
-export const DeliverySearchRequestSchema = Type.Object({
-  CompanyID,
-  CustomerID,
-  EndpointID: Type.Optional(EndpointID),
-  EventID: Type.Optional(Type.String({ minLength: 1, maxLength: 30, description: 'evt_…: the deliveries of one event.' })),
-  Status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
-  Paging: Type.Optional(PagingRequestSchema),
-});
+export const DeliverySearchRequestSchema = Type.Object(
+  {
+    CompanyID,
+    CustomerID,
+    EndpointID: Type.Optional(EndpointID),
+    EventID: Type.Optional(Type.String({ minLength: 1, maxLength: 30, description: 'evt_…: the deliveries of one event.' })),
+    Status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
+    Paging: Type.Optional(PagingRequestSchema),
+  },
+  { examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', EndpointID: 'ep_demo_acme', Paging: { PageNo: 1, PageSize: 100 } }] },
+);
 export type DeliverySearchRequest = Static<typeof DeliverySearchRequestSchema>;
 
 export const AttemptSchema = Type.Object({
@@ -115,10 +202,51 @@ export const DeliverySchema = Type.Object({
 });
 export type Delivery = Static<typeof DeliverySchema>;
 
-export const DeliverySearchResultSchema = Type.Object({
-  results: Type.Object({ data: Type.Array(DeliverySchema) }),
-  paging: PagingSchema,
-});
+/** What a delivery looks like once its endpoint is enabled: the demo's are disabled, so they have none. */
+export const DeliverySearchResultSchema = Type.Object(
+  {
+    results: Type.Object({ data: Type.Array(DeliverySchema) }),
+    paging: PagingSchema,
+  },
+  {
+    examples: [
+      {
+        results: {
+          data: [
+            {
+              DeliveryID: 'dlv_01KJZ5B2N7T6Q8ZP4W9Y3HF0CX',
+              EndpointID: 'ep_demo_acme',
+              EventID: 'evt_01KJZ55RT3K3MS4WX3BG1C6AAJ',
+              EventType: 'order.shipped',
+              Sequence: 24,
+              Status: 'Pending',
+              NextAttemptWhen: '2026-03-05T14:12:35.702Z',
+              Attempts: [
+                {
+                  AttemptNo: 1,
+                  StartedWhen: '2026-03-05T14:07:10.318Z',
+                  DurationMs: 212,
+                  StatusCode: 503,
+                  Error: null,
+                  Response: '{"error":"maintenance"}',
+                },
+                {
+                  AttemptNo: 2,
+                  StartedWhen: '2026-03-05T14:07:15.611Z',
+                  DurationMs: 15003,
+                  StatusCode: null,
+                  Error: 'No answer within 15 s',
+                  Response: null,
+                },
+              ],
+            },
+          ],
+        },
+        paging: { totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 100 },
+      },
+    ],
+  },
+);
 export type DeliverySearchResult = Static<typeof DeliverySearchResultSchema>;
 
 export const DeliveryReplayRequestSchema = Type.Object(
@@ -134,11 +262,15 @@ export const DeliveryReplayRequestSchema = Type.Object(
       "With EndpointID: replay every delivery to it of an event made at or after this time (the endpoint's own time zone does not matter: send the offset).",
     ),
   },
-  { description: 'Send DeliveryID, or EndpointID and Since.' },
+  {
+    description: 'Send DeliveryID, or EndpointID and Since.',
+    examples: [{ CompanyID: 'DEMO', CustomerID: 'ACME', EndpointID: 'ep_demo_acme', Since: '2026-03-01T00:00:00.000-08:00' }],
+  },
 );
 export type DeliveryReplayRequest = Static<typeof DeliveryReplayRequestSchema>;
 
-export const DeliveryReplayResultSchema = Type.Object({
-  Replayed: Type.Integer({ description: 'How many deliveries were queued again, each at the start of the retry schedule.' }),
-});
+export const DeliveryReplayResultSchema = Type.Object(
+  { Replayed: Type.Integer({ description: 'How many deliveries were queued again, each at the start of the retry schedule.' }) },
+  { examples: [{ Replayed: 1 }] },
+);
 export type DeliveryReplayResult = Static<typeof DeliveryReplayResultSchema>;
