@@ -46,6 +46,21 @@ describeEachDialect('wharf-client', (dialect) => {
     });
   const ids = () => ({ CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0]!, FacilityID: w.tenant.facilityIds[0]! });
 
+  it('makes its Idempotency-Key without crypto.randomUUID, as on a page served over plain HTTP', async () => {
+    // Browsers hide randomUUID outside secure contexts: shadow it on this process's crypto for the call.
+    Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      const { response } = await clientOf(w.customer).POST(`${EDI}/edi/item-master/import`, {
+        body: { CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0]!, Items: [{ itemID: 'PLAIN-HTTP' }] },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      delete (crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    expect(sent.map((request) => request.idempotencyKey)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(typeof crypto.randomUUID).toBe('function');
+  });
+
   it("calls the customer's operations with typed bodies and answers, an Idempotency-Key on each change", async () => {
     const client = clientOf(w.customer);
     const { data: imported } = await client.POST(`${EDI}/edi/item-master/import`, {

@@ -82,6 +82,15 @@ async function errorOf(response: Response): Promise<WharfError> {
 }
 
 /**
+ * A fresh Idempotency-Key: a random UUID, or where the page is not a secure context (a console
+ * served over plain HTTP on a LAN, where browsers hide `crypto.randomUUID`) 128 random bits in hex.
+ */
+function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
  * The fetch the client sends with: the key, an Idempotency-Key on every change (the same on every
  * attempt), the retries of a 429 or 503, and a WharfError for any other answer that is not 2xx. A
  * rate quote that is not serviceable is a 200 with `Status: false`: an answer, not an error.
@@ -93,7 +102,7 @@ function wharfFetch(options: WharfClientOptions): (request: Request) => Promise<
   return async (original) => {
     const headers = new Headers(original.headers);
     headers.set('authorization', `APIKey ${options.apiKey}`);
-    if (CHANGES.has(original.method) && !headers.has('idempotency-key')) headers.set('idempotency-key', crypto.randomUUID());
+    if (CHANGES.has(original.method) && !headers.has('idempotency-key')) headers.set('idempotency-key', newIdempotencyKey());
     const request = new Request(original, { headers });
     for (let attempt = 1; ; attempt++) {
       const response = await send(request.clone());
