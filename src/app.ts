@@ -14,6 +14,7 @@ import { API_DESCRIPTION, API_SERVERS, API_TITLE, withoutInternalKeywords } from
 import { withNamedComponents } from './http/document-components.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
+import { CONSOLE_DIR, registerConsole } from './http/console.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests } from './http/rate-limit.js';
 import { readJsonBodies } from './http/request-body.js';
@@ -46,6 +47,7 @@ import { receiptRoutes } from './modules/receipts/receipts.routes.js';
 import { receivingRoutes } from './modules/receipts/receiving.routes.js';
 import { acknowledgeRejectedBody } from './modules/commands/commands.service.js';
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
+import { apiKeyRoutes } from './modules/tenants/api-key.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
@@ -66,6 +68,7 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
   shippingRoutes,
   orderSearchRoutes,
   eventRoutes,
+  apiKeyRoutes,
 ];
 
 /**
@@ -88,6 +91,8 @@ export interface AppOptions {
   webhookTally?: WebhookTally;
   /** Sees every route as it registers, with its full URL and schema: how a caller lists the routes the app serves. */
   onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string; schema?: { body?: unknown } }) => void;
+  /** The operator console's build to serve at /console/ (default: console/dist beside src/). */
+  consoleDir?: string;
 }
 
 /** Builds the whole HTTP application on an open database; the caller listens and closes. */
@@ -98,6 +103,7 @@ export async function buildApp({
   logger,
   onRoute,
   webhookTally = new WebhookTally(),
+  consoleDir = CONSOLE_DIR,
 }: AppOptions): Promise<App> {
   // A request too slow or too broken to reach a route is answered in its operation's error shape.
   const slowClients = clientErrors((url, _statusCode, message) =>
@@ -155,6 +161,8 @@ export async function buildApp({
   // The root of the server is its documentation.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The console talks to the EDI and admin operations, so it is served where they are.
+  if (config.only !== 'rate') await registerConsole(app, consoleDir);
 
   const Status = Type.Object({ status: Type.String() });
   const Health = Type.Object(

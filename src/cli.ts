@@ -398,6 +398,7 @@ export function createCli(io: CliIo = processIo): Command {
           `    -H 'Authorization: APIKey ${keys.admin}' -H 'Content-Type: application/json' \\`,
           `    -d '{"CompanyID":"${DEMO.company}","CustomerID":"${DEMO.customer}"}'`,
           '',
+          `Operator console: ${base}/console/  (sign in with the operator key, or the admin key to manage keys, rate cards and webhooks)`,
           `Interactive docs: ${base}/docs    OpenAPI: ${base}/openapi.json    Ctrl-C stops.`,
         ].join('\n'),
       );

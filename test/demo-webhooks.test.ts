@@ -47,6 +47,8 @@ describe('the demo and webhooks', () => {
         }
         expect(output).toContain('/edi/webhook/endpoint/create');
         expect(output).toContain('/edi/webhook/delivery/search-by-paging');
+        // Where staff sign in, and with which key.
+        expect(output).toContain(`Operator console: http://127.0.0.1:${port}/console/  (sign in with the operator key,`);
         const admin = /^ {2}admin +(\S+)$/m.exec(output)![1]!;
         // The README's walk-through pastes this line: every key, by its role's name.
         const keyOf = (role: string) => new RegExp(`^ {2}${role} +(\\S+)$`, 'm').exec(output)![1]!;

@@ -20,6 +20,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The compiled `wharf` command (dist/cli.js beside copies of package.json and examples/). */
     wharfCli: string;
+    /** The operator console built from `console/` as it is now (what /console/ serves in the tests). */
+    consoleDir: string;
   }
 }
 
@@ -30,24 +32,53 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-function sourceHash(): string {
+function hashOf(files: string[]): string {
   const hash = createHash('sha256');
-  for (const file of [
+  for (const file of files) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+const sourceHash = () =>
+  hashOf([
     ...filesUnder(join(ROOT, 'src')),
     ...filesUnder(join(ROOT, 'examples')),
     join(ROOT, 'tsconfig.json'),
     join(ROOT, 'tsconfig.build.json'),
     join(ROOT, 'package.json'),
-  ]) {
-    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  ]);
+
+const CONSOLE = join(ROOT, 'console');
+const consoleHash = () =>
+  hashOf([
+    ...filesUnder(join(CONSOLE, 'src')),
+    ...['index.html', 'vite.config.ts', 'package.json'].map((name) => join(CONSOLE, name)),
+    ...filesUnder(join(ROOT, 'client', 'dist')),
+  ]);
+
+/** Builds `console/` with Vite into the test builds, once per change of its sources (or of the client it uses). */
+async function buildConsole(): Promise<string> {
+  const build = join(BUILDS, `console-${consoleHash()}`);
+  if (existsSync(build)) return build;
+  const partial = `${build}.${process.pid}.partial`;
+  await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', partial, '--emptyOutDir', '--logLevel', 'warn'],
+    {
+      cwd: CONSOLE,
+    },
+  );
+  try {
+    renameSync(partial, build);
+  } catch {
+    rmSync(partial, { recursive: true, force: true });
   }
-  return hash.digest('hex').slice(0, 16);
+  return build;
 }
 
-function removeStaleBuilds(keep: string): void {
+function removeStaleBuilds(...keep: string[]): void {
   for (const name of readdirSync(BUILDS)) {
     const path = join(BUILDS, name);
-    if (path !== keep && Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+    if (!keep.includes(path) && Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
   }
 }
 
@@ -71,6 +102,8 @@ export default async function setup(project: TestProject): Promise<void> {
       rmSync(partial, { recursive: true, force: true });
     }
   }
-  removeStaleBuilds(build);
+  const consoleBuild = await buildConsole();
+  removeStaleBuilds(build, consoleBuild);
   project.provide('wharfCli', join(build, 'dist', 'cli.js'));
+  project.provide('consoleDir', consoleBuild);
 }

@@ -269,6 +269,53 @@ describeEachDialect('authentication and scope', (dialect) => {
     expect(bothScopes.json()).toHaveLength(1);
   });
 
+  it('describes a key to its holder: where it may act (every customer and facility, by id, when it is limited to none), never the key', async () => {
+    const describe = async (key: string) =>
+      ctx().app.inject({ method: 'GET', url: `${EDI_PREFIX}/edi/api-key`, headers: { authorization: `APIKey ${key}` } });
+    const limited = await keyWithId('operator', { facilityIds: [tenant.facilityIds[1]!] });
+    const expiring = await tenants.createApiKey(ctx().database.db, ctx().clock, {
+      role: 'customer',
+      companyId: tenant.companyId,
+      customerIds: [tenant.customerIds[1]!],
+      facilityIds: [],
+      userIds: [],
+      label: 'expiring',
+      expiresAt: Date.parse('2030-01-01T00:00:00Z'),
+    });
+    const answers = await Promise.all([describe(limited.key), describe(expiring.key)]);
+    expect(answers.map((answer) => [answer.statusCode, answer.json()])).toEqual([
+      [
+        200,
+        {
+          KeyID: limited.id,
+          Role: 'operator',
+          CompanyID: tenant.companyId,
+          Customers: [...tenant.customerIds].sort(),
+          Facilities: [tenant.facilityIds[1]],
+          UserIDs: [],
+          Label: 'auth test operator',
+          ExpiresAt: null,
+        },
+      ],
+      [
+        200,
+        {
+          KeyID: expiring.view.id,
+          Role: 'customer',
+          CompanyID: tenant.companyId,
+          Customers: [tenant.customerIds[1]],
+          Facilities: [...tenant.facilityIds].sort(),
+          UserIDs: [],
+          Label: 'expiring',
+          ExpiresAt: '2030-01-01T00:00:00.000Z',
+        },
+      ],
+    ]);
+    expect(answers.some((answer) => answer.body.includes(limited.key) || answer.body.includes(expiring.key))).toBe(false);
+    const without = await ctx().app.inject({ method: 'GET', url: `${EDI_PREFIX}/edi/api-key` });
+    expect([without.statusCode, without.json()]).toEqual([401, problems(MISSING)]);
+  });
+
   it('writes last_used_at on first use and at most once a minute after', async () => {
     const { database, clock } = ctx();
     const { key, id } = await keyWithId('customer');

@@ -77,7 +77,11 @@ const OPEN = [
   '/docs/static/index.html',
   '/docs/static/swagger-initializer.js',
   '/docs/static/*',
+  '/console',
+  '/console/*',
 ];
+/** The operator console's files (DESIGN §15), one route each, named by the build: open, as the page that asks for a key must be. */
+const CONSOLE_FILES = '/console/';
 const OPEN_METHODS = ['GET', 'HEAD'];
 
 const edi = (method: 'POST' | 'PUT', path: string) => `${method} ${EDI_PREFIX}${path}`;
@@ -92,7 +96,7 @@ function tableProblems(registered: readonly string[], entries: readonly string[]
   const found: string[] = [];
   const isOpen = (route: string) => {
     const [method, url] = route.split(' ') as [string, string];
-    return OPEN_METHODS.includes(method) && open.includes(url);
+    return OPEN_METHODS.includes(method) && (open.includes(url) || url.startsWith(CONSOLE_FILES));
   };
   for (const route of registered) {
     if (!entries.includes(route) && !isOpen(route)) {
@@ -162,9 +166,10 @@ interface Entry {
   /**
    * The rate engine answers in its envelope (DESIGN §9); the admin API (DESIGN §14) names no company
    * in its requests (the key's is the one it manages) and its records in the path; the rest in the
-   * spec's shapes.
+   * spec's shapes. `self`: an operation on the key itself, which every key may call and which shows
+   * only that key.
    */
-  shape?: 'rate' | 'admin';
+  shape?: 'rate' | 'admin' | 'self';
   /** The URL to send to, where the route's has parameters (the admin API's records): the owner's record, or `value`. */
   url?(w: World, value?: string | number): string;
   /** The owner's success, when not 200 (the admin API's creations: 201). */
@@ -553,6 +558,15 @@ const MATRIX: Record<string, Entry> = {
   // The admin entries above made changes in company A by then (the matrix runs in this order).
   [adminRoute('GET', '/changes')]: adminList(() => ['customer.created']),
 
+  // ---- the key itself ------------------------------------------------------------------------------
+  [`GET ${EDI_PREFIX}/edi/api-key`]: {
+    roles: ROLES,
+    shape: 'self',
+    owner: (w) => ({ key: 'c1', body: undefined, shows: [w.a.customerIds[0]!, w.a.facilityIds[0]!] }),
+    // Any other key sees itself: another company's admin, its own company and none of company A's.
+    elsewhere: () => [{ who: 'an admin key of another company', key: 'adminB', fields: {}, status: 200 }],
+  },
+
   // ---- the rate engine ---------------------------------------------------------------------------
   ...Object.fromEntries(
     ['/lastmile', '/lastmile/explain'].map((path): [string, Entry] => [
@@ -642,6 +656,11 @@ function adminRefusal(scope: Scope | undefined): Refusal | undefined {
   return undefined;
 }
 
+/** An operation on the key itself: only a request without a key is refused. */
+function selfRefusal(scope: Scope | undefined): Refusal | undefined {
+  return scope ? undefined : { status: 401, body: problems(MISSING) };
+}
+
 /** The keys every route is refused to: none, another company's, customer's, facility's, and the roles it does not admit. */
 function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope>): { who: string; key?: KeyName }[] {
   const ownerRole = scopes[owner].role;
@@ -655,6 +674,8 @@ function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope
           { who: `a ${ownerRole} key of another company`, key: sameRoleInB[ownerRole] },
           ...(entry.shape === 'rate' ? [] : [{ who: 'an admin key of another company', key: 'adminB' as KeyName }]),
         ];
+  // Every key may describe itself: only no key is refused, and the others show what they see in `elsewhere`.
+  if (entry.shape === 'self') return [{ who: 'no key' }];
   const cases: { who: string; key?: KeyName }[] = [
     { who: 'no key' },
     ...otherCompany,
@@ -918,9 +939,11 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
           ? rateRefusal
           : entry.shape === 'admin'
             ? adminRefusal
-            : entry.refusesFacilityKeys
-              ? webhookRefusal
-              : ediRefusal;
+            : entry.shape === 'self'
+              ? selfRefusal
+              : entry.refusesFacilityKeys
+                ? webhookRefusal
+                : ediRefusal;
       // The model admits the owner: the refusals below are about the key, not the request.
       expect(model(w.scopes[owner.key], entry.roles, owner.body ?? {}), 'the owner must be admitted').toBeUndefined();
       // What the request itself names (its path too, where the record is named there).

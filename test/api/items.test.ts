@@ -116,6 +116,14 @@ describeEachDialect('item master', (dialect) => {
     expect(byAlias.json().results.data.map((d: { itemID: string }) => d.itemID)).toEqual(Items.slice(10, 20).map((i) => i.itemID));
     expect(byTopLevel.json()).toEqual(byAlias.json());
 
+    // One item by its itemID (with Status too), or none; an empty itemID means any.
+    const itemIds = async (filter: Record<string, unknown>) =>
+      (await ctx().post(SEARCH, { ...base, ...filter }, key)).json().results.data.map((d: { itemID: string }) => d.itemID);
+    expect(await itemIds({ itemID: 'P-07' })).toEqual(['P-07']);
+    expect(await itemIds({ itemID: 'P-05', Status: 'Active' })).toEqual([]);
+    expect(await itemIds({ itemID: 'P-99' })).toEqual([]);
+    expect(await itemIds({ itemID: '', Paging: { PageSize: 1000 } })).toHaveLength(25);
+
     const past = await ctx().post(SEARCH, { ...base, Paging: { PageNo: 9 } }, key);
     expect(past.json()).toEqual({
       results: { head: [...ITEM_HEAD], data: [] },

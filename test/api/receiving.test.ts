@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
+import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { useTestApp } from '../helpers/app.js';
 import { buildReceipt, createKey, createTenant, facilityOf, importItems, problems, type Tenant } from '../helpers/factories.js';
@@ -74,6 +75,16 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     expect(got.json().Receipt.Items).toEqual([
       { ItemNumber: 'MUG', ExpectedQty: '10', UOM: 'EA', POLineNo: 1, LineNo: 1, ReceivedQty: '10' },
     ]);
+    // Closed: no move is left, and the timeline tells how it got there, in the facility's time (Chicago).
+    const operatorId = (await tenants.authenticateApiKey(ctx().database.db, ctx().clock, operatorKey))!.keyId;
+    const at = '2026-03-05T08:07:09.123-06:00';
+    expect(got.json().Moves).toEqual([]);
+    expect(got.json().Timeline).toEqual([
+      { When: at, Action: 'import', FromStatus: null, ToStatus: 'Imported', Note: null, KeyID: null },
+      { When: at, Action: 'open', FromStatus: 'Imported', ToStatus: 'Open', Note: 'MarkOpen', KeyID: operatorId },
+      { When: at, Action: 'confirm', FromStatus: 'Open', ToStatus: 'In Progress', Note: null, KeyID: operatorId },
+      { When: at, Action: 'confirm', FromStatus: 'In Progress', ToStatus: 'Closed', Note: null, KeyID: operatorId },
+    ]);
 
     const closed = await confirm(svcpoid, 'C-3', [{ ItemNumber: 'MUG', ReceivedQuantity: '1', UOM: 'EA' }]);
     expect(closed.statusCode).toBe(409);
@@ -127,11 +138,15 @@ describeEachDialect('3PL inbound receiving', (dialect) => {
     const svcpoid = await importReceipt();
     const act = (move: string, key = operatorKey) =>
       ctx().post(`${THREEPL_RECEIPT}/${move}`, { ...facility(), SVCPOID: svcpoid, Note: 'by test' }, key);
+    const moves = async () => (await ctx().post(`${THREEPL_RECEIPT}/get`, { ...facility(), SVCPOID: svcpoid }, operatorKey)).json().Moves;
+    expect(await moves()).toEqual(['open', 'cancel', 'force-close', 'receive']);
     expect((await act('open')).json()).toEqual({ Receipt: { SVCPOID: svcpoid, Status: 'Open' } });
+    expect(await moves()).toEqual(['cancel', 'force-close', 'receive']);
     const reopen = await act('open');
     expect(reopen.statusCode).toBe(409);
     expect(reopen.json()).toEqual(problems(`Receipt ${svcpoid} is Open; open needs Imported`));
     expect((await act('force-close')).json().Receipt.Status).toBe('Force Closed');
+    expect(await moves()).toEqual([]);
     expect((await act('cancel')).statusCode).toBe(409);
 
     const other = await importReceipt();

@@ -132,6 +132,10 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     return response.json().Order as OrderDocument;
   };
   const statusOf = async (svcpoid: string) => (await getOrder(svcpoid)).Status;
+  const movesOf = async (svcpoid: string) => {
+    const { Moves, Timeline } = (await ctx().post(`${THREEPL_ORDER}/get`, { ...facility(), SVCPOID: svcpoid }, world.operator)).json();
+    return { Moves: Moves as string[], Timeline: Timeline as Json[] };
+  };
   /** Per line: [LineNo, OrderedQty, AllocatedQty, ShippedQty]. */
   const linesOf = async (svcpoid: string) =>
     (await getOrder(svcpoid)).Items.map((l) => [l.LineNo, l.OrderedQty, l.AllocatedQty, l.ShippedQty]);
@@ -283,10 +287,21 @@ describeEachDialect('3PL outbound: list, get, open, cancel and shipment confirma
     const sku = uniqueId('SKU');
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '10' }]);
     const { svcpoid } = await importOrder([line(sku, '6')]);
+    expect((await movesOf(svcpoid)).Moves).toEqual(['open', 'cancel', 'ship']);
     const response = await act('open', svcpoid);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ Order: { SVCPOID: svcpoid, Status: 'Open' } });
     expect(await statusOf(svcpoid)).toBe('Open');
+    // The get tells what the operator may do next, and what happened, with the note and the key.
+    const operatorId = (await tenants.authenticateApiKey(ctx().database.db, ctx().clock, world.operator))!.keyId;
+    const at = formatWithOffset(ctx().clock.now(), ZONE);
+    expect(await movesOf(svcpoid)).toEqual({
+      Moves: ['cancel', 'ship'],
+      Timeline: [
+        { When: at, Action: 'import', FromStatus: null, ToStatus: 'Imported', Note: null, KeyID: null },
+        { When: at, Action: 'open', FromStatus: 'Imported', ToStatus: 'Open', Note: 'shipping test', KeyID: operatorId },
+      ],
+    });
     expect(await linesOf(svcpoid)).toEqual([[1, '6', '6', '0']]);
     expect(await balancesOf(sku)).toEqual({ '/Available': ['10', '6', '4'] });
   });

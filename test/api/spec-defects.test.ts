@@ -62,6 +62,11 @@ describeEachDialect('Spec defects', (dialect) => {
   });
   const facility = () => ({ CompanyID: world.tenant.companyId, FacilityID: world.tenant.facilityIds[0]! });
   const body = (response: LightMyRequestResponse) => JSON.parse(response.body);
+  /** A 3PL get's document, without the moves and timeline the console reads (receiving and shipping tests cover those). */
+  const documentOf = (response: LightMyRequestResponse) => {
+    const { Moves: _moves, Timeline: _timeline, ...document } = body(response);
+    return document;
+  };
   const now = () => formatFacilityLocal(ctx().clock.now(), ZONE);
   const nowWithOffset = () => formatWithOffset(ctx().clock.now(), ZONE);
 
@@ -244,7 +249,7 @@ describeEachDialect('Spec defects', (dialect) => {
     const svcpoid = await importReceipt({ ...ids(), ...root, ASNContent: content });
     const response = await getReceipt(svcpoid);
     expect(response.statusCode).toBe(200);
-    expect(body(response)).toEqual({
+    expect(documentOf(response)).toEqual({
       Receipt: {
         Batch: { Id: 7, Lines: [1, 2] },
         Sender: 'edi-gateway',
@@ -297,7 +302,7 @@ describeEachDialect('Spec defects', (dialect) => {
     const svcpoid = body(imported).Order.SVCPOID;
     const response = await getOrder(svcpoid);
     expect(response.statusCode).toBe(200);
-    expect(body(response)).toEqual({
+    expect(documentOf(response)).toEqual({
       Order: {
         Source: 'ERP-7',
         Channel: { Name: 'B2B', Priority: 2 },
@@ -376,7 +381,7 @@ describeEachDialect('Spec defects', (dialect) => {
     const svcpoid = body(imported).Order.SVCPOID;
     const response = await getOrder(svcpoid);
     expect(response.statusCode).toBe(200);
-    expect(body(response)).toEqual({
+    expect(documentOf(response)).toEqual({
       Order: {
         ReferenceNo: referenceNo,
         Address: SHIP_TO,

@@ -87,6 +87,7 @@ describeEachDialect('webhooks', (dialect) => {
       Description: 'ERP',
       Enabled: true,
       DisabledReason: null,
+      FailingSince: null,
       CreatedWhen: now,
       UpdatedWhen: now,
       Secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
@@ -290,16 +291,18 @@ describeEachDialect('webhooks', (dialect) => {
     receiver.answerWith({ status: 200 });
     await importReceipt();
     await dispatcher.runOnce();
+    const enabled = async () => (await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer))).json().Endpoints[0];
+    expect(await enabled()).toMatchObject({ Enabled: true, FailingSince: null });
     // ...so failures from day 2.5 on disable it only five days later.
     receiver.answerWith({ status: 500 });
     ctx().clock.advance(12 * HOUR);
+    const failingSince = new Date(ctx().clock.now()).toISOString();
     await importReceipt();
     await dispatcher.runOnce();
-    const enabled = async () => (await expectOk(ctx().post(`${ENDPOINT}/list`, customer(), w.customer))).json().Endpoints[0];
     ctx().clock.advance(4 * 24 * HOUR);
     await importReceipt();
     await dispatcher.runOnce();
-    expect(await enabled()).toMatchObject({ Enabled: true, DisabledReason: null });
+    expect(await enabled()).toMatchObject({ Enabled: true, DisabledReason: null, FailingSince: failingSince });
     ctx().clock.advance(24 * HOUR);
     await importReceipt();
     await dispatcher.runOnce();

@@ -33,12 +33,12 @@ export interface TestContext {
 
 /**
  * Builds the app on a fresh database of `dialect` before the block's tests and tears both down
- * after; read the returned getter inside tests. `options` passes `onRoute` on to buildApp.
+ * after; read the returned getter inside tests. `options` passes `onRoute` and `consoleDir` on to buildApp.
  */
 export function useTestApp(
   dialect: DialectName,
   overrides: Partial<Config> = {},
-  options: Pick<AppOptions, 'onRoute'> = {},
+  options: Pick<AppOptions, 'onRoute' | 'consoleDir'> = {},
 ): () => TestContext {
   let context: TestContext | undefined;
   beforeAll(async () => {

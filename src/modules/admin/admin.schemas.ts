@@ -464,6 +464,7 @@ const demoEndpoint = (EndpointID: string) => ({
   Description: 'Demo endpoint',
   Enabled: false,
   DisabledReason: 'Disabled by its owner',
+  FailingSince: null,
   CreatedWhen: SEEDED,
   UpdatedWhen: SEEDED,
 });

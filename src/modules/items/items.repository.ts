@@ -12,6 +12,8 @@ export interface ItemFilter {
   companyId: string;
   customerId: string;
   status?: string;
+  /** Only the item of this itemID. */
+  itemId?: string;
   /** Only items created or changed in this window (epoch ms, inclusive): delta sync. */
   updatedFrom?: number;
   updatedTo?: number;
@@ -51,6 +53,7 @@ function filtered(db: Db, filter: ItemFilter) {
     .where('company_id', '=', filter.companyId)
     .where('customer_id', '=', filter.customerId)
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
+    .$if(filter.itemId !== undefined, (q) => q.where('item_id', '=', filter.itemId!))
     .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
     .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
 }

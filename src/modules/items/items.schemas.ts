@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TopLevelPageNoSchema, PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, StringEnum, UpdatedWhenBound } from '../../http/schemas.js';
+import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, UpdatedWhenBound } from '../../http/schemas.js';
 import { ITEM_FIELDS, ITEM_HEAD, ITEM_STATUSES, type ItemFieldKind } from './items.fields.js';
 
 export const MAX_ITEMS_PER_IMPORT = 1000;
@@ -99,6 +99,7 @@ export const ItemSearchRequestSchema = Type.Object(
     CustomerID,
     FacilityID: Type.Optional(FacilityID),
     Status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items of this status; every item when absent.' })),
+    itemID: OptionalText(30, 'Only this item (exact); every item when absent or empty. Not in the spec: how the console finds one.'),
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
     PageNo: Type.Optional(TopLevelPageNoSchema),

@@ -141,6 +141,7 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
     companyId: request.CompanyID,
     customerId: request.CustomerID,
     status: request.Status,
+    itemId: request.itemID || undefined,
     updatedFrom: updated.from,
     updatedTo: updated.to,
   };

@@ -67,6 +67,8 @@ export function isClosed(status: OrderStatus): boolean {
 /** The operator's moves that are operations of their own (`…/3pl/outbound/order/<move>`). */
 export const OPERATOR_ORDER_MOVES = ['open', 'cancel'] as const satisfies readonly OrderMove[];
 export type OperatorOrderMove = (typeof OPERATOR_ORDER_MOVES)[number];
+/** Every move of the operator's: those and shipping (a confirmation). */
+export const OPERATOR_ORDER_ACTIONS = [...OPERATOR_ORDER_MOVES, 'ship'] as const satisfies readonly OrderMove[];
 
 /** Orders whose lines still wait for stock: a backorder is filled only in these. */
 export const ALLOCATING_STATUSES = ORDER_MOVES.update.from;
@@ -78,4 +80,9 @@ export function mayMove(move: OrderMove, status: string): boolean {
 /** Refuses (409, naming the current status) a move the order's status does not allow. */
 export function requireMove(order: { svcpoid: string; status: string }, move: OrderMove): void {
   if (!mayMove(move, order.status)) throw conflict(ORDER_MOVES[move].refusal(order.svcpoid, order.status));
+}
+
+/** The operator's moves that the status allows now: what a screen offers (the customer's moves are the customer's). */
+export function operatorMovesFrom(status: string): OrderMove[] {
+  return (Object.keys(ORDER_MOVES) as OrderMove[]).filter((move) => ORDER_MOVES[move].by === 'operator' && mayMove(move, status));
 }

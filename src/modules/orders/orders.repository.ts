@@ -94,6 +94,17 @@ export async function moveStatus(db: Db, key: OrderKey, from: readonly string[],
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
+/** The moves of a document, oldest first: its timeline. */
+export async function findMoves(db: Db, key: OrderKey) {
+  return db
+    .selectFrom('order_events')
+    .select(['action', 'from_status', 'to_status', 'note', 'key_id', 'created_at'])
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .orderBy('id')
+    .execute();
+}
+
 const insertEventQuery = compiledOnce((db: Db, row: Insertable<OrderEventTable>) => db.insertInto('order_events').values(row));
 
 export async function insertEvent(db: Db, row: Insertable<OrderEventTable>): Promise<void> {

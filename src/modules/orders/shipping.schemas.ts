@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TimelineEntrySchema } from '../../http/document-timeline.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
@@ -12,7 +13,7 @@ import {
   Uom,
   UpdatedWhenBound,
 } from '../../http/schemas.js';
-import { ORDER_STATUSES, type OperatorOrderMove } from './order-states.js';
+import { OPERATOR_ORDER_ACTIONS, ORDER_STATUSES, type OperatorOrderMove } from './order-states.js';
 import { OrderReferenceNo } from './orders.schemas.js';
 
 /** The warehouse side of orders (DESIGN §4b): the 3PL list, get, actions and shipment confirmations. */
@@ -163,6 +164,10 @@ export const OrderDocumentSchema = Type.Object(
       },
       { additionalProperties: true, description: 'Every imported POContent field, plus the service’s fields.' },
     ),
+    Moves: Type.Array(StringEnum(OPERATOR_ORDER_ACTIONS), {
+      description: 'The operator’s moves its status allows now: open, cancel, ship (a confirmation).',
+    }),
+    Timeline: Type.Array(TimelineEntrySchema, { description: 'Its import, then every move with its note and key, oldest first.' }),
   },
   {
     examples: [
@@ -194,6 +199,12 @@ export const OrderDocumentSchema = Type.Object(
           CreatedWhen: '2026-03-05T06:07:09.123',
           UpdatedWhen: '2026-03-05T06:07:09.123-08:00',
         },
+        Moves: [],
+        Timeline: [
+          { When: '2026-03-05T06:07:09.123-08:00', Action: 'import', FromStatus: null, ToStatus: 'Imported', Note: null, KeyID: null },
+          { When: '2026-03-05T06:07:09.123-08:00', Action: 'open', FromStatus: 'Imported', ToStatus: 'Open', Note: null, KeyID: 3 },
+          { When: '2026-03-05T06:07:09.123-08:00', Action: 'ship', FromStatus: 'Open', ToStatus: 'Shipped', Note: null, KeyID: 3 },
+        ],
       },
     ],
   },

@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
+import { timelineOf } from '../../http/document-timeline.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http/time.js';
 import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
@@ -8,7 +9,15 @@ import { replayApplied, runCommand } from '../commands/commands.service.js';
 import type * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './allocation.service.js';
-import { isClosed, mayMove, ORDER_MOVES, requireMove, type OperatorOrderMove, type OrderStatus } from './order-states.js';
+import {
+  isClosed,
+  mayMove,
+  operatorMovesFrom,
+  ORDER_MOVES,
+  requireMove,
+  type OperatorOrderMove,
+  type OrderStatus,
+} from './order-states.js';
 import * as repo from './orders.repository.js';
 import { cancelOrder, recordMove } from './orders.service.js';
 import { recordOrderEvent } from './order-events.js';
@@ -45,7 +54,11 @@ const keyOf = (order: repo.OrderRow): repo.OrderKey => ({ companyId: order.compa
 export async function getOrder(db: Db, lookup: OrderLookup) {
   const order = await requireOrder(db, lookup);
   const timeZone = await tenants.facilityTimeZone(db, lookup.CompanyID, lookup.FacilityID);
-  const [lines, allocations] = await Promise.all([repo.findLines(db, keyOf(order)), repo.findAllocations(db, keyOf(order))]);
+  const [lines, allocations, moves] = await Promise.all([
+    repo.findLines(db, keyOf(order)),
+    repo.findAllocations(db, keyOf(order)),
+    repo.findMoves(db, keyOf(order)),
+  ]);
   const document = storedOrder(order);
   const imported = document.POContent.Items ?? [];
   return {
@@ -61,6 +74,8 @@ export async function getOrder(db: Db, lookup: OrderLookup) {
         ShippedQty: formatDecimal(line.shipped_qty),
       })),
     },
+    Moves: operatorMovesFrom(order.status),
+    Timeline: timelineOf(order.created_at, moves, timeZone),
   };
 }
 

@@ -73,6 +73,8 @@ export function isClosed(status: ReceiptStatus): boolean {
 /** The operator's moves that are operations of their own (`…/3pl/inbound/receipt/<move>`). */
 export const OPERATOR_RECEIPT_MOVES = ['open', 'cancel', 'force-close'] as const satisfies readonly ReceiptMove[];
 export type OperatorReceiptMove = (typeof OPERATOR_RECEIPT_MOVES)[number];
+/** Every move of the operator's: those and receiving (a confirmation). */
+export const OPERATOR_RECEIPT_ACTIONS = [...OPERATOR_RECEIPT_MOVES, 'receive'] as const satisfies readonly ReceiptMove[];
 
 export function mayMove(move: ReceiptMove, status: string): boolean {
   return (RECEIPT_MOVES[move].from as readonly string[]).includes(status);
@@ -81,4 +83,9 @@ export function mayMove(move: ReceiptMove, status: string): boolean {
 /** Refuses (409, naming the current status) a move the receipt's status does not allow. */
 export function requireMove(receipt: { svcpoid: string; status: string }, move: ReceiptMove): void {
   if (!mayMove(move, receipt.status)) throw conflict(RECEIPT_MOVES[move].refusal(receipt.svcpoid, receipt.status));
+}
+
+/** The operator's moves that the status allows now: what a screen offers (the customer's moves are the customer's). */
+export function operatorMovesFrom(status: string): ReceiptMove[] {
+  return (Object.keys(RECEIPT_MOVES) as ReceiptMove[]).filter((move) => RECEIPT_MOVES[move].by === 'operator' && mayMove(move, status));
 }

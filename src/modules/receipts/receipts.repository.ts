@@ -75,6 +75,17 @@ export async function insertLines(db: Db, lines: Insertable<ReceiptLineTable>[])
   if (lines.length > 0) await insertLinesQuery(db, lines);
 }
 
+/** The moves of a document, oldest first: its timeline. */
+export async function findMoves(db: Db, key: ReceiptKey) {
+  return db
+    .selectFrom('receipt_events')
+    .select(['action', 'from_status', 'to_status', 'note', 'key_id', 'created_at'])
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .orderBy('id')
+    .execute();
+}
+
 const insertEventQuery = compiledOnce((db: Db, row: Insertable<ReceiptEventTable>) => db.insertInto('receipt_events').values(row));
 
 export async function insertEvent(db: Db, row: Insertable<ReceiptEventTable>): Promise<void> {

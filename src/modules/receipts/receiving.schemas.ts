@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TimelineEntrySchema } from '../../http/document-timeline.js';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
@@ -13,7 +14,13 @@ import {
   UpdatedWhenBound,
   dynamicTextProperties,
 } from '../../http/schemas.js';
-import { OPERATOR_RECEIPT_MOVES, RECEIPT_STATUSES, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
+import {
+  OPERATOR_RECEIPT_ACTIONS,
+  OPERATOR_RECEIPT_MOVES,
+  RECEIPT_STATUSES,
+  type OperatorReceiptMove,
+  type ReceiptStatus,
+} from './receipt-states.js';
 
 /** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
 
@@ -179,11 +186,21 @@ export const ReceiptDocumentSchema = Type.Object(
       },
       { additionalProperties: true, description: 'Every imported ASNContent field, plus the service’s fields.' },
     ),
+    Moves: Type.Array(StringEnum(OPERATOR_RECEIPT_ACTIONS), {
+      description: 'The operator’s moves its status allows now: open, cancel, force-close, receive (a confirmation).',
+    }),
+    Timeline: Type.Array(TimelineEntrySchema, { description: 'Its import, then every move with its note and key, oldest first.' }),
   },
   {
     examples: [
       {
         Receipt: { ...receivedAsn, TitleID: null, ...demoReceiptHeader(1, 'Closed') },
+        Moves: [],
+        Timeline: [
+          { When: `${AT}-08:00`, Action: 'import', FromStatus: null, ToStatus: 'Imported', Note: null, KeyID: null },
+          { When: `${AT}-08:00`, Action: 'open', FromStatus: 'Imported', ToStatus: 'Open', Note: null, KeyID: 3 },
+          { When: `${AT}-08:00`, Action: 'confirm', FromStatus: 'Open', ToStatus: 'Closed', Note: null, KeyID: 3 },
+        ],
       },
     ],
   },

@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
+import { timelineOf } from '../../http/document-timeline.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http/time.js';
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
@@ -22,7 +23,15 @@ import type {
 import { RECEIPT_LIST_HEAD } from './receiving.schemas.js';
 import { presentImportedReceipt, presentRc, type StoredDocument } from './receiving.present.js';
 import { recordReceiptEvent, type ReceiptEventType } from './receipt-events.js';
-import { isClosed, mayMove, RECEIPT_MOVES, requireMove, type OperatorReceiptMove, type ReceiptStatus } from './receipt-states.js';
+import {
+  isClosed,
+  mayMove,
+  operatorMovesFrom,
+  RECEIPT_MOVES,
+  requireMove,
+  type OperatorReceiptMove,
+  type ReceiptStatus,
+} from './receipt-states.js';
 
 /**
  * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
@@ -63,7 +72,10 @@ function headerOf(row: repo.ReceiptRow, timeZone: string): ReceiptHeader {
 export async function getReceipt(db: Db, lookup: ReceiptLookup) {
   const receipt = await requireReceipt(db, lookup);
   const timeZone = await tenants.facilityTimeZone(db, lookup.CompanyID, lookup.FacilityID);
-  const lines = await repo.findLines(db, lookup.CompanyID, lookup.SVCPOID);
+  const [lines, moves] = await Promise.all([
+    repo.findLines(db, lookup.CompanyID, lookup.SVCPOID),
+    repo.findMoves(db, { companyId: receipt.company_id, svcpoid: receipt.svcpoid }),
+  ]);
   const document = JSON.parse(receipt.document) as StoredDocument;
   const imported = document.ASNContent.Items ?? [];
   return {
@@ -78,6 +90,8 @@ export async function getReceipt(db: Db, lookup: ReceiptLookup) {
         ReceivedQty: formatDecimal(line.received_qty),
       })),
     },
+    Moves: operatorMovesFrom(receipt.status),
+    Timeline: timelineOf(receipt.created_at, moves, timeZone),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { randomToken, sha256Hex } from '../../lib/ids.js';
 import { inputProblems } from '../../lib/validate.js';
 import type { TSchema } from '@sinclair/typebox';
+import type { ApiKeyDescription } from './api-key.schemas.js';
 import { presentApiKey, presentCompany, presentCustomer, presentFacility } from './tenants.present.js';
 import * as repo from './tenants.repository.js';
 import {
@@ -243,6 +244,32 @@ export async function createApiKey(
 export async function findApiKeyView(db: Db, id: number): Promise<ApiKeyView | undefined> {
   const row = await repo.findApiKey(db, id);
   return row && presentApiKey(row);
+}
+
+/**
+ * What the key behind `principal` may do, in the API's words: the customers and facilities it
+ * reaches (a key limited to none reaches every one of its company), never the key itself.
+ */
+export async function describeApiKey(db: Db, principal: Principal): Promise<ApiKeyDescription> {
+  const key = (await findApiKeyView(db, principal.keyId))!;
+  const customers =
+    principal.role === 'customer'
+      ? principal.customerIds
+      : (await repo.listCustomers(db, principal.companyId)).map((row) => row.customer_id);
+  const facilities =
+    principal.facilityIds.length > 0
+      ? principal.facilityIds
+      : (await repo.listFacilities(db, principal.companyId)).map((row) => row.facility_id);
+  return {
+    KeyID: principal.keyId,
+    Role: principal.role,
+    CompanyID: principal.companyId,
+    Customers: customers,
+    Facilities: facilities,
+    UserIDs: principal.userIds,
+    Label: key.label,
+    ExpiresAt: key.expiresAt,
+  };
 }
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyView[]> {

@@ -14,6 +14,7 @@ export function presentEndpoint(row: EndpointRow): Endpoint {
     Description: row.description,
     Enabled: row.enabled === 1,
     DisabledReason: row.disabled_reason,
+    FailingSince: row.failing_since === null ? null : iso(row.failing_since),
     CreatedWhen: iso(row.created_at),
     UpdatedWhen: iso(row.updated_at),
   };

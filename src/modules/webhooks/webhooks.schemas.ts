@@ -89,6 +89,11 @@ export const EndpointSchema = Type.Object({
   Description: Nullable(Type.String()),
   Enabled: Type.Boolean(),
   DisabledReason: Nullable(Type.String({ description: 'Why it is disabled: by its owner, a 410 answer, or five days of failures.' })),
+  FailingSince: Nullable(
+    Type.String({
+      description: 'Since when every attempt to it has failed (UTC ISO 8601); null while it delivers. Five days of it disable it.',
+    }),
+  ),
   CreatedWhen: Type.String({ description: 'UTC ISO 8601.' }),
   UpdatedWhen: Type.String({ description: 'UTC ISO 8601.' }),
 });
@@ -111,6 +116,7 @@ const demoEndpoint = (EndpointID: string) => ({
   Description: 'Demo endpoint',
   Enabled: false,
   DisabledReason: 'Disabled by its owner',
+  FailingSince: null,
   CreatedWhen: '2026-03-05T14:07:09.123Z',
   UpdatedWhen: '2026-03-05T14:07:09.123Z',
 });
@@ -134,6 +140,7 @@ export const EndpointCreateResultSchema = Type.Object(EndpointWithSecretResultSc
         Description: 'Shipment notices for the order system',
         Enabled: true,
         DisabledReason: null,
+        FailingSince: null,
         CreatedWhen: '2026-03-05T14:08:09.123Z',
         UpdatedWhen: '2026-03-05T14:08:09.123Z',
         Secret: 'whsec_kpQhIyDVnrSFLH4idHVhPzyPaYGwMKtCWkE1sZZeHZk=',

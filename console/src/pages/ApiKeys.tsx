@@ -1,0 +1,226 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useSession } from '../session.js';
+import { ConfirmDialog, DataTable, ErrorNote, Loading } from '../ui.js';
+
+const KEYS = '/admin/v1/keys';
+const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
+
+interface ApiKey {
+  KeyID: number;
+  Role: (typeof ROLES)[number];
+  Customers: string[];
+  Facilities: string[];
+  UserIDs: number[];
+  Label: string;
+  CreatedWhen: string;
+  LastUsedWhen: string | null;
+  RevokedWhen: string | null;
+  ExpiresAt: string | null;
+}
+
+/** The company's API keys (admin only): create one (its key shown once), rotate one, revoke one. */
+export function ApiKeysPage() {
+  const { client, key: signedIn } = useSession();
+  const queries = useQueryClient();
+  const send = (method: 'GET' | 'POST' | 'DELETE') =>
+    client[method] as unknown as (path: string, init?: { body?: unknown; params?: unknown }) => Promise<{ data?: unknown }>;
+  const keys = useQuery({ queryKey: ['keys'], queryFn: async () => ((await send('GET')(KEYS)).data as { Keys: ApiKey[] }).Keys });
+  const [shown, setShown] = useState<{ title: string; apiKey: string }>();
+  const [revoking, setRevoking] = useState<ApiKey>();
+  const [error, setError] = useState<unknown>();
+  const refresh = () => queries.invalidateQueries({ queryKey: ['keys'] });
+
+  const rotate = async (key: ApiKey) => {
+    setError(undefined);
+    try {
+      const { data } = await send('POST')(`${KEYS}/${key.KeyID}/rotate`, { body: { GraceHours: 24 } });
+      setShown({
+        title: `New key for KeyID ${key.KeyID} (the old one works 24 more hours)`,
+        apiKey: (data as { Key: { Key: string } }).Key.Key,
+      });
+      await refresh();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  return (
+    <>
+      <h1>API keys</h1>
+      {shown && <ShownKey {...shown} onDone={() => setShown(undefined)} />}
+      <ErrorNote error={error} />
+      {keys.isPending && <Loading what="keys" />}
+      <ErrorNote error={keys.error} />
+      {keys.data && (
+        <DataTable
+          caption="The company's keys"
+          rows={keys.data}
+          rowKey={(key) => String(key.KeyID)}
+          empty="No keys."
+          columns={[
+            { header: 'KeyID', cell: (key) => key.KeyID, numeric: true },
+            { header: 'Label', cell: (key) => key.Label },
+            { header: 'Role', cell: (key) => key.Role },
+            { header: 'Scope', cell: (key) => scopeOf(key) },
+            { header: 'Last used', cell: (key) => key.LastUsedWhen?.slice(0, 16).replace('T', ' ') ?? 'never' },
+            {
+              header: 'State',
+              cell: (key) => <span className={`status status-${key.RevokedWhen ? 'stopped' : 'done'}`}>{stateOf(key)}</span>,
+            },
+            {
+              header: 'Actions',
+              cell: (key) =>
+                key.RevokedWhen ? null : (
+                  <span className="row-actions">
+                    <button type="button" onClick={() => void rotate(key)} aria-label={`Rotate key ${key.KeyID}`}>
+                      Rotate
+                    </button>
+                    {key.KeyID !== signedIn.KeyID && (
+                      <button type="button" onClick={() => setRevoking(key)} aria-label={`Revoke key ${key.KeyID}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </span>
+                ),
+            },
+          ]}
+        />
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke key ${revoking.KeyID} (${revoking.Label || revoking.Role})`}
+          onClose={() => setRevoking(undefined)}
+          onConfirm={async () => {
+            await send('DELETE')(`${KEYS}/${revoking.KeyID}`);
+            await refresh();
+          }}
+        >
+          <p>Every request with this key is refused from now on, on every process.</p>
+        </ConfirmDialog>
+      )}
+      <CreateKeyForm
+        onCreate={async (body) => {
+          const { data } = await send('POST')(KEYS, { body });
+          const created = (data as { Key: ApiKey & { Key: string } }).Key;
+          setShown({ title: `Key ${created.KeyID} created`, apiKey: created.Key });
+          await refresh();
+        }}
+      />
+    </>
+  );
+}
+
+function scopeOf(key: ApiKey): string {
+  const parts = [
+    key.Customers.length ? `customers ${key.Customers.join(', ')}` : '',
+    key.Role === 'customer' || key.Role === 'operator'
+      ? key.Facilities.length
+        ? `facilities ${key.Facilities.join(', ')}`
+        : 'every facility'
+      : '',
+    key.UserIDs.length ? `UserIDs ${key.UserIDs.join(', ')}` : '',
+  ];
+  return parts.filter(Boolean).join('; ') || 'the whole company';
+}
+
+function stateOf(key: ApiKey): string {
+  if (key.RevokedWhen) return `Revoked ${key.RevokedWhen.slice(0, 16).replace('T', ' ')}`;
+  if (key.ExpiresAt) return `Active until ${key.ExpiresAt.slice(0, 16).replace('T', ' ')}`;
+  return 'Active';
+}
+
+/** A new key, shown this once, with a button that copies it. */
+function ShownKey({ title, apiKey, onDone }: { title: string; apiKey: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <section className="panel notice" aria-labelledby="shown-key-title">
+      <h2 id="shown-key-title">{title}</h2>
+      <p>Copy it now: Wharf keeps only its hash and cannot show it again.</p>
+      <p>
+        <code aria-label="New API key">{apiKey}</code>
+      </p>
+      <button
+        type="button"
+        onClick={() =>
+          void navigator.clipboard.writeText(apiKey).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        Copy
+      </button>
+      {copied && <span role="status"> Copied.</span>}
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+
+function CreateKeyForm({ onCreate }: { onCreate: (body: object) => Promise<void> }) {
+  const [role, setRole] = useState<(typeof ROLES)[number]>('operator');
+  const [customers, setCustomers] = useState('');
+  const [facilities, setFacilities] = useState('');
+  const [userIds, setUserIds] = useState('');
+  const [label, setLabel] = useState('');
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      await onCreate({
+        Role: role,
+        ...(customers ? { Customers: list(customers) } : {}),
+        ...(facilities ? { Facilities: list(facilities) } : {}),
+        ...(userIds ? { UserIDs: list(userIds).map(Number) } : {}),
+        ...(label ? { Label: label } : {}),
+      });
+      setLabel('');
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="create-key-title">
+      <h2 id="create-key-title">New key</h2>
+      <div className="row">
+        <label>
+          Role
+          <select value={role} onChange={(event) => setRole(event.target.value as (typeof ROLES)[number])}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Label
+          <input value={label} onChange={(event) => setLabel(event.target.value)} maxLength={200} />
+        </label>
+        <label>
+          Customers (comma-separated)
+          <input value={customers} onChange={(event) => setCustomers(event.target.value)} />
+        </label>
+        <label>
+          Facilities (comma-separated; empty: every one)
+          <input value={facilities} onChange={(event) => setFacilities(event.target.value)} />
+        </label>
+        <label>
+          UserIDs (rater)
+          <input value={userIds} onChange={(event) => setUserIds(event.target.value)} />
+        </label>
+      </div>
+      <ErrorNote error={error} />
+      <button type="submit" className="primary">
+        Create key
+      </button>
+    </form>
+  );
+}

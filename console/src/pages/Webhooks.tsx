@@ -1,0 +1,231 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useSession } from '../session.js';
+import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, StatusText } from '../ui.js';
+
+const WEBHOOK = '/shared/bam/v1/public/edi/webhook';
+
+interface Endpoint {
+  EndpointID: string;
+  CustomerID: string | null;
+  Url: string;
+  EventTypes: string[] | null;
+  Enabled: boolean;
+  DisabledReason: string | null;
+  FailingSince: string | null;
+}
+interface Attempt {
+  AttemptNo: number;
+  StartedWhen: string;
+  DurationMs: number;
+  StatusCode: number | null;
+  Error: string | null;
+}
+interface Delivery {
+  DeliveryID: string;
+  EndpointID: string;
+  EventType: string;
+  Sequence: number;
+  Status: string;
+  NextAttemptWhen: string | null;
+  Attempts: Attempt[];
+}
+
+/** The company's webhook endpoints (admin): add one (its secret shown once), their deliveries with every attempt, and replay. */
+export function WebhooksPage() {
+  const { client, key } = useSession();
+  const queries = useQueryClient();
+  const get = client.GET as unknown as (path: string) => Promise<{ data?: unknown }>;
+  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
+  const [secret, setSecret] = useState<{ endpointId: string; secret: string }>();
+  const [endpointId, setEndpointId] = useState<string>();
+  const [pageNo, setPageNo] = useState(1);
+  const [replayError, setReplayError] = useState<unknown>();
+
+  const endpoints = useQuery({
+    queryKey: ['webhooks'],
+    queryFn: async () => ((await get('/admin/v1/webhook-endpoints')).data as { Endpoints: Endpoint[] }).Endpoints,
+  });
+  const deliveries = useQuery({
+    queryKey: ['webhooks', 'deliveries', endpointId, pageNo],
+    enabled: endpointId !== undefined,
+    // An endpoint without a customer takes every customer's events; its deliveries are the company's.
+    queryFn: async () =>
+      (
+        await post(`${WEBHOOK}/delivery/search-by-paging`, {
+          body: { CompanyID: key.CompanyID, EndpointID: endpointId, Paging: { PageNo: pageNo, PageSize: 50 } },
+        })
+      ).data as { results: { data: Delivery[] }; paging: { totalCount: number; pageNo: number; totalPage: number } },
+  });
+
+  const replay = async (delivery: Delivery) => {
+    setReplayError(undefined);
+    try {
+      await post(`${WEBHOOK}/delivery/replay`, { body: { CompanyID: key.CompanyID, DeliveryID: delivery.DeliveryID } });
+      await queries.invalidateQueries({ queryKey: ['webhooks', 'deliveries'] });
+    } catch (failure) {
+      setReplayError(failure);
+    }
+  };
+
+  return (
+    <>
+      <h1>Webhooks</h1>
+      {secret && (
+        <section className="panel notice" aria-labelledby="secret-title">
+          <h2 id="secret-title">Endpoint {secret.endpointId} added</h2>
+          <p>Its signing secret, shown this once:</p>
+          <p>
+            <code aria-label="Signing secret">{secret.secret}</code>
+          </p>
+          <button type="button" onClick={() => setSecret(undefined)}>
+            Done
+          </button>
+        </section>
+      )}
+      {endpoints.isPending && <Loading what="endpoints" />}
+      <ErrorNote error={endpoints.error} />
+      {endpoints.data && (
+        <DataTable
+          caption="Endpoints"
+          rows={endpoints.data}
+          rowKey={(endpoint) => endpoint.EndpointID}
+          empty="No endpoint yet."
+          columns={[
+            {
+              header: 'Endpoint',
+              cell: (endpoint) => (
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    setEndpointId(endpoint.EndpointID);
+                    setPageNo(1);
+                  }}
+                  aria-label={`Deliveries of ${endpoint.EndpointID}`}
+                >
+                  {endpoint.EndpointID}
+                </button>
+              ),
+            },
+            { header: 'Customer', cell: (endpoint) => endpoint.CustomerID ?? 'every customer' },
+            { header: 'URL', cell: (endpoint) => endpoint.Url },
+            { header: 'Events', cell: (endpoint) => endpoint.EventTypes?.join(', ') ?? 'all' },
+            {
+              header: 'State',
+              cell: (endpoint) =>
+                endpoint.Enabled ? (
+                  <span className={`status status-${endpoint.FailingSince ? 'warn' : 'done'}`}>
+                    {endpoint.FailingSince ? `Failing since ${endpoint.FailingSince.slice(0, 16).replace('T', ' ')}` : 'Enabled'}
+                  </span>
+                ) : (
+                  <span className="status status-stopped">Disabled: {endpoint.DisabledReason}</span>
+                ),
+            },
+          ]}
+        />
+      )}
+      {endpointId && (
+        <section aria-labelledby="deliveries-title">
+          <h2 id="deliveries-title">Deliveries of {endpointId}</h2>
+          <ErrorNote error={deliveries.error ?? replayError} />
+          {deliveries.data && (
+            <>
+              <DataTable
+                caption={`Deliveries of ${endpointId}, newest first`}
+                rows={deliveries.data.results.data}
+                rowKey={(delivery) => delivery.DeliveryID}
+                empty="Nothing delivered yet."
+                columns={[
+                  { header: 'Sequence', cell: (delivery) => delivery.Sequence, numeric: true },
+                  { header: 'Event', cell: (delivery) => delivery.EventType },
+                  { header: 'Status', cell: (delivery) => <StatusText status={delivery.Status} /> },
+                  { header: 'Attempts', cell: (delivery) => <Attempts attempts={delivery.Attempts} /> },
+                  { header: 'Next attempt', cell: (delivery) => delivery.NextAttemptWhen?.slice(0, 19).replace('T', ' ') },
+                  {
+                    header: 'Actions',
+                    cell: (delivery) => (
+                      <button type="button" onClick={() => void replay(delivery)} aria-label={`Replay ${delivery.DeliveryID}`}>
+                        Replay
+                      </button>
+                    ),
+                  },
+                ]}
+              />
+              <Pager
+                pageNo={deliveries.data.paging.pageNo}
+                totalPage={deliveries.data.paging.totalPage}
+                totalCount={deliveries.data.paging.totalCount}
+                onPage={setPageNo}
+              />
+            </>
+          )}
+        </section>
+      )}
+      <AddEndpointForm
+        customers={key.Customers}
+        onAdd={async (body) => {
+          const { data } = await post(`${WEBHOOK}/endpoint/create`, { body: { CompanyID: key.CompanyID, ...body } });
+          const endpoint = (data as { Endpoint: Endpoint & { Secret: string } }).Endpoint;
+          setSecret({ endpointId: endpoint.EndpointID, secret: endpoint.Secret });
+          setEndpointId(endpoint.EndpointID);
+          await queries.invalidateQueries({ queryKey: ['webhooks'] });
+        }}
+      />
+    </>
+  );
+}
+
+function Attempts({ attempts }: { attempts: Attempt[] }) {
+  if (attempts.length === 0) return <span className="muted">none yet</span>;
+  return (
+    <ol className="attempts">
+      {attempts.map((attempt) => (
+        <li key={attempt.AttemptNo}>
+          {attempt.StartedWhen.slice(11, 19)} · {attempt.StatusCode ?? attempt.Error} · {attempt.DurationMs} ms
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function AddEndpointForm({ customers, onAdd }: { customers: string[]; onAdd: (body: object) => Promise<void> }) {
+  const [customerId, setCustomerId] = useState(customers[0] ?? '');
+  const [url, setUrl] = useState('');
+  const [eventTypes, setEventTypes] = useState('');
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    const types = eventTypes
+      .split(',')
+      .map((type) => type.trim())
+      .filter(Boolean);
+    try {
+      await onAdd({ CustomerID: customerId, Url: url.trim(), ...(types.length ? { EventTypes: types } : {}) });
+      setUrl('');
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="add-endpoint-title">
+      <h2 id="add-endpoint-title">New endpoint</h2>
+      <div className="row">
+        <CustomerPicker customers={customers} value={customerId} onChange={setCustomerId} />
+        <label>
+          URL
+          <input type="url" value={url} onChange={(event) => setUrl(event.target.value)} required maxLength={2000} />
+        </label>
+        <label>
+          Event types (comma-separated; empty: all)
+          <input value={eventTypes} onChange={(event) => setEventTypes(event.target.value)} />
+        </label>
+      </div>
+      <ErrorNote error={error} />
+      <button type="submit" className="primary">
+        Add endpoint
+      </button>
+    </form>
+  );
+}
