@@ -295,6 +295,8 @@ describeEachDialect('the operator console', (dialect) => {
 
     it('sends a user whose key is revoked back to sign in, with the API’s message', async () => {
       const page = await signIn('operator', '/console/receipts');
+      // The page has what it asked for before the key goes.
+      await page.getByRole('table', { name: 'Receipts in this facility' }).waitFor();
       const operator = (await tenants.listApiKeys(ctx().database.db, 'DEMO')).find((key) => key.label === 'demo operator')!;
       await tenants.revokeApiKey(ctx().database.db, ctx().clock, operator.id);
       // The key cache trusts a key for a second.

@@ -1,5 +1,7 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { ConfirmDialog } from './ui.js';
+import { useSession } from './session.js';
+import { ConfirmDialog, ErrorNote, Loading } from './ui.js';
 
 /** What a receipt's and an order's pages share: their facts, their timeline, and new confirmation numbers. */
 
@@ -26,6 +28,104 @@ export type DocumentAnswer<Name extends 'Receipt' | 'Order', Line> = {
     Items: Line[];
   };
 } & { Moves: string[]; Timeline: TimelineEntry[] };
+
+/** How a receipt's or an order's page reaches the API, and the moves it offers besides its confirmation form. */
+export interface DetailKind {
+  /** The document's key in the get's answer. */
+  name: 'Receipt' | 'Order';
+  /** The 3PL operations' base: `…/get`, `…/<move>`, `…/post-confirmation`. */
+  threePl: string;
+  /** The customer's search of its confirmations (RC, DC), by PONo. */
+  confirmationsPath: string;
+  /** The moves other than the confirmation, each named by its verb: the operation is `<threePl>/<move>`. */
+  moves: { move: string; label: string }[];
+  /** The move a confirmation form makes, and its button. */
+  confirmation: { move: 'receive' | 'ship'; label: 'Receive' | 'Ship' };
+}
+
+/**
+ * A document's 3PL get and its confirmations, read again after every change; `act` posts one of its
+ * operations (a move or a confirmation) for it.
+ */
+export function useDocumentDetail<Answer extends { Moves: string[] }, Confirmation>(kind: DetailKind, svcpoid: string) {
+  const { client, key, facilityId } = useSession();
+  const queries = useQueryClient();
+  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
+  const where = { CompanyID: key.CompanyID, FacilityID: facilityId };
+  const queryKey = [kind.name, facilityId, svcpoid];
+  const detail = useQuery({
+    queryKey,
+    queryFn: async () => (await post(`${kind.threePl}/get`, { body: { ...where, SVCPOID: svcpoid } })).data as Answer,
+  });
+  const document = (detail.data as Partial<Record<DetailKind['name'], { CustomerID: string; PONo: string }>> | undefined)?.[kind.name];
+  const confirmations = useQuery({
+    queryKey: [...queryKey, 'confirmations'],
+    enabled: document !== undefined,
+    queryFn: async () => {
+      const body = { ...where, CustomerID: document!.CustomerID, PONo: document!.PONo, Paging: { PageNo: 1, PageSize: 100 } };
+      return (await post(kind.confirmationsPath, { body })).data as Confirmation[];
+    },
+  });
+  const act = async (operation: string, body: object = {}) => {
+    await post(`${kind.threePl}/${operation}`, { body: { ...where, SVCPOID: svcpoid, ...body } });
+    await queries.invalidateQueries({ queryKey });
+  };
+  return { detail, confirmations, act };
+}
+
+/** A document's page before its answer: loading, or the API's refusal under its SVCPOID. */
+export function DocumentPending({ svcpoid, error }: { svcpoid: string; error: unknown }) {
+  if (!error) return <Loading what={svcpoid} />;
+  return (
+    <>
+      <h1>{svcpoid}</h1>
+      <ErrorNote error={error} />
+    </>
+  );
+}
+
+/**
+ * The buttons of the moves the document's state allows (as the get's Moves say), each confirmed in
+ * a dialog with a Note; the confirmation form's button opens the page's own form.
+ */
+export function DocumentMoves({
+  kind,
+  svcpoid,
+  allowed,
+  act,
+  onConfirmation,
+}: {
+  kind: DetailKind;
+  svcpoid: string;
+  allowed: string[];
+  act: (operation: string, body?: object) => Promise<void>;
+  onConfirmation: () => void;
+}) {
+  const [chosen, setChosen] = useState<DetailKind['moves'][number]>();
+  return (
+    <div className="actions" aria-label="Actions">
+      {kind.moves
+        .filter(({ move }) => allowed.includes(move))
+        .map((move) => (
+          <button key={move.move} type="button" onClick={() => setChosen(move)}>
+            {move.label}
+          </button>
+        ))}
+      {allowed.includes(kind.confirmation.move) && (
+        <button type="button" className="primary" onClick={onConfirmation}>
+          {kind.confirmation.label}
+        </button>
+      )}
+      {chosen && (
+        <ConfirmDialog
+          title={`${chosen.label} ${svcpoid}`}
+          onClose={() => setChosen(undefined)}
+          onConfirm={(note) => act(chosen.move, note ? { Note: note } : {})}
+        />
+      )}
+    </div>
+  );
+}
 
 export function DocumentFacts({ facts }: { facts: [string, ReactNode][] }) {
   return (

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useSession } from './session.js';
-import { DataTable, ErrorNote, Loading, Pager, StatusText } from './ui.js';
+import { DataTable, ErrorNote, Loading, Pager, SearchForm, StatusText } from './ui.js';
 
 /**
  * What receipts and orders share in the console: a list of a facility's documents, filtered by
@@ -80,14 +80,11 @@ export function useDocumentPage(kind: DocumentKind, filter: { status: string; te
 export function DocumentList({ kind }: { kind: DocumentKind }) {
   const navigate = useNavigate();
   const [status, setStatus] = useState('');
-  const [draft, setDraft] = useState('');
   const [term, setTerm] = useState('');
   const [pageNo, setPageNo] = useState(1);
   const page = useDocumentPage(kind, { status, term, pageNo });
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    const wanted = draft.trim();
+  const search = (wanted: string) => {
     if (wanted.toUpperCase().startsWith(kind.prefix)) {
       navigate(`${kind.base}/${encodeURIComponent(wanted.toUpperCase())}`);
       return;
@@ -99,33 +96,16 @@ export function DocumentList({ kind }: { kind: DocumentKind }) {
   return (
     <>
       <h1>{kind.title}</h1>
-      <form className="filters" role="search" onSubmit={search}>
-        <label>
-          Search
-          <input
-            type="search"
-            placeholder="PONo, ReferenceNo or SVCPOID"
-            value={draft}
-            onChange={(event) => setDraft(event.target.value)}
-          />
-        </label>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus(event.target.value);
-              setPageNo(1);
-            }}
-          >
-            <option value="">Any</option>
-            {kind.statuses.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <button type="submit">Find</button>
-      </form>
+      <SearchForm
+        placeholder="PONo, ReferenceNo or SVCPOID"
+        onSearch={search}
+        statuses={kind.statuses}
+        status={status}
+        onStatus={(chosen) => {
+          setStatus(chosen);
+          setPageNo(1);
+        }}
+      />
       {page.isPending && <Loading what={kind.title.toLowerCase()} />}
       <ErrorNote error={page.error} />
       {page.data && (

@@ -208,3 +208,50 @@ export function CustomerPicker({
     </label>
   );
 }
+
+/**
+ * A list page's search: a "Search" field sent with Enter or "Find", an optional "Status" filter that
+ * applies at once, and the page's own fields before them (a customer, say).
+ */
+export function SearchForm({
+  placeholder,
+  onSearch,
+  statuses,
+  status,
+  onStatus,
+  children,
+}: {
+  placeholder: string;
+  onSearch: (term: string) => void;
+  statuses?: readonly string[];
+  status?: string;
+  onStatus?: (status: string) => void;
+  children?: ReactNode;
+}) {
+  const [draft, setDraft] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch(draft.trim());
+  };
+  return (
+    <form className="filters" role="search" onSubmit={submit}>
+      {children}
+      <label>
+        Search
+        <input type="search" placeholder={placeholder} value={draft} onChange={(event) => setDraft(event.target.value)} />
+      </label>
+      {statuses && (
+        <label>
+          Status
+          <select value={status} onChange={(event) => onStatus?.(event.target.value)}>
+            <option value="">Any</option>
+            {statuses.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+      )}
+      <button type="submit">Find</button>
+    </form>
+  );
+}

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { newConfirmationNo } from '../document-detail.js';
 import { useSession } from '../session.js';
-import { CustomerPicker, DataTable, ErrorNote, Loading, Pager } from '../ui.js';
+import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm } from '../ui.js';
 
 const EDI = '/shared/bam/v1/public/edi';
 const PAGE_SIZE = 50;
@@ -40,7 +40,6 @@ export function InventoryPage() {
   const queries = useQueryClient();
   const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const [customerId, setCustomerId] = useState(key.Customers[0] ?? '');
-  const [itemDraft, setItemDraft] = useState('');
   const [item, setItem] = useState('');
   const [pageNo, setPageNo] = useState(1);
   const [ledgerItem, setLedgerItem] = useState<string>();
@@ -66,23 +65,18 @@ export function InventoryPage() {
       ).data as Page<Posting>,
   });
 
-  const find = (event: FormEvent) => {
-    event.preventDefault();
-    setItem(itemDraft.trim());
-    setPageNo(1);
-  };
-
   return (
     <>
       <h1>Inventory</h1>
-      <form className="filters" role="search" onSubmit={find}>
+      <SearchForm
+        placeholder="ItemNumber"
+        onSearch={(term) => {
+          setItem(term);
+          setPageNo(1);
+        }}
+      >
         <CustomerPicker customers={key.Customers} value={customerId} onChange={setCustomerId} />
-        <label>
-          Search
-          <input type="search" placeholder="ItemNumber" value={itemDraft} onChange={(event) => setItemDraft(event.target.value)} />
-        </label>
-        <button type="submit">Find</button>
-      </form>
+      </SearchForm>
       {balances.isPending && <Loading what="balances" />}
       <ErrorNote error={balances.error} />
       {balances.data && (

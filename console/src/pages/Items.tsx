@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { DocumentFacts } from '../document-detail.js';
 import { useSession } from '../session.js';
-import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, StatusText } from '../ui.js';
+import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm, StatusText } from '../ui.js';
 
 const EDI = '/shared/bam/v1/public/edi';
 const PAGE_SIZE = 50;
@@ -23,7 +23,6 @@ export function ItemsPage() {
   const { client, key } = useSession();
   const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const [customerId, setCustomerId] = useState(key.Customers[0] ?? '');
-  const [draft, setDraft] = useState('');
   const [itemId, setItemId] = useState('');
   const [status, setStatus] = useState('');
   const [pageNo, setPageNo] = useState(1);
@@ -44,37 +43,24 @@ export function ItemsPage() {
         })
       ).data as ItemPage,
   });
-  const find = (event: FormEvent) => {
-    event.preventDefault();
-    setItemId(draft.trim());
-    setPageNo(1);
-  };
-
   return (
     <>
       <h1>Items</h1>
-      <form className="filters" role="search" onSubmit={find}>
+      <SearchForm
+        placeholder="itemID"
+        onSearch={(term) => {
+          setItemId(term);
+          setPageNo(1);
+        }}
+        statuses={['Active', 'Inactive']}
+        status={status}
+        onStatus={(chosen) => {
+          setStatus(chosen);
+          setPageNo(1);
+        }}
+      >
         <CustomerPicker customers={key.Customers} value={customerId} onChange={setCustomerId} />
-        <label>
-          Search
-          <input type="search" placeholder="itemID" value={draft} onChange={(event) => setDraft(event.target.value)} />
-        </label>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus(event.target.value);
-              setPageNo(1);
-            }}
-          >
-            <option value="">Any</option>
-            <option>Active</option>
-            <option>Inactive</option>
-          </select>
-        </label>
-        <button type="submit">Find</button>
-      </form>
+      </SearchForm>
       {items.isPending && <Loading what="items" />}
       <ErrorNote error={items.error} />
       {items.data && (

@@ -1,10 +1,18 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { DocumentFacts, QuantitiesDialog, Timeline, typedLines, type DocumentAnswer } from '../document-detail.js';
+import {
+  DocumentFacts,
+  DocumentMoves,
+  DocumentPending,
+  QuantitiesDialog,
+  Timeline,
+  typedLines,
+  useDocumentDetail,
+  type DetailKind,
+  type DocumentAnswer,
+} from '../document-detail.js';
 import { DocumentList, ORDERS } from '../documents.js';
-import { useSession } from '../session.js';
-import { ConfirmDialog, DataTable, ErrorNote, Loading, StatusText } from '../ui.js';
+import { DataTable, ErrorNote, StatusText } from '../ui.js';
 
 const EDI = '/shared/bam/v1/public/edi';
 
@@ -33,48 +41,26 @@ interface DcRecord {
   };
 }
 
-const MOVES = [
-  { move: 'open', label: 'Open', path: 'open' },
-  { move: 'cancel', label: 'Cancel order', path: 'cancel' },
-] as const;
+/** The order's page: its 3PL operations, and its shipment confirmations (DC) from the customer's search. */
+const ORDER: DetailKind = {
+  name: 'Order',
+  threePl: `${EDI}/3pl/outbound/order`,
+  confirmationsPath: `${EDI}/outbound/order/dc/search-by-paging`,
+  moves: [
+    { move: 'open', label: 'Open' },
+    { move: 'cancel', label: 'Cancel order' },
+  ],
+  confirmation: { move: 'ship', label: 'Ship' },
+};
 
 export function OrderPage() {
   const { svcpoid = '' } = useParams();
-  const { client, key, facilityId } = useSession();
-  const queries = useQueryClient();
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
-  const where = { CompanyID: key.CompanyID, FacilityID: facilityId };
-  const [action, setAction] = useState<(typeof MOVES)[number] | 'ship'>();
-
-  const order = useQuery({
-    queryKey: ['order', facilityId, svcpoid],
-    queryFn: async () => (await post(`${EDI}/3pl/outbound/order/get`, { body: { ...where, SVCPOID: svcpoid } })).data as OrderAnswer,
-  });
-  const document = order.data?.Order;
-  const shipments = useQuery({
-    queryKey: ['order', facilityId, svcpoid, 'dc'],
-    enabled: document !== undefined,
-    queryFn: async () =>
-      (
-        (
-          await post(`${EDI}/outbound/order/dc/search-by-paging`, {
-            body: { ...where, CustomerID: document!.CustomerID, PONo: document!.PONo, Paging: { PageNo: 1, PageSize: 100 } },
-          })
-        ).data as DcRecord[]
-      ).filter((record) => record.DC.OrderNo === svcpoid),
-  });
-  const refresh = () => queries.invalidateQueries({ queryKey: ['order', facilityId, svcpoid] });
-
-  if (order.isPending) return <Loading what={`order ${svcpoid}`} />;
-  if (!document) {
-    return (
-      <>
-        <h1>{svcpoid}</h1>
-        <ErrorNote error={order.error} />
-      </>
-    );
-  }
-  const moves = order.data!.Moves;
+  const { detail, confirmations, act } = useDocumentDetail<OrderAnswer, DcRecord>(ORDER, svcpoid);
+  const [shipping, setShipping] = useState(false);
+  if (!detail.data) return <DocumentPending svcpoid={svcpoid} error={detail.error} />;
+  const document = detail.data.Order;
+  // The search is by PONo: another order of the customer may share it.
+  const shipments = confirmations.data?.filter((record) => record.DC.OrderNo === svcpoid);
   return (
     <>
       <h1>{svcpoid}</h1>
@@ -89,39 +75,13 @@ export function OrderPage() {
           ['Created', document.CreatedWhen.replace('T', ' ')],
         ]}
       />
-      <div className="actions" aria-label="Actions">
-        {MOVES.filter((m) => moves.includes(m.move)).map((m) => (
-          <button key={m.move} type="button" onClick={() => setAction(m)}>
-            {m.label}
-          </button>
-        ))}
-        {moves.includes('ship') && (
-          <button type="button" className="primary" onClick={() => setAction('ship')}>
-            Ship
-          </button>
-        )}
-      </div>
-      {action && action !== 'ship' && (
-        <ConfirmDialog
-          title={`${action.label} ${svcpoid}`}
-          onClose={() => setAction(undefined)}
-          onConfirm={async (note) => {
-            await post(`${EDI}/3pl/outbound/order/${action.path}`, {
-              body: { ...where, SVCPOID: svcpoid, ...(note ? { Note: note } : {}) },
-            });
-            await refresh();
-          }}
-        />
-      )}
-      {action === 'ship' && (
+      <DocumentMoves kind={ORDER} svcpoid={svcpoid} allowed={detail.data.Moves} act={act} onConfirmation={() => setShipping(true)} />
+      {shipping && (
         <ShipDialog
           svcpoid={svcpoid}
           lines={document.Items}
-          onClose={() => setAction(undefined)}
-          onShip={async (body) => {
-            await post(`${EDI}/3pl/outbound/order/post-confirmation`, { body: { ...where, SVCPOID: svcpoid, ...body } });
-            await refresh();
-          }}
+          onClose={() => setShipping(false)}
+          onShip={(body) => act('post-confirmation', body)}
         />
       )}
       <DataTable
@@ -140,9 +100,9 @@ export function OrderPage() {
         ]}
       />
       <h2>Shipment confirmations</h2>
-      <ErrorNote error={shipments.error} />
-      {shipments.data?.length === 0 && <p className="muted">Nothing shipped yet.</p>}
-      {shipments.data?.map((record, index) => (
+      <ErrorNote error={confirmations.error} />
+      {shipments?.length === 0 && <p className="muted">Nothing shipped yet.</p>}
+      {shipments?.map((record, index) => (
         <DataTable
           key={index}
           caption={`Shipped ${record.DC.ShippedDate.replace('T', ' ')}${record.DC.TrackingNo ? `, tracking ${record.DC.TrackingNo}` : ''}`}
@@ -159,7 +119,7 @@ export function OrderPage() {
           ]}
         />
       ))}
-      <Timeline entries={order.data!.Timeline} />
+      <Timeline entries={detail.data.Timeline} />
     </>
   );
 }

@@ -1,10 +1,18 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { DocumentList, RECEIPTS } from '../documents.js';
-import { useSession } from '../session.js';
-import { ConfirmDialog, DataTable, ErrorNote, Loading, StatusText } from '../ui.js';
-import { DocumentFacts, QuantitiesDialog, Timeline, typedLines, type DocumentAnswer } from '../document-detail.js';
+import {
+  DocumentFacts,
+  DocumentMoves,
+  DocumentPending,
+  QuantitiesDialog,
+  Timeline,
+  typedLines,
+  useDocumentDetail,
+  type DetailKind,
+  type DocumentAnswer,
+} from '../document-detail.js';
+import { DataTable, ErrorNote, StatusText } from '../ui.js';
 
 const EDI = '/shared/bam/v1/public/edi';
 
@@ -31,47 +39,25 @@ interface RcRecord {
   };
 }
 
-const MOVES = [
-  { move: 'open', label: 'Open', path: 'open' },
-  { move: 'cancel', label: 'Cancel receipt', path: 'cancel' },
-  { move: 'force-close', label: 'Force close', path: 'force-close' },
-] as const;
+/** The receipt's page: its 3PL operations, and its receiving confirmations (RC) from the customer's search. */
+const RECEIPT: DetailKind = {
+  name: 'Receipt',
+  threePl: `${EDI}/3pl/inbound/receipt`,
+  confirmationsPath: `${EDI}/inbound/receipt/rc/search-by-paging`,
+  moves: [
+    { move: 'open', label: 'Open' },
+    { move: 'cancel', label: 'Cancel receipt' },
+    { move: 'force-close', label: 'Force close' },
+  ],
+  confirmation: { move: 'receive', label: 'Receive' },
+};
 
 export function ReceiptPage() {
   const { svcpoid = '' } = useParams();
-  const { client, key, facilityId } = useSession();
-  const queries = useQueryClient();
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
-  const where = { CompanyID: key.CompanyID, FacilityID: facilityId };
-  const [action, setAction] = useState<(typeof MOVES)[number] | 'receive'>();
-
-  const receipt = useQuery({
-    queryKey: ['receipt', facilityId, svcpoid],
-    queryFn: async () => (await post(`${EDI}/3pl/inbound/receipt/get`, { body: { ...where, SVCPOID: svcpoid } })).data as ReceiptAnswer,
-  });
-  const document = receipt.data?.Receipt;
-  const confirmations = useQuery({
-    queryKey: ['receipt', facilityId, svcpoid, 'rc'],
-    enabled: document !== undefined,
-    queryFn: async () =>
-      (
-        await post(`${EDI}/inbound/receipt/rc/search-by-paging`, {
-          body: { ...where, CustomerID: document!.CustomerID, PONo: document!.PONo, Paging: { PageNo: 1, PageSize: 100 } },
-        })
-      ).data as RcRecord[],
-  });
-  const refresh = () => queries.invalidateQueries({ queryKey: ['receipt', facilityId, svcpoid] });
-
-  if (receipt.isPending) return <Loading what={`receipt ${svcpoid}`} />;
-  if (!document) {
-    return (
-      <>
-        <h1>{svcpoid}</h1>
-        <ErrorNote error={receipt.error} />
-      </>
-    );
-  }
-  const moves = receipt.data!.Moves;
+  const { detail, confirmations, act } = useDocumentDetail<ReceiptAnswer, RcRecord>(RECEIPT, svcpoid);
+  const [receiving, setReceiving] = useState(false);
+  if (!detail.data) return <DocumentPending svcpoid={svcpoid} error={detail.error} />;
+  const document = detail.data.Receipt;
   return (
     <>
       <h1>{svcpoid}</h1>
@@ -86,39 +72,13 @@ export function ReceiptPage() {
           ['Created', document.CreatedWhen.replace('T', ' ')],
         ]}
       />
-      <div className="actions" aria-label="Actions">
-        {MOVES.filter((m) => moves.includes(m.move)).map((m) => (
-          <button key={m.move} type="button" onClick={() => setAction(m)}>
-            {m.label}
-          </button>
-        ))}
-        {moves.includes('receive') && (
-          <button type="button" className="primary" onClick={() => setAction('receive')}>
-            Receive
-          </button>
-        )}
-      </div>
-      {action && action !== 'receive' && (
-        <ConfirmDialog
-          title={`${action.label} ${svcpoid}`}
-          onClose={() => setAction(undefined)}
-          onConfirm={async (note) => {
-            await post(`${EDI}/3pl/inbound/receipt/${action.path}`, {
-              body: { ...where, SVCPOID: svcpoid, ...(note ? { Note: note } : {}) },
-            });
-            await refresh();
-          }}
-        />
-      )}
-      {action === 'receive' && (
+      <DocumentMoves kind={RECEIPT} svcpoid={svcpoid} allowed={detail.data.Moves} act={act} onConfirmation={() => setReceiving(true)} />
+      {receiving && (
         <ReceiveDialog
           svcpoid={svcpoid}
           lines={document.Items}
-          onClose={() => setAction(undefined)}
-          onReceive={async (body) => {
-            await post(`${EDI}/3pl/inbound/receipt/post-confirmation`, { body: { ...where, SVCPOID: svcpoid, ...body } });
-            await refresh();
-          }}
+          onClose={() => setReceiving(false)}
+          onReceive={(body) => act('post-confirmation', body)}
         />
       )}
       <DataTable
@@ -154,7 +114,7 @@ export function ReceiptPage() {
           ]}
         />
       ))}
-      <Timeline entries={receipt.data!.Timeline} />
+      <Timeline entries={detail.data.Timeline} />
     </>
   );
 }
