@@ -321,6 +321,13 @@ describeEachDialect('events', (dialect) => {
     expect(told.every((one) => one.Data.Balances.length <= 100)).toBe(true);
     expect(told.flatMap((one) => one.Data.Balances.map((row) => row.ItemNumber))).toEqual(items.map((item) => item.ItemNumber).sort());
 
+    // Fewer than 100 balances can be too many bytes for one event too: 80 at their longest make two.
+    const taken = items.slice(0, 80).map((item) => ({ ...item, Qty: '-0.0001' }));
+    await ok(ctx().post(paths.ADJUST_QTY, { ...ids(), AdjustmentNo: 'BIG-80', Items: taken }, w.operator));
+    const eighty = (await newEvents()).slice(1) as unknown as { Data: { Balances: unknown[] } }[];
+    expect(eighty.length).toBe(2);
+    expect(eighty.map((one) => one.Data.Balances.length).reduce((sum, count) => sum + count)).toBe(80);
+
     // Short keys fill an event with 100 balances.
     const small = Array.from({ length: 150 }, (_, index) => ({ ItemNumber: `S${String(index).padStart(3, '0')}`, UOM: 'EA', Qty: '1' }));
     await ok(ctx().post(paths.ADJUST_QTY, { ...ids(), AdjustmentNo: 'SMALL', Items: small }, w.operator));

@@ -27,6 +27,8 @@ export interface EventData {
 export interface NewEvent {
   type: EventType;
   data: EventData;
+  /** `data` as JSON, when its maker already wrote it so (to size it): not written twice. */
+  json?: string;
   /** The API key whose request made the change (null for the CLI). */
   keyId: number | null;
   at: number;
@@ -65,16 +67,17 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
   if (!events) return 0;
   recorded.delete(trx);
   const numberedNow = !writersLockRows(trx);
-  let sequence = numberedNow ? await repo.lockLastSequence(trx) : 0;
+  // One statement takes the Sequences and holds the counter until the commit.
+  let sequence = numberedNow ? await repo.takeSequences(trx, events.length) : 0;
   const rows = events.map(
-    ({ type, data, keyId, at }): repo.NewEventRow => ({
+    ({ type, data, json, keyId, at }): repo.NewEventRow => ({
       company_id: data.CompanyID,
       event_id: `evt_${nextSortableId(at)}`,
       sequence: numberedNow ? ++sequence : null,
       type,
       customer_id: data.CustomerID,
       facility_id: data.FacilityID ?? null,
-      data: JSON.stringify(data),
+      data: json ?? JSON.stringify(data),
       key_id: keyId,
       created_at: at,
     }),
@@ -85,7 +88,6 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
       throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
   }
   await repo.insertEvents(trx, rows);
-  if (numberedNow) await repo.setLastSequence(trx, sequence);
   return rows.length;
 }
 

@@ -63,13 +63,17 @@ export function recordStockChanges(trx: Trx, change: { keyId: number; at: number
       .map((balance) => ({ key: balanceKeyOf(balance), balance }))
       .sort((a, b) => compareBalanceKeys(a.key, b.key))
       .map(({ balance }) => rowOf(balance));
-    for (const chunk of eventsWorth(rows)) {
-      events.recordEvent(trx, {
-        type: 'inventory.changed',
-        keyId: change.keyId,
-        at: change.at,
-        data: { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id, Balances: chunk },
-      });
+    const whose = { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id };
+    const event = { type: 'inventory.changed' as const, keyId: change.keyId, at: change.at };
+    // Most changes fit one event: its JSON is made once, to size it and to write it.
+    if (rows.length <= MAX_BALANCES_PER_EVENT) {
+      const data = { ...whose, Balances: rows };
+      const json = JSON.stringify(data);
+      if (Buffer.byteLength(json) <= MAX_BALANCES_BYTES) {
+        events.recordEvent(trx, { ...event, data, json });
+        continue;
+      }
     }
+    for (const chunk of eventsWorth(rows)) events.recordEvent(trx, { ...event, data: { ...whose, Balances: chunk } });
   }
 }
