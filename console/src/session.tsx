@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
-import { createWharfClient, WharfError, type WharfClient } from 'wharf-client';
+import { createWharfClient, WharfError, type components, type WharfClient } from 'wharf-client';
 
 /**
  * Who is signed in: the API key (kept in sessionStorage, so it is gone with the tab), what Wharf
@@ -10,17 +10,10 @@ import { createWharfClient, WharfError, type WharfClient } from 'wharf-client';
 const KEY_ITEM = 'wharf.console.key';
 const FACILITY_ITEM = 'wharf.console.facility';
 
-export const API_KEY_PATH = '/shared/bam/v1/public/edi/api-key';
+export const API_KEY_PATH = '/shared/bam/v1/public/edi/api-key' as const;
 
-export interface KeyDescription {
-  KeyID: number;
-  Role: 'customer' | 'operator' | 'admin' | 'rater';
-  CompanyID: string;
-  Customers: string[];
-  Facilities: string[];
-  Label: string;
-  ExpiresAt: string | null;
-}
+/** What Wharf says the signed-in key may do (`GET …/edi/api-key`). */
+export type KeyDescription = components['schemas']['DescribeApiKeyResponse'];
 
 export interface Session {
   key: KeyDescription;
@@ -66,8 +59,7 @@ function clientFor(apiKey: string, onUnauthorized: (message: string) => void): W
 }
 
 async function describeKey(client: WharfClient): Promise<KeyDescription> {
-  const get = client.GET as unknown as (path: string) => Promise<{ data?: KeyDescription }>;
-  const { data } = await get(API_KEY_PATH);
+  const { data } = await client.GET(API_KEY_PATH);
   return data!;
 }
 
