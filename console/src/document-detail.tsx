@@ -50,6 +50,7 @@ export interface DetailKind {
 export function useDocumentDetail<Answer extends { Moves: string[] }, Confirmation>(kind: DetailKind, svcpoid: string) {
   const { client, key, facilityId } = useSession();
   const queries = useQueryClient();
+  // The kind picks the receipts' or the orders' operation at run time; both take and answer the shapes used here.
   const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const where = { CompanyID: key.CompanyID, FacilityID: facilityId };
   const queryKey = [kind.name, facilityId, svcpoid];

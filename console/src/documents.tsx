@@ -59,6 +59,7 @@ type ListAnswer = { results: { data: DocumentHeader[] }; paging: Paging };
 /** One page of the facility's documents; a search term is tried as PONo, then as ReferenceNo. */
 export function useDocumentPage(kind: DocumentKind, filter: { status: string; term: string; pageNo: number }) {
   const { client, key, facilityId } = useSession();
+  // The kind picks the receipts' or the orders' operation at run time; both take and answer the shapes used here.
   const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: ListAnswer }>;
   return useQuery({
     queryKey: [kind.title, facilityId, filter],

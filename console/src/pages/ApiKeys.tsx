@@ -1,31 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
 import { ConfirmDialog, DataTable, ErrorNote, Loading } from '../ui.js';
 
-const KEYS = '/admin/v1/keys';
-const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
+const KEYS = '/admin/v1/keys' as const;
+const ROLES: ApiKey['Role'][] = ['customer', 'operator', 'admin', 'rater'];
 
-interface ApiKey {
-  KeyID: number;
-  Role: (typeof ROLES)[number];
-  Customers: string[];
-  Facilities: string[];
-  UserIDs: number[];
-  Label: string;
-  CreatedWhen: string;
-  LastUsedWhen: string | null;
-  RevokedWhen: string | null;
-  ExpiresAt: string | null;
-}
+type ApiKey = components['schemas']['ListKeysResponse']['Keys'][number];
+type NewKey = components['schemas']['CreateKeyRequest'];
 
 /** The company's API keys (admin only): create one (its key shown once), rotate one, revoke one. */
 export function ApiKeysPage() {
   const { client, key: signedIn } = useSession();
   const queries = useQueryClient();
-  const send = (method: 'GET' | 'POST' | 'DELETE') =>
-    client[method] as unknown as (path: string, init?: { body?: unknown; params?: unknown }) => Promise<{ data?: unknown }>;
-  const keys = useQuery({ queryKey: ['keys'], queryFn: async () => ((await send('GET')(KEYS)).data as { Keys: ApiKey[] }).Keys });
+  const keys = useQuery({ queryKey: ['keys'], queryFn: async () => (await client.GET(KEYS)).data!.Keys });
+  const named = (key: ApiKey) => ({ params: { path: { KeyID: String(key.KeyID) } } });
   const [shown, setShown] = useState<{ title: string; apiKey: string }>();
   const [revoking, setRevoking] = useState<ApiKey>();
   const [error, setError] = useState<unknown>();
@@ -34,7 +24,7 @@ export function ApiKeysPage() {
   const rotate = async (key: ApiKey) => {
     setError(undefined);
     try {
-      const { data } = await send('POST')(`${KEYS}/${key.KeyID}/rotate`, { body: { GraceHours: 24 } });
+      const { data } = await client.POST(`${KEYS}/{KeyID}/rotate`, { ...named(key), body: { GraceHours: 24 } });
       setShown({
         title: `New key for KeyID ${key.KeyID} (the old one works 24 more hours)`,
         apiKey: (data as { Key: { Key: string } }).Key.Key,
@@ -92,7 +82,7 @@ export function ApiKeysPage() {
           title={`Revoke key ${revoking.KeyID} (${revoking.Label || revoking.Role})`}
           onClose={() => setRevoking(undefined)}
           onConfirm={async () => {
-            await send('DELETE')(`${KEYS}/${revoking.KeyID}`);
+            await client.DELETE(`${KEYS}/{KeyID}`, named(revoking));
             await refresh();
           }}
         >
@@ -101,7 +91,7 @@ export function ApiKeysPage() {
       )}
       <CreateKeyForm
         onCreate={async (body) => {
-          const { data } = await send('POST')(KEYS, { body });
+          const { data } = await client.POST(KEYS, { body });
           const created = (data as { Key: ApiKey & { Key: string } }).Key;
           setShown({ title: `Key ${created.KeyID} created`, apiKey: created.Key });
           await refresh();
@@ -165,8 +155,8 @@ const list = (text: string) =>
     .map((part) => part.trim())
     .filter(Boolean);
 
-function CreateKeyForm({ onCreate }: { onCreate: (body: object) => Promise<void> }) {
-  const [role, setRole] = useState<(typeof ROLES)[number]>('operator');
+function CreateKeyForm({ onCreate }: { onCreate: (body: NewKey) => Promise<void> }) {
+  const [role, setRole] = useState<ApiKey['Role']>('operator');
   const [customers, setCustomers] = useState('');
   const [facilities, setFacilities] = useState('');
   const [userIds, setUserIds] = useState('');
@@ -194,7 +184,7 @@ function CreateKeyForm({ onCreate }: { onCreate: (body: object) => Promise<void>
       <div className="row">
         <label>
           Role
-          <select value={role} onChange={(event) => setRole(event.target.value as (typeof ROLES)[number])}>
+          <select value={role} onChange={(event) => setRole(event.target.value as ApiKey['Role'])}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}

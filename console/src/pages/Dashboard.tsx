@@ -35,6 +35,7 @@ export function DashboardPage() {
 /** How many of the facility's documents of each status changed today: one count a status. */
 function StatusCounts({ kind }: { kind: DocumentKind }) {
   const { client, key, facilityId } = useSession();
+  // The kind picks the receipts' or the orders' operation at run time; both take and answer the shapes used here.
   const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: Counted }>;
   const since = startOfToday();
   const counts = useQuery({
@@ -79,7 +80,6 @@ function StatusCounts({ kind }: { kind: DocumentKind }) {
 /** ACKs that failed today, per customer: each is an import that was refused. */
 function FailedAcks() {
   const { client, key, facilityId } = useSession();
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: Counted }>;
   const since = startOfToday();
   const failed = useQuery({
     queryKey: ['acks', facilityId, 'failed-today'],
@@ -90,11 +90,14 @@ function FailedAcks() {
             CompanyID: key.CompanyID,
             CustomerID: customerId,
             FacilityID: facilityId,
-            Types: ['ack.failed'],
+            Types: ['ack.failed' as const],
             CreatedWhenFrom: since,
             Paging: { PageNo: 1, PageSize: 1 },
           };
-          return { customerId, count: (await post('/shared/bam/v1/public/edi/events/search-by-paging', { body })).data!.paging.totalCount };
+          return {
+            customerId,
+            count: (await client.POST('/shared/bam/v1/public/edi/events/search-by-paging', { body })).data!.paging.totalCount,
+          };
         }),
       ),
   });
@@ -119,19 +122,12 @@ function FailedAcks() {
   );
 }
 
-interface Endpoint {
-  EndpointID: string;
-  CustomerID: string | null;
-  Url: string;
-  Enabled: boolean;
-  DisabledReason: string | null;
-  FailingSince: string | null;
-}
-
 function FailingEndpoints() {
   const { client } = useSession();
-  const get = client.GET as unknown as (path: string) => Promise<{ data?: { Endpoints: Endpoint[] } }>;
-  const endpoints = useQuery({ queryKey: ['webhooks'], queryFn: async () => (await get('/admin/v1/webhook-endpoints')).data!.Endpoints });
+  const endpoints = useQuery({
+    queryKey: ['webhooks'],
+    queryFn: async () => (await client.GET('/admin/v1/webhook-endpoints')).data!.Endpoints,
+  });
   const failing = endpoints.data?.filter(
     (endpoint) => endpoint.FailingSince || (!endpoint.Enabled && endpoint.DisabledReason !== 'Disabled by its owner'),
   );

@@ -1,44 +1,17 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import type { components } from 'wharf-client';
 import { newConfirmationNo } from '../document-detail.js';
 import { useSession } from '../session.js';
 import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm } from '../ui.js';
 
-const EDI = '/shared/bam/v1/public/edi';
+const EDI = '/shared/bam/v1/public/edi' as const;
 const PAGE_SIZE = 50;
-
-interface Balance {
-  ItemNumber: string;
-  LotNo: string | null;
-  InventoryStatus: string;
-  ExpirationDate: string | null;
-  UOM: string;
-  OnHand: string;
-  Allocated: string;
-  Available: string;
-}
-interface Posting {
-  ID: number;
-  CreatedWhen: string;
-  ItemNumber: string;
-  LotNo: string | null;
-  InventoryStatus: string;
-  UOM: string;
-  Qty: string;
-  OnHandAfter: string;
-  SourceType: string;
-  SourceID: string;
-}
-interface Page<Row> {
-  results: { data: Row[] };
-  paging: { totalCount: number; pageNo: number; totalPage: number };
-}
 
 /** Stock of a customer in the facility: balances by item and lot, an item's ledger, and the adjustment form. */
 export function InventoryPage() {
   const { client, key, facilityId } = useSession();
   const queries = useQueryClient();
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const [customerId, setCustomerId] = useState(key.Customers[0] ?? '');
   const [item, setItem] = useState('');
   const [pageNo, setPageNo] = useState(1);
@@ -49,20 +22,20 @@ export function InventoryPage() {
     queryKey: ['inventory', facilityId, customerId, item, pageNo],
     queryFn: async () =>
       (
-        await post(`${EDI}/inventory/search-by-paging`, {
+        await client.POST(`${EDI}/inventory/search-by-paging`, {
           body: { ...where, ...(item ? { ItemNumber: item } : {}), Paging: { PageNo: pageNo, PageSize: PAGE_SIZE } },
         })
-      ).data as Page<Balance>,
+      ).data!,
   });
   const ledger = useQuery({
     queryKey: ['inventory', facilityId, customerId, 'ledger', ledgerItem],
     enabled: ledgerItem !== undefined,
     queryFn: async () =>
       (
-        await post(`${EDI}/3pl/inventory/ledger/search-by-paging`, {
+        await client.POST(`${EDI}/3pl/inventory/ledger/search-by-paging`, {
           body: { ...where, ItemNumber: ledgerItem, Paging: { PageNo: 1, PageSize: 100 } },
         })
-      ).data as Page<Posting>,
+      ).data!,
   });
 
   return (
@@ -141,7 +114,7 @@ export function InventoryPage() {
       )}
       <AdjustmentForm
         onAdjust={async (line, header) => {
-          await post(`${EDI}/3pl/adjust/inventory-adjust-qty-incremental`, { body: { ...where, ...header, Items: [line] } });
+          await client.POST(`${EDI}/3pl/adjust/inventory-adjust-qty-incremental`, { body: { ...where, ...header, Items: [line] } });
           await queries.invalidateQueries({ queryKey: ['inventory', facilityId, customerId] });
           setLedgerItem(line.ItemNumber);
         }}
@@ -150,12 +123,8 @@ export function InventoryPage() {
   );
 }
 
-interface AdjustmentLine {
-  ItemNumber: string;
-  UOM: string;
-  Qty: string;
-  LotNo?: string;
-}
+type AdjustmentLine = components['schemas']['AdjustInventoryQuantityRequest']['Items'][number];
+const UOMS: AdjustmentLine['UOM'][] = ['EA', 'CS'];
 
 /** A quantity adjustment of one balance: a signed quantity, a reason, and an AdjustmentNo made for the user. */
 function AdjustmentForm({
@@ -165,7 +134,7 @@ function AdjustmentForm({
 }) {
   const [itemNumber, setItemNumber] = useState('');
   const [lotNo, setLotNo] = useState('');
-  const [uom, setUom] = useState('EA');
+  const [uom, setUom] = useState<AdjustmentLine['UOM']>('EA');
   const [qty, setQty] = useState('');
   const [reason, setReason] = useState('');
   const [note, setNote] = useState('');
@@ -178,7 +147,7 @@ function AdjustmentForm({
     const adjustmentNo = newConfirmationNo('ADJ');
     try {
       await onAdjust(
-        { ItemNumber: itemNumber.trim(), UOM: uom.trim(), Qty: qty.trim(), ...(lotNo.trim() ? { LotNo: lotNo.trim() } : {}) },
+        { ItemNumber: itemNumber.trim(), UOM: uom, Qty: qty.trim(), ...(lotNo.trim() ? { LotNo: lotNo.trim() } : {}) },
         {
           AdjustmentNo: adjustmentNo,
           ...(reason.trim() ? { ReasonCode: reason.trim() } : {}),
@@ -205,7 +174,11 @@ function AdjustmentForm({
         </label>
         <label>
           UOM
-          <input value={uom} onChange={(event) => setUom(event.target.value)} required maxLength={10} />
+          <select value={uom} onChange={(event) => setUom(event.target.value as AdjustmentLine['UOM'])}>
+            {UOMS.map((unit) => (
+              <option key={unit}>{unit}</option>
+            ))}
+          </select>
         </label>
         <label>
           Quantity change

@@ -1,30 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { components } from 'wharf-client';
 import { DocumentFacts } from '../document-detail.js';
 import { useSession } from '../session.js';
 import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm, StatusText } from '../ui.js';
 
-const EDI = '/shared/bam/v1/public/edi';
+const EDI = '/shared/bam/v1/public/edi' as const;
 const PAGE_SIZE = 50;
 
-type Item = Record<string, string | number | null> & {
-  itemID: string;
-  itemDescription: string | null;
-  BaseUOM: string | null;
-  status: string | null;
-};
-interface ItemPage {
-  results: { data: Item[] };
-  paging: { totalCount: number; pageNo: number; totalPage: number };
-}
+type Item = components['schemas']['SearchItemsResponse']['results']['data'][number];
+type ItemStatus = NonNullable<components['schemas']['SearchItemsRequest']['Status']>;
+const ITEM_STATUSES: ItemStatus[] = ['Active', 'Inactive'];
 
 /** A customer's item master: found by itemID or status, a page at a time, each item's every field on demand. */
 export function ItemsPage() {
   const { client, key } = useSession();
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const [customerId, setCustomerId] = useState(key.Customers[0] ?? '');
   const [itemId, setItemId] = useState('');
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<ItemStatus | ''>('');
   const [pageNo, setPageNo] = useState(1);
   const [shown, setShown] = useState<Item>();
 
@@ -32,7 +25,7 @@ export function ItemsPage() {
     queryKey: ['items', customerId, itemId, status, pageNo],
     queryFn: async () =>
       (
-        await post(`${EDI}/item-master/search-by-paging`, {
+        await client.POST(`${EDI}/item-master/search-by-paging`, {
           body: {
             CompanyID: key.CompanyID,
             CustomerID: customerId,
@@ -41,7 +34,7 @@ export function ItemsPage() {
             Paging: { PageNo: pageNo, PageSize: PAGE_SIZE },
           },
         })
-      ).data as ItemPage,
+      ).data!,
   });
   return (
     <>
@@ -52,10 +45,10 @@ export function ItemsPage() {
           setItemId(term);
           setPageNo(1);
         }}
-        statuses={['Active', 'Inactive']}
+        statuses={ITEM_STATUSES}
         status={status}
         onStatus={(chosen) => {
-          setStatus(chosen);
+          setStatus(chosen as ItemStatus | '');
           setPageNo(1);
         }}
       >
@@ -68,7 +61,7 @@ export function ItemsPage() {
           <DataTable
             caption={`Items of ${customerId}`}
             rows={items.data.results.data}
-            rowKey={(item) => item.itemID}
+            rowKey={(item) => String(item.itemID)}
             empty="No items match."
             columns={[
               {

@@ -1,21 +1,15 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
 import { DataTable, ErrorNote, Loading } from '../ui.js';
 
-const ADMIN = '/admin/v1';
-const EXPLAIN = '/api/RateEngine/SVC/lastmile/explain';
+const ADMIN = '/admin/v1' as const;
+const EXPLAIN = '/api/RateEngine/SVC/lastmile/explain' as const;
 
-interface RateCard {
-  RateCardID: number;
-  UserID: number | null;
-  Version: number;
-  Name: string;
-  EffectiveFrom: string;
-  EffectiveTo: string | null;
-  LoadedWhen: string;
-  InForce: boolean;
-}
+type RateCard = components['schemas']['ListRateCardsResponse']['RateCards'][number];
+type CardUpload = components['schemas']['LoadRateCardRequest'];
+type Quote = components['schemas']['RateLastMileRequest'];
 interface Charge {
   Name: string;
   Amount: string;
@@ -43,9 +37,7 @@ interface Explained {
 export function RateCardsPage() {
   const { client } = useSession();
   const queries = useQueryClient();
-  const get = client.GET as unknown as (path: string) => Promise<{ data?: { RateCards: RateCard[] } }>;
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
-  const cards = useQuery({ queryKey: ['rate-cards'], queryFn: async () => (await get(`${ADMIN}/rate-cards`)).data!.RateCards });
+  const cards = useQuery({ queryKey: ['rate-cards'], queryFn: async () => (await client.GET(`${ADMIN}/rate-cards`)).data!.RateCards });
 
   return (
     <>
@@ -70,21 +62,18 @@ export function RateCardsPage() {
       )}
       <UploadForm
         onUpload={async (body) => {
-          const { data } = await post(`${ADMIN}/rate-cards`, { body });
+          const { data } = await client.POST(`${ADMIN}/rate-cards`, { body });
           await queries.invalidateQueries({ queryKey: ['rate-cards'] });
-          return data as { RateCard: RateCard; Changed: boolean };
+          return data!;
         }}
       />
-      <QuoteForm onQuote={async (body) => (await post(EXPLAIN, { body })).data as Explained} />
+      {/* The breakdown is an open object in the document (its shape is docs/rating.md's): read as Explained. */}
+      <QuoteForm onQuote={async (body) => (await client.POST(EXPLAIN, { body })).data as Explained} />
     </>
   );
 }
 
-function UploadForm({
-  onUpload,
-}: {
-  onUpload: (body: { UserID?: number; Card: unknown }) => Promise<{ RateCard: RateCard; Changed: boolean }>;
-}) {
+function UploadForm({ onUpload }: { onUpload: (body: CardUpload) => Promise<{ RateCard: RateCard; Changed: boolean }> }) {
   const [file, setFile] = useState<File>();
   const [userId, setUserId] = useState('');
   const [error, setError] = useState<unknown>();
@@ -95,9 +84,10 @@ function UploadForm({
     setDone(undefined);
     try {
       const text = await file!.text();
-      let card: unknown;
+      let card: CardUpload['Card'];
       try {
-        card = JSON.parse(text);
+        // Whatever the file holds goes to the engine, whose checks answer what is wrong with it.
+        card = JSON.parse(text) as CardUpload['Card'];
       } catch {
         throw new Error(`${file!.name} is not JSON: a rate card is a JSON file (docs/rating.md)`);
       }
@@ -133,20 +123,20 @@ function UploadForm({
   );
 }
 
-const QUOTE_FIELDS = [
-  ['OriginZip', 'Origin ZIP', '90001'],
-  ['DestZip', 'Destination ZIP', '10001'],
-  ['Length', 'Length', '12'],
-  ['Width', 'Width', '10'],
-  ['Hight', 'Height', '8'],
-  ['Weight', 'Weight', '5.2'],
-] as const;
+/** The quote form's fields (the spec spells Height `Hight`) and what they start with. */
+const QUOTE_FIELDS: [keyof Quote['Data'], string][] = [
+  ['OriginZip', 'Origin ZIP'],
+  ['DestZip', 'Destination ZIP'],
+  ['Length', 'Length'],
+  ['Width', 'Width'],
+  ['Hight', 'Height'],
+  ['Weight', 'Weight'],
+];
+const EXAMPLE_PARCEL: Quote['Data'] = { OriginZip: '90001', DestZip: '10001', Length: '12', Width: '10', Hight: '8', Weight: '5.2' };
 
-function QuoteForm({ onQuote }: { onQuote: (body: unknown) => Promise<Explained> }) {
+function QuoteForm({ onQuote }: { onQuote: (body: Quote) => Promise<Explained> }) {
   const [userId, setUserId] = useState('');
-  const [data, setData] = useState<Record<string, string>>(() =>
-    Object.fromEntries(QUOTE_FIELDS.map(([name, , example]) => [name, example])),
-  );
+  const [data, setData] = useState<Quote['Data']>(EXAMPLE_PARCEL);
   const [answer, setAnswer] = useState<Explained>();
   const [error, setError] = useState<unknown>();
   const submit = async (event: FormEvent) => {

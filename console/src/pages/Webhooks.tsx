@@ -1,42 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
 import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, StatusText } from '../ui.js';
 
-const WEBHOOK = '/shared/bam/v1/public/edi/webhook';
+const WEBHOOK = '/shared/bam/v1/public/edi/webhook' as const;
 
-interface Endpoint {
-  EndpointID: string;
-  CustomerID: string | null;
-  Url: string;
-  EventTypes: string[] | null;
-  Enabled: boolean;
-  DisabledReason: string | null;
-  FailingSince: string | null;
-}
-interface Attempt {
-  AttemptNo: number;
-  StartedWhen: string;
-  DurationMs: number;
-  StatusCode: number | null;
-  Error: string | null;
-}
-interface Delivery {
-  DeliveryID: string;
-  EndpointID: string;
-  EventType: string;
-  Sequence: number;
-  Status: string;
-  NextAttemptWhen: string | null;
-  Attempts: Attempt[];
-}
+type Delivery = components['schemas']['SearchWebhookDeliveriesResponse']['results']['data'][number];
+type Attempt = Delivery['Attempts'][number];
+type NewEndpoint = Omit<components['schemas']['CreateWebhookEndpointRequest'], 'CompanyID'>;
+/** Typed as staff typed them: the API refuses an unknown type with its name. */
+type EventTypes = NonNullable<NewEndpoint['EventTypes']>;
 
 /** The company's webhook endpoints (admin): add one (its secret shown once), their deliveries with every attempt, and replay. */
 export function WebhooksPage() {
   const { client, key } = useSession();
   const queries = useQueryClient();
-  const get = client.GET as unknown as (path: string) => Promise<{ data?: unknown }>;
-  const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown }>;
   const [secret, setSecret] = useState<{ endpointId: string; secret: string }>();
   const [endpointId, setEndpointId] = useState<string>();
   const [pageNo, setPageNo] = useState(1);
@@ -44,7 +23,7 @@ export function WebhooksPage() {
 
   const endpoints = useQuery({
     queryKey: ['webhooks'],
-    queryFn: async () => ((await get('/admin/v1/webhook-endpoints')).data as { Endpoints: Endpoint[] }).Endpoints,
+    queryFn: async () => (await client.GET('/admin/v1/webhook-endpoints')).data!.Endpoints,
   });
   const deliveries = useQuery({
     queryKey: ['webhooks', 'deliveries', endpointId, pageNo],
@@ -52,16 +31,16 @@ export function WebhooksPage() {
     // An endpoint without a customer takes every customer's events; its deliveries are the company's.
     queryFn: async () =>
       (
-        await post(`${WEBHOOK}/delivery/search-by-paging`, {
+        await client.POST(`${WEBHOOK}/delivery/search-by-paging`, {
           body: { CompanyID: key.CompanyID, EndpointID: endpointId, Paging: { PageNo: pageNo, PageSize: 50 } },
         })
-      ).data as { results: { data: Delivery[] }; paging: { totalCount: number; pageNo: number; totalPage: number } },
+      ).data!,
   });
 
   const replay = async (delivery: Delivery) => {
     setReplayError(undefined);
     try {
-      await post(`${WEBHOOK}/delivery/replay`, { body: { CompanyID: key.CompanyID, DeliveryID: delivery.DeliveryID } });
+      await client.POST(`${WEBHOOK}/delivery/replay`, { body: { CompanyID: key.CompanyID, DeliveryID: delivery.DeliveryID } });
       await queries.invalidateQueries({ queryKey: ['webhooks', 'deliveries'] });
     } catch (failure) {
       setReplayError(failure);
@@ -165,8 +144,8 @@ export function WebhooksPage() {
       <AddEndpointForm
         customers={key.Customers}
         onAdd={async (body) => {
-          const { data } = await post(`${WEBHOOK}/endpoint/create`, { body: { CompanyID: key.CompanyID, ...body } });
-          const endpoint = (data as { Endpoint: Endpoint & { Secret: string } }).Endpoint;
+          const { data } = await client.POST(`${WEBHOOK}/endpoint/create`, { body: { CompanyID: key.CompanyID, ...body } });
+          const endpoint = data!.Endpoint;
           setSecret({ endpointId: endpoint.EndpointID, secret: endpoint.Secret });
           setEndpointId(endpoint.EndpointID);
           await queries.invalidateQueries({ queryKey: ['webhooks'] });
@@ -189,7 +168,7 @@ function Attempts({ attempts }: { attempts: Attempt[] }) {
   );
 }
 
-function AddEndpointForm({ customers, onAdd }: { customers: string[]; onAdd: (body: object) => Promise<void> }) {
+function AddEndpointForm({ customers, onAdd }: { customers: string[]; onAdd: (body: NewEndpoint) => Promise<void> }) {
   const [customerId, setCustomerId] = useState(customers[0] ?? '');
   const [url, setUrl] = useState('');
   const [eventTypes, setEventTypes] = useState('');
@@ -202,7 +181,7 @@ function AddEndpointForm({ customers, onAdd }: { customers: string[]; onAdd: (bo
       .map((type) => type.trim())
       .filter(Boolean);
     try {
-      await onAdd({ CustomerID: customerId, Url: url.trim(), ...(types.length ? { EventTypes: types } : {}) });
+      await onAdd({ CustomerID: customerId, Url: url.trim(), ...(types.length ? { EventTypes: types as EventTypes } : {}) });
       setUrl('');
     } catch (failure) {
       setError(failure);
