@@ -219,7 +219,8 @@ describeEachDialect('the operator console', (dialect) => {
       const view = await tenants.authenticateApiKey(ctx().database.db, ctx().clock, created!);
       expect(view).toMatchObject({ role: 'operator', companyId: 'DEMO' });
       await screenshot(page, 'api-keys');
-      await page.getByRole('button', { name: `Revoke key ${view!.keyId}` }).click();
+      // Each row's buttons are named by their verb alone; the row says whose they are.
+      await page.getByRole('row').filter({ hasText: 'night shift' }).getByRole('button', { name: 'Revoke', exact: true }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
       const row = page.getByRole('row').filter({ hasText: 'night shift' });
       await expect.poll(() => row.getByText(/^Revoked/).count()).toBe(1);
@@ -290,6 +291,9 @@ describeEachDialect('the operator console', (dialect) => {
         .click();
       const deliveries = page.getByRole('table', { name: /^Deliveries of ep_/ });
       await expect.poll(() => deliveries.getByRole('row').nth(1).textContent()).toMatch(/item\.createdSucceeded.* · 200 · \d+ ms/);
+      // Replay queues it again, due at once.
+      await deliveries.getByRole('row').nth(1).getByRole('button', { name: 'Replay', exact: true }).click();
+      await expect.poll(() => deliveries.getByRole('row').nth(1).getByText('Pending', { exact: true }).count()).toBe(1);
       await screenshot(page, 'webhooks');
     });
 

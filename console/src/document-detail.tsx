@@ -104,7 +104,7 @@ export function DocumentMoves({
 }) {
   const [chosen, setChosen] = useState<DetailKind['moves'][number]>();
   return (
-    <div className="actions" aria-label="Actions">
+    <div className="actions" role="group" aria-label="Actions">
       {kind.moves
         .filter(({ move }) => allowed.includes(move))
         .map((move) => (

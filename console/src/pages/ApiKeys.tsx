@@ -63,11 +63,11 @@ export function ApiKeysPage() {
               cell: (key) =>
                 key.RevokedWhen ? null : (
                   <span className="row-actions">
-                    <button type="button" onClick={() => void rotate(key)} aria-label={`Rotate key ${key.KeyID}`}>
+                    <button type="button" onClick={() => void rotate(key)}>
                       Rotate
                     </button>
                     {key.KeyID !== signedIn.KeyID && (
-                      <button type="button" onClick={() => setRevoking(key)} aria-label={`Revoke key ${key.KeyID}`}>
+                      <button type="button" onClick={() => setRevoking(key)}>
                         Revoke
                       </button>
                     )}

@@ -124,7 +124,7 @@ export function WebhooksPage() {
                   {
                     header: 'Actions',
                     cell: (delivery) => (
-                      <button type="button" onClick={() => void replay(delivery)} aria-label={`Replay ${delivery.DeliveryID}`}>
+                      <button type="button" onClick={() => void replay(delivery)}>
                         Replay
                       </button>
                     ),
