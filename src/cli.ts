@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { buildApp } from './app.js';
 import { dbOption, printList, withDatabase, withExistingDatabase, type CliIo } from './cli-support.js';
 import { addWebhookCommands } from './cli-webhooks.js';
+import { addX12Commands } from './cli-x12.js';
 import { ConfigError, loadConfig, type Config, type SettingName } from './config.js';
 import { backupDatabase, databaseLocation } from './db/dialect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -339,6 +340,7 @@ export function createCli(io: CliIo = processIo): Command {
     });
 
   addWebhookCommands(program, io);
+  addX12Commands(program, io);
 
   program
     .command('backup <file>')

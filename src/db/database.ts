@@ -12,6 +12,7 @@ import type { RatingTables } from '../modules/rating/rating.tables.js';
 import type { ReceiptTables } from '../modules/receipts/receipts.tables.js';
 import type { TenantTables } from '../modules/tenants/tenants.tables.js';
 import type { WebhookTables } from '../modules/webhooks/webhooks.tables.js';
+import type { X12Tables } from '../modules/x12/x12.tables.js';
 
 /** The whole schema, composed from the tables each module owns. */
 export interface Database
@@ -27,7 +28,8 @@ export interface Database
     LimitTables,
     EventTables,
     WebhookTables,
-    AdminTables {}
+    AdminTables,
+    X12Tables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

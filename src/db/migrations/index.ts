@@ -17,6 +17,7 @@ import * as apiKeyExpiry from './2026-11-26T0900-api-key-expiry.js';
 import * as events from './2026-11-27T1000-events.js';
 import * as webhooks from './2026-11-27T1100-webhooks.js';
 import * as adminChanges from './2026-11-27T1200-admin-changes.js';
+import * as x12Partners from './2026-11-27T1300-x12-partners.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1000-events': events,
   '2026-11-27T1100-webhooks': webhooks,
   '2026-11-27T1200-admin-changes': adminChanges,
+  '2026-11-27T1300-x12-partners': x12Partners,
 };
