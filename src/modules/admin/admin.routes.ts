@@ -3,11 +3,11 @@ import { forbidden } from '../../lib/refusal.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { errorResponses } from '../../http/schemas.js';
+import { EndpointListResultSchema } from '../webhooks/webhooks.schemas.js';
 import * as admin from './admin.service.js';
 import {
   AdminChangeListSchema,
   AdminChangeQuerySchema,
-  CompanyEndpointListSchema,
   CustomerChangeSchema,
   CustomerListSchema,
   CustomerPathSchema,
@@ -284,7 +284,7 @@ export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 
         summary: "Every webhook endpoint of the company: each customer's and the company-wide ones (never a secret)",
         description:
           'An admin key manages them with the webhook operations under the EDI base (leaving CustomerID out for the company-wide ones).',
-        response: { 200: CompanyEndpointListSchema, ...errorResponses() },
+        response: { 200: EndpointListResultSchema, ...errorResponses() },
       },
     },
     (request) => admin.listWebhookEndpoints(db, request.principal),

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../http/schemas.js';
 import { ROLES } from '../tenants/tenants.schemas.js';
-import { EndpointListResultSchema } from '../webhooks/webhooks.schemas.js';
 
 /**
  * The shapes of the admin API (DESIGN §14): a company's customers, facilities and API keys, in the
@@ -454,23 +453,6 @@ export const RateCardQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** listCompanyWebhookEndpoints' answer: the webhooks module's list, with the demo's two endpoints as its example. */
-const demoEndpoint = (EndpointID: string) => ({
-  EndpointID,
-  CustomerID: 'ACME',
-  Url: 'https://hooks.acme.example/wharf',
-  EventTypes: null,
-  Description: 'Demo endpoint',
-  Enabled: false,
-  DisabledReason: 'Disabled by its owner',
-  FailingSince: null,
-  CreatedWhen: SEEDED,
-  UpdatedWhen: SEEDED,
-});
-export const CompanyEndpointListSchema = Type.Object(EndpointListResultSchema.properties, {
-  examples: [{ Endpoints: [demoEndpoint('ep_demo_acme'), demoEndpoint('ep_demo_acme_old')] }],
-});
 
 export const AdminChangeSchema = Type.Object(
   {
