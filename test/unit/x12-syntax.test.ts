@@ -1,24 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readInterchange } from '../../src/modules/x12/x12-reader.js';
 import {
-  buildInterchange,
   defaultDelimiters,
   elementValue,
-  envelopeDateTime,
   GroupError,
   InterchangeNote,
-  readInterchange,
   SegmentError,
   SetError,
-  writeSegment,
-  writeSegments,
-  X12WriteError,
-  type InterchangeToWrite,
   type X12Delimiters,
   type X12Interchange,
   type X12ReadResult,
   type X12Segment,
-} from '../../src/modules/x12/codec.js';
+} from '../../src/modules/x12/x12-syntax.js';
+import {
+  buildInterchange,
+  envelopeDateTime,
+  writeSegment,
+  writeSegments,
+  X12WriteError,
+  type InterchangeToWrite,
+} from '../../src/modules/x12/x12-writer.js';
 
 /** An ISA as a partner would send it, each field overridable to break one thing at a time. */
 function isa(overrides: Partial<Record<number, string>> = {}, { element, component, segment }: X12Delimiters = defaultDelimiters) {
