@@ -111,10 +111,19 @@ describeEachDialect('the operator console', (dialect) => {
       await screenshot(page, 'orders-1024');
     });
 
-    it('shows the dashboard: documents by status today', async () => {
+    it('shows the dashboard: documents by status today, and the imports refused today', async () => {
+      // A receipt without its PONo: refused, with a failed ACK (and its ack.failed event).
+      const refused = await ctx().post(
+        '/edi/inbound/receipt',
+        { CompanyID: 'DEMO', CustomerID: 'ACME', FacilityID: 'LAX1', ASNContent: { Status: 'Imported' } },
+        keys.customer,
+      );
+      expect(refused.statusCode).toBe(400);
       const page = await signIn('admin');
       const receipts = page.getByRole('table', { name: 'Receipts changed today, by status' });
       await expect.poll(() => receipts.getByRole('row', { name: /^Closed/ }).textContent()).toBe('Closed1');
+      const failed = page.getByRole('table', { name: 'Imports refused today, by customer' });
+      await expect.poll(() => failed.getByRole('row').nth(1).textContent()).toBe('ACME1');
       await screenshot(page, 'dashboard');
     });
 

@@ -135,18 +135,16 @@ export function ConfirmDialog({
   children,
   onConfirm,
   onClose,
-  noteRequired = false,
 }: {
   title: string;
   children?: ReactNode;
   onConfirm: (note: string) => Promise<unknown>;
   onClose: () => void;
-  noteRequired?: boolean;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     dialog.current?.showModal();
@@ -154,15 +152,9 @@ export function ConfirmDialog({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
-    setError(undefined);
-    try {
-      await onConfirm(note.trim());
-      onClose();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    const done = await run(() => onConfirm(note.trim()));
+    setBusy(false);
+    if (done) onClose();
   };
   return (
     <dialog ref={dialog} aria-labelledby={titleId} onClose={onClose}>
@@ -171,7 +163,7 @@ export function ConfirmDialog({
         {children}
         <label>
           Note
-          <textarea value={note} onChange={(event) => setNote(event.target.value)} maxLength={1000} required={noteRequired} rows={3} />
+          <textarea value={note} onChange={(event) => setNote(event.target.value)} maxLength={1000} rows={3} />
         </label>
         <ErrorNote error={error} />
         <div className="actions">
@@ -254,4 +246,23 @@ export function SearchForm({
       <button type="submit">Find</button>
     </form>
   );
+}
+
+/**
+ * A form's or a button's action: its refusal kept to show in place (in the API's words), cleared
+ * when it runs again. `run` answers whether the action went through.
+ */
+export function useAction() {
+  const [error, setError] = useState<unknown>();
+  const run = async (action: () => Promise<unknown>): Promise<boolean> => {
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(failure);
+      return false;
+    }
+  };
+  return { error, run };
 }

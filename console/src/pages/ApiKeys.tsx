@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
-import { ConfirmDialog, DataTable, ErrorNote, Loading } from '../ui.js';
+import { ConfirmDialog, DataTable, ErrorNote, Loading, useAction } from '../ui.js';
 
 const KEYS = '/admin/v1/keys' as const;
 const ROLES: ApiKey['Role'][] = ['customer', 'operator', 'admin', 'rater'];
@@ -18,21 +18,18 @@ export function ApiKeysPage() {
   const named = (key: ApiKey) => ({ params: { path: { KeyID: String(key.KeyID) } } });
   const [shown, setShown] = useState<{ title: string; apiKey: string }>();
   const [revoking, setRevoking] = useState<ApiKey>();
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const refresh = () => queries.invalidateQueries({ queryKey: ['keys'] });
 
   const rotate = async (key: ApiKey) => {
-    setError(undefined);
-    try {
+    await run(async () => {
       const { data } = await client.POST(`${KEYS}/{KeyID}/rotate`, { ...named(key), body: { GraceHours: 24 } });
       setShown({
         title: `New key for KeyID ${key.KeyID} (the old one works 24 more hours)`,
         apiKey: (data as { Key: { Key: string } }).Key.Key,
       });
       await refresh();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
 
   return (
@@ -161,11 +158,10 @@ function CreateKeyForm({ onCreate }: { onCreate: (body: NewKey) => Promise<void>
   const [facilities, setFacilities] = useState('');
   const [userIds, setUserIds] = useState('');
   const [label, setLabel] = useState('');
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    await run(async () => {
       await onCreate({
         Role: role,
         ...(customers ? { Customers: list(customers) } : {}),
@@ -174,9 +170,7 @@ function CreateKeyForm({ onCreate }: { onCreate: (body: NewKey) => Promise<void>
         ...(label ? { Label: label } : {}),
       });
       setLabel('');
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <form className="panel" onSubmit={submit} aria-labelledby="create-key-title">

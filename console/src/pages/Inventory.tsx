@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import type { components } from 'wharf-client';
 import { newConfirmationNo } from '../document-detail.js';
 import { useSession } from '../session.js';
-import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm } from '../ui.js';
+import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, SearchForm, useAction } from '../ui.js';
 
 const EDI = '/shared/bam/v1/public/edi' as const;
 const PAGE_SIZE = 50;
@@ -138,14 +138,13 @@ function AdjustmentForm({
   const [qty, setQty] = useState('');
   const [reason, setReason] = useState('');
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const [done, setDone] = useState<string>();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setDone(undefined);
     const adjustmentNo = newConfirmationNo('ADJ');
-    try {
+    await run(async () => {
       await onAdjust(
         { ItemNumber: itemNumber.trim(), UOM: uom, Qty: qty.trim(), ...(lotNo.trim() ? { LotNo: lotNo.trim() } : {}) },
         {
@@ -156,9 +155,7 @@ function AdjustmentForm({
       );
       setDone(`Adjustment ${adjustmentNo} applied.`);
       setQty('');
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <form className="panel" onSubmit={submit} aria-labelledby="adjust-title">

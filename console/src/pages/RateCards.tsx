@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
-import { DataTable, ErrorNote, Loading } from '../ui.js';
+import { DataTable, ErrorNote, Loading, useAction } from '../ui.js';
 
 const ADMIN = '/admin/v1' as const;
 const EXPLAIN = '/api/RateEngine/SVC/lastmile/explain' as const;
@@ -76,13 +76,12 @@ export function RateCardsPage() {
 function UploadForm({ onUpload }: { onUpload: (body: CardUpload) => Promise<{ RateCard: RateCard; Changed: boolean }> }) {
   const [file, setFile] = useState<File>();
   const [userId, setUserId] = useState('');
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const [done, setDone] = useState<string>();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setDone(undefined);
-    try {
+    await run(async () => {
       const text = await file!.text();
       let card: CardUpload['Card'];
       try {
@@ -97,9 +96,7 @@ function UploadForm({ onUpload }: { onUpload: (body: CardUpload) => Promise<{ Ra
           ? `Loaded ${RateCard.Name} as version ${RateCard.Version}.`
           : `${RateCard.Name} is already version ${RateCard.Version}; nothing changed.`,
       );
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <form className="panel" onSubmit={submit} aria-labelledby="upload-title">
@@ -138,16 +135,11 @@ function QuoteForm({ onQuote }: { onQuote: (body: Quote) => Promise<Explained> }
   const [userId, setUserId] = useState('');
   const [data, setData] = useState<Quote['Data']>(EXAMPLE_PARCEL);
   const [answer, setAnswer] = useState<Explained>();
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
-      setAnswer(await onQuote({ UserID: Number(userId), Data: data }));
-    } catch (failure) {
-      setAnswer(undefined);
-      setError(failure);
-    }
+    // A refused quote leaves no earlier breakdown on show.
+    if (!(await run(async () => setAnswer(await onQuote({ UserID: Number(userId), Data: data }))))) setAnswer(undefined);
   };
   const explanation = answer?.Explanation;
   return (

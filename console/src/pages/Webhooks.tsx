@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from 'wharf-client';
 import { useSession } from '../session.js';
-import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, StatusText } from '../ui.js';
+import { CustomerPicker, DataTable, ErrorNote, Loading, Pager, StatusText, useAction } from '../ui.js';
 
 const WEBHOOK = '/shared/bam/v1/public/edi/webhook' as const;
 
@@ -19,7 +19,6 @@ export function WebhooksPage() {
   const [secret, setSecret] = useState<{ endpointId: string; secret: string }>();
   const [endpointId, setEndpointId] = useState<string>();
   const [pageNo, setPageNo] = useState(1);
-  const [replayError, setReplayError] = useState<unknown>();
 
   const endpoints = useQuery({
     queryKey: ['webhooks'],
@@ -37,15 +36,12 @@ export function WebhooksPage() {
       ).data!,
   });
 
-  const replay = async (delivery: Delivery) => {
-    setReplayError(undefined);
-    try {
+  const replaying = useAction();
+  const replay = (delivery: Delivery) =>
+    replaying.run(async () => {
       await client.POST(`${WEBHOOK}/delivery/replay`, { body: { CompanyID: key.CompanyID, DeliveryID: delivery.DeliveryID } });
       await queries.invalidateQueries({ queryKey: ['webhooks', 'deliveries'] });
-    } catch (failure) {
-      setReplayError(failure);
-    }
-  };
+    });
 
   return (
     <>
@@ -107,7 +103,7 @@ export function WebhooksPage() {
       {endpointId && (
         <section aria-labelledby="deliveries-title">
           <h2 id="deliveries-title">Deliveries of {endpointId}</h2>
-          <ErrorNote error={deliveries.error ?? replayError} />
+          <ErrorNote error={deliveries.error ?? replaying.error} />
           {deliveries.data && (
             <>
               <DataTable
@@ -172,20 +168,17 @@ function AddEndpointForm({ customers, onAdd }: { customers: string[]; onAdd: (bo
   const [customerId, setCustomerId] = useState(customers[0] ?? '');
   const [url, setUrl] = useState('');
   const [eventTypes, setEventTypes] = useState('');
-  const [error, setError] = useState<unknown>();
+  const { error, run } = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     const types = eventTypes
       .split(',')
       .map((type) => type.trim())
       .filter(Boolean);
-    try {
+    await run(async () => {
       await onAdd({ CustomerID: customerId, Url: url.trim(), ...(types.length ? { EventTypes: types as EventTypes } : {}) });
       setUrl('');
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <form className="panel" onSubmit={submit} aria-labelledby="add-endpoint-title">
