@@ -178,7 +178,7 @@ export function readInterchange(text: string): X12ReadResult {
   let set: X12TransactionSet | undefined;
   let trailer: X12Interchange['trailer'] | undefined;
   let ordinal = 1;
-  const where = (id: string) => `segment ${ordinal} (${id || 'no id'})`;
+  const where = (id: string) => `segment ${ordinal} (${shown(id) || 'no id'})`;
 
   const closeSet = (before: string) => {
     if (set) set.problems.push({ code: SetError.trailerMissing, message: `set ${shown(set.controlNumber)} has no SE before ${before}` });
@@ -200,7 +200,17 @@ export function readInterchange(text: string): X12ReadResult {
     let segmentText = text.slice(cursor, end).replace(/^[\r\n]+/, '');
     cursor = end + 1;
     if (delimiters.segment === '\n') segmentText = segmentText.replace(/\r$/, '');
-    if (segmentText.trim() === '') continue;
+    // Line breaks between segments are layout; any other text is a segment, even one of blanks.
+    if (segmentText.replace(/[\r\n]+$/, '') === '') continue;
+    if (terminatorAt === -1 && !/[\r\n]/.test(delimiters.segment)) {
+      // X12 ends every segment, IEA too: text after the last terminator was cut from something longer
+      // (a line break as the terminator is the one a text file may lose at its end).
+      structureProblem = {
+        code: InterchangeNote.prematureEnd,
+        message: `segment ${ordinal + 1} (${shown(segmentText.split(delimiters.element)[0] ?? '')}) has no segment terminator`,
+      };
+      break;
+    }
     ordinal++;
     const raw = splitSegment(segmentText, delimiters);
     const value = (index: number) => raw.raw[index - 1] ?? '';
