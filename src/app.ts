@@ -49,6 +49,7 @@ import { acknowledgeRejectedBody } from './modules/commands/commands.service.js'
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 import { apiKeyRoutes } from './modules/tenants/api-key.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { x12Routes } from './modules/x12/x12.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
@@ -264,6 +265,7 @@ export async function buildApp({
         }
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
         webhookRoutes(edi, deps, { allowPrivate: config.webhookAllowPrivate });
+        x12Routes(edi, deps, { bodyLimit: config.x12BodyLimit });
       },
       { prefix: EDI_PREFIX },
     );

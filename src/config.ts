@@ -38,6 +38,15 @@ const settings = {
       description: 'Largest request body in bytes; larger bodies get 413',
     }),
   },
+  x12BodyLimit: {
+    env: 'X12_BODY_LIMIT',
+    schema: Type.Integer({
+      minimum: 1024,
+      maximum: 100 * 1024 * 1024,
+      default: 16 * 1024 * 1024,
+      description: 'Largest X12 interchange in bytes (POST /edi/x12); one interchange may carry many orders, so larger than BODY_LIMIT',
+    }),
+  },
   requestTimeoutMs: {
     env: 'REQUEST_TIMEOUT_MS',
     schema: Type.Integer({

@@ -13,10 +13,18 @@ import { adjustQuantities } from './modules/inventory/adjustments.service.js';
 import { importItems } from './modules/items/items.service.js';
 import { loadRateCard } from './modules/rating/rating.service.js';
 import * as tenants from './modules/tenants/tenants.service.js';
+import * as partners from './modules/x12/partners.service.js';
 
 /** The DEMO tenant that `npm run demo` seeds: idempotent, so every run prints the same keys. */
 
-export const DEMO = { company: 'DEMO', customer: 'ACME', facility: 'LAX1', timeZone: 'America/Los_Angeles', raterUserId: 1001 };
+export const DEMO = {
+  company: 'DEMO',
+  customer: 'ACME',
+  facility: 'LAX1',
+  timeZone: 'America/Los_Angeles',
+  raterUserId: 1001,
+  x12PartnerId: 'ACMEEDI',
+};
 
 const DEMO_ITEMS = [
   {
@@ -150,5 +158,9 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   // The example card is the company's default; loading it again when it is already the latest changes nothing.
   await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
   await seedDemoDocuments(db, clock, cx);
+  // Acme's X12 translator, whose 940 is the example of POST /edi/x12.
+  await ignoreDuplicate(() =>
+    partners.addPartner(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, id: DEMO.x12PartnerId, qualifier: 'ZZ' }),
+  );
   return keys;
 }

@@ -47,6 +47,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_endpoints',
   'webhook_fanout',
+  'x12_interchanges',
   'x12_partners',
 ];
 /** SQLite has no sequences: a counters table stands in for them. */

@@ -71,6 +71,11 @@ function fits(schema: Json, value: unknown): string[] {
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
 const json = (media?: Record<string, Media>) => media?.['application/json'];
+/** The X12 bridge's text bodies (DESIGN §16): an interchange in, its 997 or TA1 out. */
+const X12 = 'application/edi-x12';
+const x12 = (media?: Record<string, Media>) => media?.[X12];
+/** A text body's example: OpenAPI 3.1 keeps it on the media, or on its schema's examples. */
+const textExample = (media: Media) => media.example ?? (media.schema?.examples as unknown[] | undefined)?.[0];
 
 /** The demo key an integrator would authorize with for the operation (the customer's key is limited to LAX1 and manages no webhooks). */
 function roleOf(path: string): Role | undefined {
@@ -87,6 +92,10 @@ describe('the examples of the published document', () => {
     if (request) {
       expect(request.example, 'a request example').toBeDefined();
       expect(fits(request.schema!, request.example)).toEqual([]);
+    }
+    // An X12 text is a string that is an interchange.
+    for (const media of [x12(operation.requestBody?.content), ...Object.values(operation.responses).map((r) => x12(r.content))]) {
+      if (media) expect(textExample(media)).toMatch(/^ISA\*[\s\S]*IEA\*\d+\*\d{9}~$/);
     }
     for (const parameter of operation.parameters ?? []) {
       if (parameter.in === 'path') expect(parameter.example, `an example of ${parameter.name}`).toBeDefined();
@@ -122,15 +131,28 @@ describeEachDialect('the request examples against the demo', (dialect) => {
         params[parameter.in][parameter.name] = parameter.example;
       }
       const call = client[method as 'POST'] as unknown as (path: string, init: Json) => Promise<{ data?: unknown; response: Response }>;
+      const textBody = x12(operation.requestBody?.content);
+      // A text body goes as it is, and its answer is read as text (openapi-fetch's own options).
+      const body = textBody
+        ? { body: textExample(textBody), bodySerializer: (text: string) => text, headers: { 'content-type': X12 }, parseAs: 'text' }
+        : operation.requestBody
+          ? { body: json(operation.requestBody.content)!.example }
+          : {};
       let answer: { data?: unknown; response: Response };
       try {
-        answer = await call(path, { params, ...(operation.requestBody ? { body: json(operation.requestBody.content)!.example } : {}) });
+        answer = await call(path, { params, ...body });
       } catch (error) {
         if (error instanceof WharfError) throw new Error(`${error.status}: ${JSON.stringify(error.problems)}`);
         throw error;
       }
       const status = String(answer.response.status);
       expect(status).toMatch(/^2/);
+      if (textBody) {
+        expect(x12(operation.responses[status]?.content), `status ${status} is documented as X12`).toBeDefined();
+        // Every set of the example accepted: the 997's AK9 says A.
+        expect(answer.data).toMatch(/~\s*AK9\*A\*/);
+        return;
+      }
       const documented = json(operation.responses[status]?.content);
       expect(documented, `status ${status} is documented`).toBeDefined();
       expect(fits(documented!.schema!, answer.data)).toEqual([]);

@@ -17,6 +17,9 @@ interface Operation {
   >;
 }
 
+/** The X12 bridge's media type (DESIGN §16). */
+const X12 = 'application/edi-x12';
+
 describe('OpenAPI document', () => {
   let db: Db;
   let app: App;
@@ -74,9 +77,15 @@ describe('OpenAPI document', () => {
     const refs: string[] = [];
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
+        // The X12 bridge's bodies are text (checked below); every other body is JSON.
+        const isText = (content?: Record<string, { schema?: unknown }>) => content?.[X12] !== undefined && !content['application/json'];
         const bodies = [
-          ...(operation.requestBody ? [['request', operation.requestBody.content['application/json']!.schema]] : []),
-          ...Object.entries(operation.responses).map(([status, response]) => [status, response.content?.['application/json']?.schema]),
+          ...(operation.requestBody && !isText(operation.requestBody.content)
+            ? [['request', operation.requestBody.content['application/json']!.schema]]
+            : []),
+          ...Object.entries(operation.responses)
+            .filter(([, response]) => !isText(response.content))
+            .map(([status, response]) => [status, response.content?.['application/json']?.schema]),
         ] as [string, { $ref?: string } | undefined][];
         for (const [what, schema] of bodies) {
           expect(schema?.$ref, `${method.toUpperCase()} ${path} ${what}`).toMatch(/^#\/components\/schemas\/[A-Z][A-Za-z]+$/);
@@ -91,6 +100,11 @@ describe('OpenAPI document', () => {
     expect(receipt.responses['400']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ProblemsOrErrorObject' });
     expect(receipt.responses['401']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Problems' });
     expect(receipt.responses['404']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorObject' });
+    const interchange = document.paths['/shared/bam/v1/public/edi/x12']!.post!;
+    const text = { type: 'string' };
+    expect(interchange.requestBody!.content[X12]!.schema).toMatchObject(text);
+    expect(interchange.responses['200']!.content![X12]!.schema).toMatchObject(text);
+    expect(Object.keys(interchange.responses['400']!.content!)).toEqual([X12, 'application/json']);
     expect(document.components.schemas.Problems).toEqual({
       type: 'array',
       items: {

@@ -764,6 +764,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shared/bam/v1/public/edi/x12": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post one X12 interchange (940, 943) and read its 997
+         * @description Called by a trading partner’s system with a customer key of the partner’s customer (`wharf x12 partner add`). The body is one 004010 interchange, in any delimiters its ISA declares; each 940 (W05-01 N or R: DN import, F: DN cancel) and 943 (RN import) runs as its own command, with its ACK, exactly as the JSON operation does. 200 answers the 997 (one per functional group: AK5 A accepted, E accepted with a warning, R rejected with AK3/AK4 naming each segment and element at fault). 400 answers a TA1 when the envelope cannot be taken (bad ISA, counts or control numbers, another receiver than Wharf, an ISA13 already used with another body), or the spec’s error array when the body is no interchange at all. The same interchange sent again answers its first 997 with `Idempotent-Replayed: true`. A sender that is not a partner of the key’s customers is 403. docs/x12.md maps every element.
+         */
+        post: operations["receiveInterchange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/customers": {
         parameters: {
             query?: never;
@@ -15770,6 +15790,256 @@ export interface operations {
                      *       {
                      *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
                      *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    receiveInterchange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example ISA*00*          *00*          *ZZ*ACMEEDI        *ZZ*DEMO           *261127*1200*U*00401*000000101*0*P*>~
+                 *     GS*OW*ACMEEDI*DEMO*20261127*1200*101*X*004010~
+                 *     ST*940*0001~
+                 *     W05*N*SO-X12-1*PO-X12-1~
+                 *     N1*WH*Los Angeles DC*91*LAX1~
+                 *     N1*ST*Jane Doe~
+                 *     N3*1 Market St~
+                 *     N4*San Francisco*CA*94105*US~
+                 *     LX*1~
+                 *     W01*2*EA**VN*MUG-BLUE-12~
+                 *     SE*9*0001~
+                 *     GE*1*101~
+                 *     IEA*1*000000101~
+                 */
+                "application/edi-x12": string;
+            };
+        };
+        responses: {
+            /** @description The 997 of the interchange. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/edi-x12": string;
+                };
+            };
+            /** @description A TA1 (application/edi-x12) when the envelope cannot be taken; the error array when the body is no interchange at all. */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/edi-x12": string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/edi-x12. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
                      *       }
                      *     ]
                      */

@@ -79,6 +79,11 @@ interface BodyIdentifiers {
   FacilityID?: unknown;
 }
 
+/** 403 unless the key's role may call an operation of `roles`. */
+export function requireRole(principal: Principal, roles: readonly Role[]): void {
+  if (!roles.includes(principal.role)) throw forbidden(`An API key with role ${principal.role} may not call this operation`);
+}
+
 /** Builds the `preHandler` that runs the checks of `permit` for an operation's roles. */
 export interface Authorize {
   (roles: readonly Role[]): preHandlerHookHandler;
@@ -103,9 +108,7 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     const customerId = ids.CustomerID;
     const facilityId = ids.FacilityID;
 
-    if (!roles.includes(principal.role)) {
-      throw forbidden(`An API key with role ${principal.role} may not call this operation`);
-    }
+    requireRole(principal, roles);
     if (companyId !== principal.companyId) throw forbidden(`CompanyID ${String(companyId)} is outside this API key's scope`);
     if (facilityId !== undefined) {
       // A text that cannot be stored names no facility (and must not reach the database).

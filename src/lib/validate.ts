@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { fitsDecimalRule, type DecimalRule } from './decimal.js';
 import { formatValidationErrors, type ValidationIssue } from './validation-messages.js';
 
@@ -47,4 +47,18 @@ function schemaKey(schema: TSchema): string {
 function compile(schema: TSchema) {
   ajv.addSchema(schema, schemaKey(schema));
   return ajv.getSchema(schemaKey(schema))!;
+}
+
+/**
+ * A validator that knows `formats` too and answers Ajv's issues, not messages: for a caller that
+ * places each problem itself (an X12 set names the segment and element at fault).
+ */
+export function issueFinder(formats: NonNullable<Options['formats']>): (schema: TSchema, value: unknown) => ValidationIssue[] {
+  const withFormats = new Ajv({ ...ajvOptions, formats });
+  const compiled = new WeakMap<TSchema, ValidateFunction>();
+  return (schema, value) => {
+    let validate = compiled.get(schema);
+    if (!validate) compiled.set(schema, (validate = withFormats.compile(schema)));
+    return validate(value) ? [] : ((validate.errors ?? []) as ValidationIssue[]);
+  };
 }

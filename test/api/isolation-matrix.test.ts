@@ -14,6 +14,7 @@ import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { listApiKeys } from '../../src/modules/tenants/tenants.service.js';
 import { loadRateCard } from '../../src/modules/rating/rating.service.js';
 import { fanOut } from '../../src/modules/webhooks/deliveries.service.js';
+import { addPartner } from '../../src/modules/x12/partners.service.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import {
@@ -146,6 +147,8 @@ interface World {
   dlv: Record<'search' | 'replay', string>;
   /** KeyIDs of company A's keys made for the admin API's key operations. */
   keyId: Record<'rotate' | 'revoke', number>;
+  /** C1's X12 trading partner (ZZ/`partnerId`), and a 940 of C1's for F1 under an ISA13 of the caller's choice. */
+  x12: { partnerId: string; interchange(controlNo: number): string };
   /** Every identifier of the owner's data (company A, mostly C1 in F1): no refusal may carry one its request did not name. */
   owned: Set<string>;
   /** Company B's identifiers and documents: no answer to company A may carry one. */
@@ -167,9 +170,10 @@ interface Entry {
    * The rate engine answers in its envelope (DESIGN §9); the admin API (DESIGN §14) names no company
    * in its requests (the key's is the one it manages) and its records in the path; the rest in the
    * spec's shapes. `self`: an operation on the key itself, which every key may call and which shows
-   * only that key.
+   * only that key. `x12`: the X12 bridge (DESIGN §16), whose body is an interchange (`X12` below)
+   * and whose sender, not its body's identifiers, names the customer.
    */
-  shape?: 'rate' | 'admin' | 'self';
+  shape?: 'rate' | 'admin' | 'self' | 'x12';
   /** The URL to send to, where the route's has parameters (the admin API's records): the owner's record, or `value`. */
   url?(w: World, value?: string | number): string;
   /** The owner's success, when not 200 (the admin API's creations: 201). */
@@ -558,6 +562,22 @@ const MATRIX: Record<string, Entry> = {
   // The admin entries above made changes in company A by then (the matrix runs in this order).
   [adminRoute('GET', '/changes')]: adminList(() => ['customer.created']),
 
+  // ---- the X12 bridge -----------------------------------------------------------------------------
+  [edi('POST', '/edi/x12')]: {
+    roles: CUSTOMER,
+    shape: 'x12',
+    // The identifiers are the model's: the interchange names them, and its sender names the customer.
+    owner: (w) => ({
+      key: 'c1',
+      body: { ...ids(w.a), Sender: w.x12.partnerId, X12: w.x12.interchange(1) },
+      shows: [w.x12.partnerId, 'AK5*A'],
+    }),
+    // C1's key limited to F2 is C1's partner's: its 940 for F1 is rejected in the 997, by the scope check of the DN import.
+    elsewhere: (w) => [
+      { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2', fields: { X12: w.x12.interchange(2) }, status: 200 },
+    ],
+  },
+
   // ---- the key itself ------------------------------------------------------------------------------
   [`GET ${EDI_PREFIX}/edi/api-key`]: {
     roles: ROLES,
@@ -656,6 +676,21 @@ function adminRefusal(scope: Scope | undefined): Refusal | undefined {
   return undefined;
 }
 
+/** The X12 bridge's (DESIGN §16): the key (401), the role (403), then a sender that is no partner of the key's customers (403). */
+function x12Refusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
+  if (!scope) return { status: 401, body: problems(MISSING) };
+  if (!roles.includes(scope.role)) return { status: 403, body: problems(`An API key with role ${scope.role} may not call this operation`) };
+  const partnerOfKey =
+    scope.companyId === body.CompanyID && (scope.role === 'admin' || scope.customerIds.includes(body.CustomerID as string));
+  if (!partnerOfKey) {
+    return {
+      status: 403,
+      body: problems(`Interchange sender ZZ/${String(body.Sender)} is not a trading partner of this API key's customers`),
+    };
+  }
+  return undefined;
+}
+
 /** An operation on the key itself: only a request without a key is refused. */
 function selfRefusal(scope: Scope | undefined): Refusal | undefined {
   return scope ? undefined : { status: 401, body: problems(MISSING) };
@@ -680,7 +715,8 @@ function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope
     { who: 'no key' },
     ...otherCompany,
     { who: 'a customer key of another customer of the company', key: 'c2' },
-    { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' },
+    // The X12 bridge admits it: the DN import's own scope check rejects the set in the 997 (`elsewhere`).
+    ...(entry.shape === 'x12' ? [] : [{ who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' as KeyName }]),
     { who: 'an operator key of another facility', key: 'opF2' },
     ...ROLES.filter((role) => !entry.roles.includes(role)).map((role) => ({
       who: `a ${role} key (a role the route does not admit)`,
@@ -723,14 +759,16 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
   /** Sends `body` (none: no body) to the route, at `url` where its path has parameters. */
   const send = (route: string, body: unknown, key?: string, url?: string) => {
     const [method, path] = route.split(' ') as ['GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string];
+    // The X12 bridge's body is its interchange alone.
+    const interchange = (body as { X12?: string } | undefined)?.X12;
     return ctx().app.inject({
       method,
       url: url ?? path,
       headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(body === undefined ? {} : { 'content-type': interchange === undefined ? 'application/json' : 'application/edi-x12' }),
         ...(key ? { authorization: `APIKey ${key}` } : {}),
       },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { payload: interchange ?? JSON.stringify(body) }),
     });
   };
 
@@ -914,7 +952,35 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
     const [rotate, revoke] = (await listApiKeys(database.db, a.companyId)).slice(-2).map((key) => key.id) as [number, number];
     const keyId = { rotate, revoke };
 
-    w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, keyId, owned, foreign };
+    // C1's X12 partner, and a 940 of C1's for F1 of an item in stock there.
+    const partnerId = own(uniqueId('X12P'));
+    await addPartner(database.db, clock, { companyId: a.companyId, customerId: a.customerIds[0]!, id: partnerId, qualifier: 'ZZ' });
+    const x12Sku = own(uniqueId('XSKU'));
+    await stock(ctx(), { tenant: a, items: [{ ItemNumber: x12Sku, Qty: '10' }] });
+    const interchange = (controlNo: number) => {
+      const isa13 = String(controlNo).padStart(9, '0');
+      const body = [
+        `W05*N*${own(uniqueId('X12SO'))}`,
+        `N1*WH*F1*9*${a.facilityIds[0]}`,
+        'N1*ST*Jane Doe',
+        'N3*1 Market St',
+        'N4*San Francisco*CA*94105',
+        'LX*1',
+        `W01*1*EA**VN*${x12Sku}`,
+      ];
+      return [
+        `ISA*00*          *00*          *ZZ*${partnerId.padEnd(15)}*ZZ*${a.companyId.padEnd(15)}*261127*1200*U*00401*${isa13}*0*P*>~`,
+        `GS*OW*${partnerId}*${a.companyId}*20261127*1200*${controlNo}*X*004010~`,
+        'ST*940*0001~',
+        ...body.map((segment) => `${segment}~`),
+        `SE*${body.length + 2}*0001~`,
+        `GE*1*${controlNo}~`,
+        `IEA*1*${isa13}~`,
+      ].join('\n');
+    };
+    const x12 = { partnerId, interchange };
+
+    w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, keyId, x12, owned, foreign };
   });
 
   it('has an entry for every route the app registers, and every entry is a registered route', () => {
@@ -941,9 +1007,11 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
             ? adminRefusal
             : entry.shape === 'self'
               ? selfRefusal
-              : entry.refusesFacilityKeys
-                ? webhookRefusal
-                : ediRefusal;
+              : entry.shape === 'x12'
+                ? x12Refusal
+                : entry.refusesFacilityKeys
+                  ? webhookRefusal
+                  : ediRefusal;
       // The model admits the owner: the refusals below are about the key, not the request.
       expect(model(w.scopes[owner.key], entry.roles, owner.body ?? {}), 'the owner must be admitted').toBeUndefined();
       // What the request itself names (its path too, where the record is named there).

@@ -18,6 +18,7 @@ import * as events from './2026-11-27T1000-events.js';
 import * as webhooks from './2026-11-27T1100-webhooks.js';
 import * as adminChanges from './2026-11-27T1200-admin-changes.js';
 import * as x12Partners from './2026-11-27T1300-x12-partners.js';
+import * as x12Interchanges from './2026-11-27T1400-x12-interchanges.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1100-webhooks': webhooks,
   '2026-11-27T1200-admin-changes': adminChanges,
   '2026-11-27T1300-x12-partners': x12Partners,
+  '2026-11-27T1400-x12-interchanges': x12Interchanges,
 };

@@ -4,7 +4,7 @@
  * an 846 of inventory balances, built from the JSON shapes Wharf already answers. Pure functions:
  * the bridge wraps them with buildInterchange and owns partners, control numbers and the outbox.
  *
- * Every element written, its 004010 element number and the codes chosen are in docs/x12-advices.md,
+ * Every element written, its 004010 element number and the codes chosen are in docs/x12.md,
  * with what each was checked against and what could not be confirmed.
  */
 import { DateTime } from 'luxon';

@@ -1,8 +1,16 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { X12PartnerTable } from './x12.tables.js';
+import type { Db, Trx } from '../../db/database.js';
+import type { X12InterchangeTable, X12PartnerTable } from './x12.tables.js';
 
 export type PartnerRow = Selectable<X12PartnerTable>;
+export type InterchangeRow = Selectable<X12InterchangeTable>;
+
+/** A partner by the key of x12_partners. */
+export interface PartnerKey {
+  companyId: string;
+  qualifier: string;
+  partnerId: string;
+}
 
 export async function insertPartner(db: Db, row: Insertable<X12PartnerTable>): Promise<void> {
   await db.insertInto('x12_partners').values(row).execute();
@@ -18,4 +26,76 @@ export async function listPartners(db: Db, companyId?: string): Promise<PartnerR
     .orderBy('qualifier')
     .orderBy('partner_id')
     .execute();
+}
+
+export async function findPartner(db: Db, key: PartnerKey): Promise<PartnerRow | undefined> {
+  return db
+    .selectFrom('x12_partners')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('qualifier', '=', key.qualifier)
+    .where('partner_id', '=', key.partnerId)
+    .executeTakeFirst();
+}
+
+/** The partners of a company's customers, by qualifier and id. */
+export async function findPartnersOfCustomers(db: Db, companyId: string, customerIds: readonly string[]): Promise<PartnerRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .selectFrom('x12_partners')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('customer_id', 'in', customerIds)
+    .orderBy('qualifier')
+    .orderBy('partner_id')
+    .execute();
+}
+
+/**
+ * Takes the next control numbers of what Wharf sends a partner: one ISA13, `groups` GS06 and
+ * `sets` ST02, in one statement whose row lock orders concurrent takers. Answers the first of each.
+ */
+export async function takeControlNumbers(
+  trx: Trx,
+  key: PartnerKey,
+  counts: { groups: number; sets: number },
+): Promise<{ interchange: number; group: number; set: number }> {
+  const row = await trx
+    .updateTable('x12_partners')
+    .set((eb) => ({
+      last_interchange_no: eb('last_interchange_no', '+', 1),
+      last_group_no: eb('last_group_no', '+', counts.groups),
+      last_set_no: eb('last_set_no', '+', counts.sets),
+    }))
+    .where('company_id', '=', key.companyId)
+    .where('qualifier', '=', key.qualifier)
+    .where('partner_id', '=', key.partnerId)
+    .returning(['last_interchange_no', 'last_group_no', 'last_set_no'])
+    .executeTakeFirstOrThrow();
+  return {
+    interchange: Number(row.last_interchange_no),
+    group: Number(row.last_group_no) - counts.groups + 1,
+    set: Number(row.last_set_no) - counts.sets + 1,
+  };
+}
+
+export async function findInterchange(db: Db, key: PartnerKey, controlNo: string): Promise<InterchangeRow | undefined> {
+  return db
+    .selectFrom('x12_interchanges')
+    .selectAll()
+    .where('company_id', '=', key.companyId)
+    .where('qualifier', '=', key.qualifier)
+    .where('partner_id', '=', key.partnerId)
+    .where('control_no', '=', controlNo)
+    .executeTakeFirst();
+}
+
+/** Records an answered interchange; false when another request recorded the same ISA13 first. */
+export async function insertInterchange(db: Db, row: Insertable<X12InterchangeTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('x12_interchanges')
+    .values(row)
+    .onConflict((oc) => oc.columns(['company_id', 'qualifier', 'partner_id', 'control_no']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }

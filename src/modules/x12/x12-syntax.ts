@@ -4,11 +4,13 @@
  *
  * Codes, each from the 004010 code list of its element (Stedi's X12 reference,
  * stedi.com/edi/x12-004010/element/<id>, checked against the webMethods TA1 and AK5/AK9 tables):
- * TA1-05 is element I18, AK5-02 is 718, AK9-05 is 716, AK3-04 is 720, AK3-02 is 719 (ST counts 1).
+ * TA1-05 is element I18, AK5-02 is 718, AK9-05 is 716, AK3-04 is 720, AK3-02 is 719 (ST counts 1),
+ * AK4-03 is 723.
  */
 
-/** TA1-05 Interchange Note Code (I18). 009 (unknown receiver) and 025 (duplicate ISA13) need the partner table: the bridge's. */
+/** TA1-05 Interchange Note Code (I18). 008 (not Wharf's receiver id) and 025 (duplicate ISA13) are found by the bridge. */
 export const InterchangeNote = {
+  noError: '000',
   /** IEA02 is not ISA13. */
   controlNumberMismatch: '001',
   invalidSegmentTerminator: '004',
@@ -34,6 +36,8 @@ export const InterchangeNote = {
   prematureEnd: '023',
   /** I18's own example: an invalid GS segment. */
   invalidContent: '024',
+  /** ISA13 was used before by this sender, with another interchange. */
+  duplicateControlNumber: '025',
   invalidElementSeparator: '026',
   invalidComponentSeparator: '027',
 } as const;
@@ -79,6 +83,24 @@ export const SegmentError = {
   segmentHasElementErrors: '8',
 } as const;
 export type SegmentErrorCode = (typeof SegmentError)[keyof typeof SegmentError];
+
+/** AK4-03 Data Element Syntax Error Code (723): what is wrong with one element. */
+export const ElementError = {
+  mandatoryMissing: '1',
+  conditionalMissing: '2',
+  tooManyElements: '3',
+  tooShort: '4',
+  tooLong: '5',
+  invalidCharacter: '6',
+  invalidCode: '7',
+  invalidDate: '8',
+  invalidTime: '9',
+  exclusionViolated: '10',
+} as const;
+export type ElementErrorCode = (typeof ElementError)[keyof typeof ElementError];
+
+/** TA1-04 and AK5-01/AK9-01: accepted, accepted with errors, partly accepted (AK9 only), rejected. */
+export type AcknowledgmentCode = 'A' | 'E' | 'P' | 'R';
 
 export interface X12Delimiters {
   /** Between elements: the character right after "ISA". */

@@ -20,6 +20,21 @@ export interface X12PartnerTable {
   created_at: number;
 }
 
+/** An interchange a partner sent, by its ISA13, and the 997 that answered it (sent again on a replay). */
+export interface X12InterchangeTable {
+  company_id: string;
+  qualifier: string;
+  partner_id: string;
+  /** ISA13 as sent (9 digits). */
+  control_no: string;
+  /** SHA-256 of the interchange's text: the same ISA13 with another body is not a replay. */
+  request_hash: string;
+  /** The whole 997 interchange Wharf answered. */
+  answer: string;
+  created_at: number;
+}
+
 export interface X12Tables {
   x12_partners: X12PartnerTable;
+  x12_interchanges: X12InterchangeTable;
 }

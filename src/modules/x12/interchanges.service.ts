@@ -1,0 +1,324 @@
+/**
+ * An interchange a trading partner posts (DESIGN §16): each 940 and 943 runs through the same
+ * command as its JSON twin (its own transaction, ACK, idempotency and events), and the interchange
+ * is answered with a 997 per group, or a TA1 when its envelope cannot be taken. The same ISA13
+ * sent again is answered with its first 997 and changes nothing.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { inTransaction } from '../../db/transaction.js';
+import { type Authorize, requireRole, ROLES_OF } from '../../http/auth.js';
+import type { CommandContext } from '../../http/command-context.js';
+import { dateTimeFormats, explainFormatFailure } from '../../http/formats.js';
+import { sha256Hex } from '../../lib/ids.js';
+import { forbidden, invalid, Refusal } from '../../lib/refusal.js';
+import { issueFinder } from '../../lib/validate.js';
+import { formatValidationErrors, type ValidationIssue } from '../../lib/validation-messages.js';
+import { acknowledgeRejectedBody, type RejectedBodyRule } from '../commands/commands.service.js';
+import { OrderCancelRequestSchema, OrderImportRequestSchema } from '../orders/orders.schemas.js';
+import { cancelOrderByCustomer, importOrder, REJECTED_ORDER } from '../orders/orders.service.js';
+import { ReceiptImportRequestSchema } from '../receipts/receipts.schemas.js';
+import { importReceipt, REJECTED_RECEIPT } from '../receipts/receipts.service.js';
+import {
+  functionalAcknowledgment,
+  interchangeAcknowledgment,
+  type GroupAcknowledgment,
+  type PlacedProblem,
+  type SetAcknowledgment,
+} from './acknowledgments.js';
+import * as repo from './partners.repository.js';
+import { RECEIPT_ADVICE_SET, readReceiptAdvice } from './receipt-advice.js';
+import type { SetReader } from './set-reading.js';
+import { readShippingOrder, SHIPPING_ORDER_SET } from './shipping-order.js';
+import { readInterchange } from './x12-reader.js';
+import {
+  ElementError,
+  GroupError,
+  type InterchangeHeader,
+  InterchangeNote,
+  type InterchangeNoteCode,
+  SetError,
+  type X12Delimiters,
+  type X12Group,
+  type X12Interchange,
+  type X12Segment,
+  type X12TransactionSet,
+} from './x12-syntax.js';
+import { buildInterchange, type X12Party, type X12WriteFormat } from './x12-writer.js';
+
+/** What the route sends: 200 with a 997, or 400 with a TA1, both application/edi-x12. */
+export interface InterchangeAnswer {
+  statusCode: 200 | 400;
+  body: string;
+  /** The first answer of an interchange sent before. */
+  replayed: boolean;
+}
+
+/** Which transaction set each functional group (GS01) carries. */
+const SET_OF_GROUP: Record<string, string> = { OW: SHIPPING_ORDER_SET, AR: RECEIPT_ADVICE_SET };
+
+/** Wharf's own ISA and GS id in a company's interchanges (DESIGN §16: ZZ and the CompanyID). */
+export function ownParty(companyId: string): X12Party & { gsId: string } {
+  return { qualifier: 'ZZ', id: companyId, gsId: companyId };
+}
+
+const findIssues = issueFinder(dateTimeFormats);
+
+export async function receiveInterchange(cx: CommandContext, authorize: Authorize, text: string): Promise<InterchangeAnswer> {
+  requireRole(cx.principal, ROLES_OF.customer);
+  const read = readInterchange(text);
+  const header = read.ok ? read.interchange.header : read.header;
+  if (!header) throw invalid(`The body is not an X12 interchange: ${read.ok ? '' : read.problems[0]!.message}`);
+  const partner = await partnerOf(cx, header);
+  const delimiters = (read.ok ? read.interchange.delimiters : read.delimiters)!;
+  const to = { partner, header, format: { delimiters, afterSegment: lineBreakAfterSegments(text, delimiters) } };
+  const reject = async (code: InterchangeNoteCode): Promise<InterchangeAnswer> => ({
+    statusCode: 400,
+    body: await answerInterchange(cx, to, [interchangeAcknowledgment(header, 'R', code)], []),
+    replayed: false,
+  });
+
+  if (!read.ok) return reject(read.problems[0]!.code);
+  const own = ownParty(partner.companyId);
+  if (header.receiverQualifier !== own.qualifier || header.receiverId !== own.id) return reject(InterchangeNote.invalidReceiverId);
+  // A test or information interchange must not change the books: a partner tests against a company of its own.
+  if (header.usage !== 'P') return reject(InterchangeNote.invalidUsageIndicator);
+  const requestHash = sha256Hex(text);
+  const earlier = await repo.findInterchange(cx.db, partner, header.controlNumber);
+  if (earlier) {
+    return earlier.request_hash === requestHash
+      ? { statusCode: 200, body: earlier.answer, replayed: true }
+      : reject(InterchangeNote.duplicateControlNumber);
+  }
+
+  const groups: GroupAcknowledgment[] = [];
+  for (const group of read.interchange.groups) groups.push(await acknowledgeGroup(cx, authorize, partner, read.interchange, group));
+  const requested = header.acknowledgmentRequested === '1' ? [interchangeAcknowledgment(header, 'A', InterchangeNote.noError)] : [];
+  const answer = await answerInterchange(cx, to, requested, groups);
+  const recorded = await repo.insertInterchange(cx.db, {
+    company_id: partner.companyId,
+    qualifier: partner.qualifier,
+    partner_id: partner.partnerId,
+    control_no: header.controlNumber,
+    request_hash: requestHash,
+    answer,
+    created_at: cx.clock.now(),
+  });
+  if (recorded) return { statusCode: 200, body: answer, replayed: false };
+  // Another request took the same interchange at the same time: its sets replayed ours, its 997 is the one.
+  const winner = (await repo.findInterchange(cx.db, partner, header.controlNumber))!;
+  return { statusCode: 200, body: winner.answer, replayed: true };
+}
+
+/** Wharf's answer to an interchange: numbered from the partner's control numbers, in the interchange's own delimiters. */
+async function answerInterchange(
+  cx: CommandContext,
+  { partner, header, format }: { partner: Partner; header: InterchangeHeader; format: X12WriteFormat },
+  acknowledgments: X12Segment[],
+  groups: GroupAcknowledgment[],
+): Promise<string> {
+  const own = ownParty(partner.companyId);
+  const counts = { groups: groups.length, sets: groups.length };
+  const numbers = await inTransaction(cx.db, (trx) => repo.takeControlNumbers(trx, partner, counts));
+  return buildInterchange(
+    {
+      sender: own,
+      receiver: { qualifier: partner.qualifier, id: partner.partnerId },
+      controlNumber: numbers.interchange,
+      at: cx.clock.now(),
+      timeZone: 'UTC',
+      usage: header.usage === 'P' ? 'P' : 'T',
+      acknowledgments,
+      // One 997 per functional group received.
+      groups: groups.map((group, index) => ({
+        functionalId: 'FA',
+        senderCode: own.gsId,
+        receiverCode: partner.gsId,
+        controlNumber: numbers.group + index,
+        sets: [{ id: '997', controlNumber: numbers.set + index, segments: functionalAcknowledgment(group) }],
+      })),
+    },
+    format,
+  );
+}
+
+interface Partner extends repo.PartnerKey {
+  customerId: string;
+  gsId: string;
+}
+
+/** The sender of the interchange, a partner of one of the key's customers; 403 otherwise, naming no other customer. */
+async function partnerOf(cx: CommandContext, header: InterchangeHeader): Promise<Partner> {
+  const key = { companyId: cx.principal.companyId, qualifier: header.senderQualifier, partnerId: header.senderId };
+  const row = await repo.findPartner(cx.db, key);
+  const mayAct = row && (cx.principal.role === 'admin' || cx.principal.customerIds.includes(row.customer_id));
+  if (!row || !mayAct) {
+    throw forbidden(`Interchange sender ${header.senderQualifier}/${header.senderId} is not a trading partner of this API key's customers`);
+  }
+  return { ...key, customerId: row.customer_id, gsId: row.gs_id };
+}
+
+/** The 997's segments follow the interchange's own layout: one a line when it had one a line. */
+function lineBreakAfterSegments(text: string, delimiters: X12Delimiters): string {
+  if (delimiters.segment === '\n' || delimiters.segment === '\r') return '';
+  if (text.includes(`${delimiters.segment}\r\n`)) return '\r\n';
+  return text.includes(`${delimiters.segment}\n`) ? '\n' : '';
+}
+
+async function acknowledgeGroup(
+  cx: CommandContext,
+  authorize: Authorize,
+  partner: Partner,
+  interchange: X12Interchange,
+  group: X12Group,
+): Promise<GroupAcknowledgment> {
+  const acknowledged: GroupAcknowledgment = {
+    functionalId: group.functionalId,
+    controlNumber: group.controlNumber,
+    setsIncluded: group.trailer?.setCount ?? String(group.sets.length),
+    setsReceived: group.sets.length,
+    errors: group.problems.map((problem) => problem.code),
+    sets: [],
+  };
+  const setId = SET_OF_GROUP[group.functionalId];
+  if (acknowledged.errors.length === 0 && !setId) acknowledged.errors.push(GroupError.notSupported);
+  if (acknowledged.errors.length > 0) return acknowledged;
+  for (const set of group.sets) {
+    const setKey = `x12 ${partner.qualifier}/${partner.partnerId} ${interchange.header.controlNumber} ${group.controlNumber} ${set.controlNumber}`;
+    acknowledged.sets.push(await acknowledgeSet(cx, authorize, partner, set, setId!, setKey));
+  }
+  return acknowledged;
+}
+
+const rejected = (set: X12TransactionSet, errors: SetAcknowledgment['errors'], problems: PlacedProblem[] = []): SetAcknowledgment => ({
+  setId: set.id,
+  controlNumber: set.controlNumber,
+  code: 'R',
+  errors,
+  problems,
+});
+
+/** What one set becomes: the command it stands for, run once, and its AK2 loop. */
+async function acknowledgeSet(
+  cx: CommandContext,
+  authorize: Authorize,
+  partner: Partner,
+  set: X12TransactionSet,
+  setId: string,
+  setKey: string,
+): Promise<SetAcknowledgment> {
+  if (set.problems.length > 0) {
+    const segments = set.problems.flatMap((problem) => (problem.segment ? [problem.segment] : []));
+    return {
+      ...rejected(
+        set,
+        set.problems.map((problem) => problem.code),
+      ),
+      segments,
+    };
+  }
+  if (set.id !== setId) return rejected(set, [SetError.notSupported]);
+  const document = readDocument(set, { companyId: partner.companyId, customerId: partner.customerId });
+  const { reader } = document;
+  if (reader.problems.length > 0) return rejected(set, [SetError.segmentsInError], reader.problems);
+
+  const setCx: CommandContext = {
+    ...cx,
+    // Keyed by the partner, not the API key: the same set is applied once whichever key sends it.
+    identity: {
+      companyId: partner.companyId,
+      keyId: 0,
+      idempotencyKey: setKey,
+      requestHash: sha256Hex(`X12 ${set.id}\n${JSON.stringify(document.body)}`),
+    },
+    onReplay: undefined,
+  };
+  const issues = findIssues(document.schema, document.body);
+  if (issues.length > 0) {
+    // The same failure ACK, with the same messages, that a JSON body refused by its schema gets.
+    const messages = formatValidationErrors(issues, 'body', explainFormatFailure);
+    await acknowledgeRejectedBody(setCx, authorize, document.rule, document.body, invalid(...messages));
+    return rejected(
+      set,
+      [SetError.segmentsInError],
+      issues.flatMap((issue) => placeIssue(reader, issue)),
+    );
+  }
+  try {
+    const facility = await authorize.check(cx.principal, document.body, ROLES_OF.customer);
+    const status = await document.run({ ...setCx, facility });
+    return { setId: set.id, controlNumber: set.controlNumber, code: status === 'Warning' ? 'E' : 'A', errors: [], problems: [] };
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    const problems = error.messages.flatMap((message) => {
+      // The one refusal that names its field in no message: the FacilityID names no facility.
+      const source = error.kind === 'unknown-facility' ? reader.sources.get('FacilityID') : reader.sources.sourceOf(message);
+      return source ? [{ source, code: ElementError.invalidCode }] : [];
+    });
+    return rejected(set, [SetError.segmentsInError], problems);
+  }
+}
+
+interface ReadDocument {
+  reader: SetReader;
+  body: unknown;
+  schema: TSchema;
+  rule: RejectedBodyRule;
+  /** Runs the command; answers the ACK's status. */
+  run(cx: CommandContext): Promise<string>;
+}
+
+function readDocument(set: X12TransactionSet, ids: { companyId: string; customerId: string }): ReadDocument {
+  if (set.id === RECEIPT_ADVICE_SET) {
+    const { body, reader } = readReceiptAdvice(set, ids);
+    return {
+      reader,
+      body,
+      schema: ReceiptImportRequestSchema,
+      rule: REJECTED_RECEIPT,
+      run: async (cx) => (await importReceipt(cx, body)).Receipt.Status,
+    };
+  }
+  const order = readShippingOrder(set, ids);
+  if (order.action === 'cancel') {
+    const { body } = order;
+    return {
+      reader: order.reader,
+      body,
+      schema: OrderCancelRequestSchema,
+      rule: REJECTED_ORDER,
+      run: async (cx) => (await cancelOrderByCustomer(cx, body)).Order.Status,
+    };
+  }
+  const { body } = order;
+  return {
+    reader: order.reader,
+    body,
+    schema: OrderImportRequestSchema,
+    rule: REJECTED_ORDER,
+    run: async (cx) => (await importOrder(cx, body)).Order.Status,
+  };
+}
+
+/** AK4-03 for each way a field can fail its schema. */
+const ELEMENT_ERROR_OF: Record<string, string> = {
+  required: ElementError.mandatoryMissing,
+  minLength: ElementError.tooShort,
+  maxLength: ElementError.tooLong,
+  enum: ElementError.invalidCode,
+  const: ElementError.invalidCode,
+  format: ElementError.invalidDate,
+  minItems: ElementError.mandatoryMissing,
+};
+
+/** A schema problem of the body, on the element its field came from, with the message the JSON API gives. */
+function placeIssue(reader: SetReader, issue: ValidationIssue): PlacedProblem[] {
+  const [message] = formatValidationErrors([issue], 'body', explainFormatFailure);
+  if (!message) return [];
+  const source = reader.sources.sourceOf(message);
+  if (!source) return [];
+  // A field required only with or without another is a conditional element (723 code 2).
+  const conditional = issue.keyword === 'required' && issue.parentSchema?.['x-message'] !== undefined;
+  return [
+    { source, code: conditional ? ElementError.conditionalMissing : (ELEMENT_ERROR_OF[issue.keyword] ?? ElementError.invalidCharacter) },
+  ];
+}

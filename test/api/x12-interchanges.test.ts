@@ -1,0 +1,439 @@
+import { readFileSync } from 'node:fs';
+import type { LightMyRequestResponse } from 'fastify';
+import { beforeAll, expect, it } from 'vitest';
+import { EDI_PREFIX } from '../../src/app.js';
+import * as tenants from '../../src/modules/tenants/tenants.service.js';
+import * as partners from '../../src/modules/x12/partners.service.js';
+import { useTestApp } from '../helpers/app.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { importItems, problems, stock } from '../helpers/factories.js';
+import { ORDER_ACK_SEARCH, RECEIPT_ACK_SEARCH, THREEPL_ORDER, THREEPL_RECEIPT } from '../helpers/paths.js';
+
+/**
+ * POST /edi/x12 (DESIGN §16): a partner's 940s and 943s run as the DN and RN commands they stand
+ * for, and the interchange is answered with its 997, or a TA1 when its envelope cannot be taken.
+ */
+
+type Json = Record<string, unknown>;
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/x12/${name}`, import.meta.url), 'utf8');
+
+/** Wharf's envelope of an answer sent at the test clock's instant (2026-03-05 14:07 UTC). */
+const answerEnvelope = (controlNo: string) =>
+  `ISA*00*          *00*          *ZZ*WHARFDEMO      *ZZ*ACMEEDI        *260305*1407*U*00401*${controlNo}*0*P*>~`;
+
+/** A partner's interchange of the given groups, each `[GS01, GS06, sets]`, every set its body lines between ST and SE. */
+function interchange(controlNo: string, groups: [string, string, [string, string[]][]][], receiver = 'WHARFDEMO      '): string {
+  const lines = [`ISA*00*          *00*          *ZZ*ACMEEDI        *ZZ*${receiver}*261126*1015*U*00401*${controlNo}*0*P*>~`];
+  for (const [functionalId, groupNo, sets] of groups) {
+    lines.push(`GS*${functionalId}*ACMEEDI*WHARFDEMO*20261126*1015*${groupNo}*X*004010~`);
+    sets.forEach(([setId, body], index) => {
+      const setNo = String(index + 1).padStart(4, '0');
+      lines.push(`ST*${setId}*${setNo}~`, ...body.map((line) => `${line}~`), `SE*${body.length + 2}*${setNo}~`);
+    });
+    lines.push(`GE*${sets.length}*${groupNo}~`);
+  }
+  lines.push(`IEA*${groups.length}*${controlNo}~`);
+  return lines.join('\n');
+}
+
+const order940 = (purpose: string, referenceNo: string, lines: string[] = ['LX*1', 'W01*2*EA**VN*MUG-BLUE-12']) => [
+  `W05*${purpose}*${referenceNo}*PO-${referenceNo}`,
+  'N1*WH*Wharf Demo Los Angeles*9*LAX1',
+  'N1*ST*Jane Doe',
+  'N3*1 Market St',
+  'N4*San Francisco*CA*94105',
+  ...lines,
+];
+
+describeEachDialect('X12 interchanges in', (dialect) => {
+  const ctx = useTestApp(dialect);
+  const tenant = { companyId: 'WHARFDEMO', customerIds: ['ACME', 'GLOBEX'], facilityIds: ['LAX1'] };
+  const keys: Record<'acme' | 'globex' | 'operator' | 'admin', string> = { acme: '', globex: '', operator: '', admin: '' };
+  const postX12 = (body: string, key = keys.acme, contentType = 'application/edi-x12') =>
+    ctx().app.inject({
+      method: 'POST',
+      url: `${EDI_PREFIX}/edi/x12`,
+      headers: { 'content-type': contentType, authorization: `APIKey ${key}` },
+      payload: body,
+    });
+  const facility = { CompanyID: 'WHARFDEMO', FacilityID: 'LAX1' };
+  const receipts = async () => (await ctx().post(`${THREEPL_RECEIPT}/list`, facility, keys.operator)).json().results.data as Json[];
+  const orders = async () => (await ctx().post(`${THREEPL_ORDER}/list`, facility, keys.operator)).json().results.data as Json[];
+  const getDocument = async (operations: string, svcpoid: unknown) => {
+    const response = await ctx().post(`${operations}/get`, { ...facility, SVCPOID: svcpoid }, keys.operator);
+    const { Moves: _moves, Timeline: _timeline, ...document } = response.json();
+    return document;
+  };
+  const acks = async (path: string, filter: Json) =>
+    (await ctx().post(path, { CompanyID: 'WHARFDEMO', CustomerID: 'ACME', FacilityID: 'LAX1', ...filter }, keys.acme)).json();
+  const expectX12 = (response: LightMyRequestResponse, status: number, lines: string[]) => {
+    expect(response.headers['content-type']).toBe('application/edi-x12');
+    expect({ status: response.statusCode, body: response.body.split('\n') }).toEqual({ status, body: lines });
+  };
+
+  beforeAll(async () => {
+    const { db } = ctx().database;
+    const clock = ctx().clock;
+    await tenants.addCompany(db, clock, { companyId: 'WHARFDEMO' });
+    await tenants.addCustomer(db, clock, { companyId: 'WHARFDEMO', customerId: 'ACME' });
+    await tenants.addCustomer(db, clock, { companyId: 'WHARFDEMO', customerId: 'GLOBEX' });
+    await tenants.addFacility(db, clock, { companyId: 'WHARFDEMO', facilityId: 'LAX1', timeZone: 'America/Los_Angeles' });
+    const key = async (role: 'customer' | 'operator' | 'admin', customerIds: string[] = []) =>
+      (
+        await tenants.createApiKey(db, clock, {
+          role,
+          companyId: 'WHARFDEMO',
+          customerIds,
+          facilityIds: [],
+          userIds: [],
+          label: `x12 ${role}`,
+          rateLimit: null,
+        })
+      ).key;
+    keys.acme = await key('customer', ['ACME']);
+    keys.globex = await key('customer', ['GLOBEX']);
+    keys.operator = await key('operator');
+    keys.admin = await key('admin');
+    await partners.addPartner(db, clock, { companyId: 'WHARFDEMO', customerId: 'ACME', id: 'ACMEEDI', qualifier: 'ZZ' });
+    await importItems(ctx(), { tenant, key: keys.acme, items: ['MUG-BLUE-12', 'TEE-BLK-M'] });
+    await stock(ctx(), { tenant, items: [{ ItemNumber: 'MUG-BLUE-12', Qty: 100 }] });
+  });
+
+  it('takes a 943 as the RN import it stands for, keeps the segments it does not map, and answers a TA1 and a 997', async () => {
+    const response = await postX12(fixture('943-inbound-advice.x12'));
+    expectX12(response, 200, [
+      answerEnvelope('000000001'),
+      // ISA14 asked for a TA1.
+      'TA1*000000943*261126*0930*A*000~',
+      'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*1*X*004010~',
+      'ST*997*0001~',
+      'AK1*AR*943~',
+      'AK2*943*0001~',
+      'AK5*A~',
+      'AK9*A*1*1*1~',
+      'SE*6*0001~',
+      'GE*1*1~',
+      'IEA*1*000000001~',
+      '',
+    ]);
+    const [receipt] = await receipts();
+    expect(await getDocument(THREEPL_RECEIPT, receipt!.SVCPOID)).toEqual({
+      Receipt: {
+        // N3 and N4 of the warehouse's N1 loop: sent, not mapped, kept.
+        X12Segments: [
+          { Segment: 'N3', Elements: ['1200 Harbor Blvd'] },
+          { Segment: 'N4', Elements: ['Long Beach', 'CA', '90802'] },
+        ],
+        Status: 'Imported',
+        BOLNo: 'BOL-99812',
+        Seals: 'SEAL-4471',
+        ScheduledDate: '2026-12-03T08:00:00.000',
+        SCACCode: 'ODFL',
+        CarrierName: 'OLD DOMINION',
+        ContainerNo: 'MSCU7712345',
+        ReferenceNo: 'ASN-77001',
+        PONo: 'PO-55120',
+        ETD: '2026-11-25T00:00:00.000',
+        SupplierID: 'ACMEPLANT2',
+        ShippingInstruction: 'Dock 4 only; call ahead',
+        Items: [
+          { ExpectedQty: '120', UOM: 'EA', ItemNumber: 'MUG-BLUE-12', ItemNotes: 'Blue mug, 12 oz', LineNo: 1, ReceivedQty: '0' },
+          { ExpectedQty: '10', UOM: 'CS', ItemNumber: 'TEE-BLK-M', LotNo: 'LOT-2611', LineNo: 2, ReceivedQty: '0' },
+        ],
+        TitleID: null,
+        SVCPOID: receipt!.SVCPOID,
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        ReceiptType: 'Regular Receipt',
+        CreatedWhen: '2026-03-05T06:07:09.123',
+        UpdatedWhen: '2026-03-05T06:07:09.123-08:00',
+      },
+    });
+    // The same ACK as a JSON import's.
+    expect(await acks(RECEIPT_ACK_SEARCH, { PONo: 'PO-55120' })).toEqual([
+      {
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        ReferenceNo: 'ASN-77001',
+        PONo: 'PO-55120',
+        ACK: { CustomerId: 'ACME', PONo: 'PO-55120', ReferenceNo: 'ASN-77001', SVCPOID: receipt!.SVCPOID, Status: 'Success', Error: null },
+        CreatedWhen: '2026-03-05T06:07:09.123',
+      },
+    ]);
+  });
+
+  it('takes 940s as DN imports, replacements and cancels, allocating as the JSON import does', async () => {
+    const response = await postX12(fixture('940-shipping-order.x12'));
+    // TEE-BLK-M has no stock: the order is short, an import answered Warning, so E.
+    expectX12(response, 200, [
+      answerEnvelope('000000002'),
+      'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*2*X*004010~',
+      'ST*997*0002~',
+      'AK1*OW*940~',
+      'AK2*940*0001~',
+      'AK5*E~',
+      'AK9*E*1*1*1~',
+      'SE*6*0002~',
+      'GE*1*2~',
+      'IEA*1*000000002~',
+      '',
+    ]);
+    const [order] = await orders();
+    expect(await getDocument(THREEPL_ORDER, order!.SVCPOID)).toEqual({
+      Order: {
+        CustomerSONo: 'CSO-4410',
+        ShipNotBefore: '2026-12-01T00:00:00.000',
+        ShipNoLater: '2026-12-03T17:00:00.000',
+        ReferenceNo: 'SO-88001',
+        PONo: 'PO-88001',
+        Address: {
+          ShipToName: 'Jane Doe',
+          ShipToAddress1: '1 Market St',
+          ShipToAddress2: 'Suite 300',
+          ShipToCity: 'San Francisco',
+          ShipToState: 'CA',
+          ShipToZipCode: '94105',
+          // N4-04 is sent only outside the United States.
+          ShipToCountry: 'US',
+          ShipToContact: 'Jane Doe',
+          ShipToPhone: '4155550100',
+          ShipToEmail: 'jane@example.com',
+        },
+        ShippingInfo: { FreightTerm: 'PP', ShipMethod: 'U', CarrierName: 'UPS GROUND', SCACCode: 'UPSN' },
+        OrderNotes: { Note: 'Gift wrap' },
+        Items: [
+          { LineNo: 1, OrderedQty: '12', UOM: 'EA', ItemID: 'MUG-BLUE-12', ItemNote: 'Blue mug', AllocatedQty: '12', ShippedQty: '0' },
+          { LineNo: 2, OrderedQty: '1', UOM: 'CS', ItemID: 'TEE-BLK-M', AllocatedQty: '0', ShippedQty: '0' },
+        ],
+        TitleID: null,
+        SVCPOID: order!.SVCPOID,
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        Status: 'Imported',
+        OrderType: null,
+        ShipToName: 'Jane Doe',
+        CarrierName: 'UPS GROUND',
+        SCACCode: 'UPSN',
+        CreatedWhen: '2026-03-05T06:07:09.123',
+        UpdatedWhen: '2026-03-05T06:07:09.123-08:00',
+      },
+    });
+
+    // R replaces the order (now 5 mugs, fully allocated: A), F cancels it.
+    const replaced = await postX12(
+      interchange('000000941', [['OW', '941', [['940', order940('R', 'SO-88001', ['LX*1', 'W01*5*EA**VN*MUG-BLUE-12'])]]]]),
+    );
+    expect(replaced.body).toContain('AK2*940*0001~\nAK5*A~\nAK9*A*1*1*1~');
+    const afterReplace = (await getDocument(THREEPL_ORDER, order!.SVCPOID)).Order;
+    expect([afterReplace.PONo, afterReplace.Items]).toEqual([
+      'PO-SO-88001',
+      [{ LineNo: 1, OrderedQty: '5', UOM: 'EA', ItemID: 'MUG-BLUE-12', AllocatedQty: '5', ShippedQty: '0' }],
+    ]);
+    const cancelled = await postX12(interchange('000000942', [['OW', '942', [['940', order940('F', 'SO-88001')]]]]));
+    expect(cancelled.body).toContain('AK2*940*0001~\nAK5*A~\nAK9*A*1*1*1~');
+    expect((await getDocument(THREEPL_ORDER, order!.SVCPOID)).Order.Status).toBe('Cancelled');
+    expect((await acks(ORDER_ACK_SEARCH, { ReferenceNo: 'SO-88001' })).map((ack: { ACK: Json }) => ack.ACK.Status)).toEqual([
+      'Warning',
+      'Success',
+      'Success',
+    ]);
+  });
+
+  it('reads several groups and sets in the delimiters the ISA declares', async () => {
+    const text = interchange('000000950', [
+      [
+        'OW',
+        '950',
+        [
+          ['940', order940('N', 'SO-95001')],
+          ['940', order940('N', 'SO-95002', ['LX*1', 'W01*1*EA**VN*MUG-BLUE-12'])],
+        ],
+      ],
+      ['AR', '951', [['943', ['W06*N*ASN-95101*20261125', 'N1*WH*LA*9*LAX1', 'W27*M*UPSN', 'W04*6*CA**VN*TEE-BLK-M']]]],
+    ])
+      // Elements | (ISA's 4th character), components ^ (ISA16), segments ! then a line break.
+      .replaceAll('*', '|')
+      .replace('|>~', '|^!')
+      .replaceAll('~', '!');
+    const response = await postX12(text);
+    expect(response.statusCode).toBe(200);
+    // The answers before this one took ISA13 1 to 4 and GS06 1 to 4.
+    expect(response.body.split('\n')).toEqual([
+      'ISA|00|          |00|          |ZZ|WHARFDEMO      |ZZ|ACMEEDI        |260305|1407|U|00401|000000005|0|P|^!',
+      'GS|FA|WHARFDEMO|ACMEEDI|20260305|1407|5|X|004010!',
+      'ST|997|0005!',
+      'AK1|OW|950!',
+      'AK2|940|0001!',
+      'AK5|A!',
+      'AK2|940|0002!',
+      'AK5|A!',
+      'AK9|A|2|2|2!',
+      'SE|8|0005!',
+      'GE|1|5!',
+      'GS|FA|WHARFDEMO|ACMEEDI|20260305|1407|6|X|004010!',
+      'ST|997|0006!',
+      'AK1|AR|951!',
+      'AK2|943|0001!',
+      'AK5|A!',
+      'AK9|A|1|1|1!',
+      'SE|6|0006!',
+      'GE|1|6!',
+      'IEA|2|000000005!',
+      '',
+    ]);
+    expect((await orders()).map((o) => o.ReferenceNo).filter((no) => String(no).startsWith('SO-95'))).toEqual(['SO-95001', 'SO-95002']);
+    expect((await receipts()).map((r) => r.PONo)).toContain('ASN-95101');
+  });
+
+  it('rejects a set with AK3/AK4 naming every segment and element at fault, writes its failure ACK, and applies the rest', async () => {
+    const badReceipt = [
+      // No PONo at all: W06-02 is empty and there is no W06-06.
+      'W06*N**20261125',
+      'N1*WH*LA*9*LAX1',
+      'W27*M*UPSN',
+      // A unit Wharf does not keep (PL), and a line without any product id.
+      'W04*5*PL**VN*MUG-BLUE-12',
+      'W04*7*EA',
+    ];
+    const response = await postX12(
+      interchange('000000960', [
+        ['AR', '960', [['943', badReceipt]]],
+        // An unknown purpose, and an order of a warehouse Wharf does not have, beside a good one.
+        [
+          'OW',
+          '961',
+          [
+            ['940', order940('X', 'SO-96001')],
+            [
+              '940',
+              [
+                'W05*N*SO-96002',
+                'N1*WH*Nowhere*9*NOPE',
+                'N1*ST*Jane Doe',
+                'N3*1 Market St',
+                'N4*San Francisco*CA*94105',
+                'LX*1',
+                'W01*1*EA**VN*MUG-BLUE-12',
+              ],
+            ],
+            ['940', order940('N', 'SO-96003')],
+          ],
+        ],
+      ]),
+    );
+    expectX12(response, 200, [
+      answerEnvelope('000000006'),
+      'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*7*X*004010~',
+      'ST*997*0007~',
+      'AK1*AR*960~',
+      'AK2*943*0001~',
+      'AK3*W06*2**8~',
+      'AK4*2*285*1~',
+      'AK3*W04*5**8~',
+      'AK4*2*355*7*PL~',
+      'AK3*W04*6**8~',
+      'AK4*5*234*1~',
+      'AK5*R*5~',
+      'AK9*R*1*1*0~',
+      'SE*12*0007~',
+      'GE*1*7~',
+      'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*8*X*004010~',
+      'ST*997*0008~',
+      'AK1*OW*961~',
+      'AK2*940*0001~',
+      'AK3*W05*2**8~',
+      'AK4*1*473*7*X~',
+      'AK5*R*5~',
+      'AK2*940*0002~',
+      'AK3*N1*3**8~',
+      'AK4*4*67*7*NOPE~',
+      'AK5*R*5~',
+      'AK2*940*0003~',
+      'AK5*A~',
+      'AK9*P*3*3*1~',
+      'SE*14*0008~',
+      'GE*1*8~',
+      'IEA*2*000000006~',
+      '',
+    ]);
+    // The 943 refused by the RN import's schema gets the failure ACK a JSON body would, with every message.
+    const message =
+      'ASNContent.PONo is required; ASNContent.Items[0].UOM must be one of: EA, CS; ASNContent.Items[1].ItemNumber is required';
+    expect((await acks(RECEIPT_ACK_SEARCH, {})).filter((ack: Json) => ack.PONo === null)).toEqual([
+      {
+        FacilityID: 'LAX1',
+        CustomerID: 'ACME',
+        ReferenceNo: null,
+        PONo: null,
+        ACK: { code: `EDI-ERROR-${message}`, error: message },
+        CreatedWhen: '2026-03-05T06:07:09.123',
+      },
+    ]);
+    expect((await orders()).map((o) => o.ReferenceNo).filter((no) => String(no).startsWith('SO-96'))).toEqual(['SO-96003']);
+  });
+
+  it('answers an interchange sent again with its first 997, applying it once; the same ISA13 with another body is a TA1', async () => {
+    const text = interchange('000000970', [['OW', '970', [['940', order940('N', 'SO-97001')]]]]);
+    const first = await postX12(text);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await postX12(text);
+    expect([again.statusCode, again.body, again.headers['idempotent-replayed']]).toEqual([200, first.body, 'true']);
+    expect((await orders()).filter((o) => o.ReferenceNo === 'SO-97001')).toHaveLength(1);
+    expect((await acks(ORDER_ACK_SEARCH, { ReferenceNo: 'SO-97001' })).length).toBe(1);
+
+    const other = await postX12(interchange('000000970', [['OW', '970', [['940', order940('N', 'SO-97002')]]]]));
+    expectX12(other, 400, [answerEnvelope('000000008'), 'TA1*000000970*261126*1015*R*025~', 'IEA*0*000000008~', '']);
+    expect((await orders()).filter((o) => o.ReferenceNo === 'SO-97002')).toEqual([]);
+  });
+
+  it('answers an envelope it cannot take with a TA1, and a body that is no interchange with the error array, changing nothing', async () => {
+    const good = interchange('000000980', [['OW', '980', [['940', order940('N', 'SO-98001')]]]]);
+    const wrongCount = await postX12(good.replace('IEA*1*', 'IEA*2*'));
+    expectX12(wrongCount, 400, [answerEnvelope('000000009'), 'TA1*000000980*261126*1015*R*021~', 'IEA*0*000000009~', '']);
+    const otherReceiver = await postX12(interchange('000000981', [['OW', '981', [['940', order940('N', 'SO-98002')]]]], 'SOMEONEELSE    '));
+    expectX12(otherReceiver, 400, [answerEnvelope('000000010'), 'TA1*000000981*261126*1015*R*008~', 'IEA*0*000000010~', '']);
+    // A test interchange (ISA15 T) must not change the books.
+    const test = await postX12(
+      interchange('000000982', [['OW', '982', [['940', order940('N', 'SO-98003')]]]]).replace('*0*P*>~', '*0*T*>~'),
+    );
+    expectX12(test, 400, [
+      answerEnvelope('000000011').replace('*0*P*>~', '*0*T*>~'),
+      'TA1*000000982*261126*1015*R*020~',
+      'IEA*0*000000011~',
+      '',
+    ]);
+    const cut = await postX12(good.slice(0, 50));
+    expect([cut.statusCode, cut.json()]).toEqual([
+      400,
+      problems('The body is not an X12 interchange: the ISA segment is cut short: 50 characters, 106 expected'),
+    ]);
+    const garbage = await postX12('x'.repeat(10 * 1024 * 1024));
+    expect([garbage.statusCode, garbage.json()]).toEqual([
+      400,
+      problems('The body is not an X12 interchange: the body does not start with an ISA segment'),
+    ]);
+    expect((await orders()).filter((o) => String(o.ReferenceNo).startsWith('SO-98'))).toEqual([]);
+  });
+
+  it('takes interchanges only from a partner of the key’s customers, with a customer or admin key, as application/edi-x12', async () => {
+    const text = interchange('000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]);
+    const refusal = problems("Interchange sender ZZ/ACMEEDI is not a trading partner of this API key's customers");
+    const otherCustomer = await postX12(text, keys.globex);
+    expect([otherCustomer.statusCode, otherCustomer.json()]).toEqual([403, refusal]);
+    const unknownSender = await postX12(text.replace('ZZ*ACMEEDI        ', 'ZZ*STRANGER       '));
+    expect([unknownSender.statusCode, unknownSender.json()]).toEqual([
+      403,
+      problems("Interchange sender ZZ/STRANGER is not a trading partner of this API key's customers"),
+    ]);
+    const operator = await postX12(text, keys.operator);
+    expect([operator.statusCode, operator.json()]).toEqual([403, problems('An API key with role operator may not call this operation')]);
+    for (const contentType of ['application/json', 'text/plain']) {
+      const other = await postX12(text, keys.acme, contentType);
+      expect([other.statusCode, other.json()]).toEqual([415, problems('Content-Type must be application/edi-x12')]);
+    }
+    expect((await orders()).filter((o) => o.ReferenceNo === 'SO-99001')).toEqual([]);
+    const admin = await postX12(text, keys.admin);
+    expect([admin.statusCode, admin.body.includes('AK5*A~')]).toEqual([200, true]);
+  });
+});
