@@ -49,6 +49,7 @@ import { acknowledgeRejectedBody } from './modules/commands/commands.service.js'
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 import { apiKeyRoutes } from './modules/tenants/api-key.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { queueChangeAdvices } from './modules/x12/advice-queue.js';
 import { x12Routes } from './modules/x12/x12.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
@@ -74,12 +75,14 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
 
 /**
  * What every change entails before it commits (CommandContext.settle): stock it made Available
- * goes to waiting orders, and then every balance it changed is told in inventory.changed events.
- * Inventory sits below orders, so the two meet here.
+ * goes to waiting orders, every balance it changed is told in inventory.changed events, and the
+ * confirmations and adjustments it made are queued as advices for X12 partners. Inventory sits
+ * below orders, and the X12 bridge above both, so they meet here.
  */
 export const settleChange: Settle = async (trx, change) => {
   await fillBackorders(trx, takeStockMadeAvailable(trx), change);
   recordStockChanges(trx, change);
+  await queueChangeAdvices(trx, change);
 };
 
 export interface AppOptions {

@@ -1,17 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { TSchema } from '@sinclair/typebox';
-import { settleChange } from './app.js';
+import { adminContext, checkRequest, companyAdmin, requireTenant } from './cli-company-admin.js';
 import { dbOption, printList, withDatabase, withExistingDatabase, type CliIo } from './cli-support.js';
-import type { Db } from './db/database.js';
-import type { Principal } from './http/auth.js';
-import type { CommandContext } from './http/command-context.js';
 import { parseWithOffset } from './http/time.js';
-import { invalid, notFound } from './lib/refusal.js';
-import { systemClock } from './lib/clock.js';
-import { sha256Hex } from './lib/ids.js';
-import { inputProblems } from './lib/validate.js';
+import { invalid } from './lib/refusal.js';
 import { EVENT_TYPES, type EventType } from './modules/events/events.schemas.js';
-import * as tenants from './modules/tenants/tenants.service.js';
 import { urlProblem } from './modules/webhooks/address-policy.js';
 import { replayDeliveries } from './modules/webhooks/deliveries.service.js';
 import * as endpoints from './modules/webhooks/endpoints.service.js';
@@ -22,49 +14,7 @@ import {
   type Endpoint,
 } from './modules/webhooks/webhooks.schemas.js';
 
-/** `wharf webhook …`, kept apart from cli.ts because the operator acting as a company's administrator needs helpers no other command does. */
-
-/**
- * The API key the CLI's webhook commands act with: none. The operator at the command line acts as
- * the administrator of the company without a key, and what it writes records no key id (NULL), as
- * the CLI's other writes do (a rate card's loaded_by_key_id, an event's key_id). A Principal's keyId
- * is a number because every HTTP request has a key, so this null is typed as one; the webhook
- * services pass it only to webhook_endpoints.key_id (which takes NULL), to `settle` (which writes
- * nothing for them: they move no stock) and to the idempotency record (never written: the CLI sends
- * no Idempotency-Key). A made-up number such as 0 would read as a key that never existed; should a
- * service ever write it into a column that requires a key, NULL fails loudly instead.
- */
-const NO_API_KEY = null as unknown as number;
-
-/** The operator as the administrator of one company: every customer, every facility. */
-function companyAdmin(companyId: string): Principal {
-  return { keyId: NO_API_KEY, role: 'admin', companyId, customerIds: [], facilityIds: [], userIds: [], rateLimit: null };
-}
-
-/** A command's context outside HTTP (as the demo builds one): the company's administrator, no Idempotency-Key. */
-function adminContext(db: Db, request: { CompanyID: string }): CommandContext {
-  return {
-    db,
-    clock: systemClock,
-    principal: companyAdmin(request.CompanyID),
-    identity: { companyId: request.CompanyID, keyId: NO_API_KEY, requestHash: sha256Hex(JSON.stringify(request)) },
-    settle: settleChange,
-  };
-}
-
-/** A webhook request built from arguments gets the checks its route's schema makes, in the same words. */
-function checkRequest(schema: TSchema, request: unknown): void {
-  const problems = inputProblems(schema, request);
-  if (problems.length > 0) throw invalid(...problems);
-}
-
-/** The company a webhook command names must exist, and so must its customer where it names one. */
-async function requireTenant(db: Db, request: { CompanyID: string; CustomerID?: string }): Promise<void> {
-  if (!(await tenants.companyExists(db, request.CompanyID))) throw notFound(`Company ${request.CompanyID} not found`);
-  if (request.CustomerID !== undefined && !(await tenants.customerExists(db, request.CompanyID, request.CustomerID))) {
-    throw notFound(`Customer ${request.CustomerID} not found in company ${request.CompanyID}`);
-  }
-}
+/** `wharf webhook …`: a company's webhook endpoints, managed by the operator as the company's administrator. */
 
 /** `--types a,b`: event types, each known, none twice. */
 const parseEventTypes = (value: string): EventType[] => {

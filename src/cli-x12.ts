@@ -1,11 +1,45 @@
 import type { Command } from 'commander';
+import { adminContext, checkRequest, requireTenant } from './cli-company-admin.js';
 import { dbOption, printList, withDatabase, withExistingDatabase, type CliIo } from './cli-support.js';
 import { systemClock } from './lib/clock.js';
+import { exportAdvices, requestInventoryAdvice } from './modules/x12/outbox.service.js';
 import * as partners from './modules/x12/partners.service.js';
+import { InventoryAdviceRequestSchema } from './modules/x12/x12.schemas.js';
 
-/** `wharf x12 …`: the X12 bridge's trading partners (DESIGN §16). */
+/** `wharf x12 …`: the X12 bridge's trading partners and its outbox of advices (DESIGN §16). */
 export function addX12Commands(program: Command, io: CliIo): void {
-  const x12 = program.command('x12').description('the X12 bridge: trading partners (DESIGN §16)');
+  const x12 = program.command('x12').description('the X12 bridge: trading partners and advices (DESIGN §16)');
+  x12
+    .command('export')
+    .description('write every X12 advice waiting for a partner to a folder, one file each, and mark it taken')
+    .requiredOption('--dir <folder>', 'where to write the files (made when missing)')
+    .option('--company <CompanyID>', "only this company's advices")
+    .addOption(dbOption())
+    .action(async (options) => {
+      const files = await withDatabase(options, (db) => exportAdvices(db, systemClock, options.dir, options.company));
+      for (const file of files) io.out(file);
+      io.out(`${files.length} advice${files.length === 1 ? '' : 's'} exported`);
+    });
+  x12
+    .command('846')
+    .description("queue an 846 of a customer's stock in a facility for each of its partners")
+    .requiredOption('--company <CompanyID>', 'the company')
+    .requiredOption('--customer <CustomerID>', 'the customer whose stock it tells')
+    .requiredOption('--facility <FacilityID>', 'the facility')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const request = { CompanyID: options.company, CustomerID: options.customer, FacilityID: options.facility };
+      checkRequest(InventoryAdviceRequestSchema, request);
+      const { Advices } = await withDatabase(options, async (db) => {
+        await requireTenant(db, request);
+        return requestInventoryAdvice(adminContext(db, request), request);
+      });
+      for (const advice of Advices) {
+        io.out(
+          `846 ${advice.ControlNumber ?? '(not written)'} queued for ${advice.Partner} as outbox advice ${advice.OutboxID}${advice.Problem ? `: ${advice.Problem}` : ''}`,
+        );
+      }
+    });
   const partner = x12.command('partner').description("manage a company's X12 trading partners");
   partner
     .command('add')

@@ -144,6 +144,11 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
     identity: { companyId: DEMO.company, keyId: admin.keyId, requestHash: sha256Hex(JSON.stringify(request)) },
     settle: settleChange,
   });
+  // Acme's X12 translator (its 940 is the example of POST /edi/x12): added first, so that the
+  // opening stock and the demo's confirmations below queue its 947, 944s and 945s.
+  await ignoreDuplicate(() =>
+    partners.addPartner(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, id: DEMO.x12PartnerId, qualifier: 'ZZ' }),
+  );
   const items = { CompanyID: DEMO.company, CustomerID: DEMO.customer, Items: DEMO_ITEMS };
   await importItems(cx(items), items);
   // An AdjustmentNo applies once: a second run replays it and adds nothing.
@@ -158,9 +163,5 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   // The example card is the company's default; loading it again when it is already the latest changes nothing.
   await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
   await seedDemoDocuments(db, clock, cx);
-  // Acme's X12 translator, whose 940 is the example of POST /edi/x12.
-  await ignoreDuplicate(() =>
-    partners.addPartner(db, clock, { companyId: DEMO.company, customerId: DEMO.customer, id: DEMO.x12PartnerId, qualifier: 'ZZ' }),
-  );
   return keys;
 }

@@ -1,10 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
 import { describeEachDialect } from './helpers/dialects.js';
 
-/** `wharf x12 partner add|list` (DESIGN §16): a customer's X12 trading partners, by ISA qualifier and id. */
+/** `wharf x12 partner add|list`, `846` and `export` (DESIGN §16): a customer's X12 trading partners, and the advices waiting for them. */
 
 describeEachDialect('wharf x12 partner', (dialect) => {
   let target: CliTarget;
@@ -74,5 +77,41 @@ describeEachDialect('wharf x12 partner', (dialect) => {
       err: ['error: Company NOPE not found'],
     });
     expect((await wharf('x12', 'partner', 'list')).out).toHaveLength(2);
+  });
+
+  it('queues an 846 for each partner of a customer, and exports every waiting advice to a folder, marking it taken', async () => {
+    const clock = new TestClock();
+    await tenants.addFacility(target.db, clock, { companyId: 'DEMO', facilityId: 'LAX1', timeZone: 'America/Los_Angeles' });
+    const queued = await wharf('x12', '846', '--company', 'DEMO', '--customer', 'ACME', '--facility', 'LAX1');
+    expect(queued.code, queued.err.join('\n')).toBe(0);
+    expect(queued.out).toEqual([expect.stringMatching(/^846 000000001 queued for ZZ\/ACMEEDI as outbox advice \d+$/)]);
+    expect(await wharf('x12', '846', '--company', 'DEMO', '--customer', 'ACME', '--facility', 'NOPE')).toEqual({
+      code: 1,
+      out: [],
+      err: ['error: Facility NOPE not found in company DEMO'],
+    });
+    expect(await wharf('x12', '846', '--company', 'DEMO', '--customer', 'GLOBEX', '--facility', 'LAX1')).toMatchObject({
+      code: 0,
+      out: [expect.stringMatching(/^846 000000001 queued for 01\/0123456789 as outbox advice \d+$/)],
+    });
+
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-x12-export-'));
+    try {
+      const exported = await wharf('x12', 'export', '--dir', dir, '--company', 'DEMO');
+      expect(exported).toEqual({
+        code: 0,
+        out: [join(dir, 'DEMO-ZZ-ACMEEDI-000000001-846.x12'), join(dir, 'DEMO-01-0123456789-000000001-846.x12'), '2 advices exported'],
+        err: [],
+      });
+      const text = readFileSync(join(dir, 'DEMO-ZZ-ACMEEDI-000000001-846.x12'), 'utf8');
+      expect(text.split('\n')[0]).toMatch(
+        /^ISA\*00\*          \*00\*          \*ZZ\*DEMO           \*ZZ\*ACMEEDI        \*\d{6}\*\d{4}\*U\*00401\*000000001\*0\*P\*>~$/,
+      );
+      expect(text).toContain('\nST*846*0001~\nBIA*00*SI*LAX1-');
+      // Taken: a second export writes nothing.
+      expect(await wharf('x12', 'export', '--dir', dir)).toEqual({ code: 0, out: ['0 advices exported'], err: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -48,6 +48,7 @@ const TABLES = [
   'webhook_endpoints',
   'webhook_fanout',
   'x12_interchanges',
+  'x12_outbox',
   'x12_partners',
 ];
 /** SQLite has no sequences: a counters table stands in for them. */

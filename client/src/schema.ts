@@ -764,6 +764,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shared/bam/v1/public/edi/x12/outbox/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The X12 advices (944, 945, 947, 846) waiting for the customer’s partners
+         * @description Called by the customer’s system or its X12 translator. Oldest first: a 944 per receiving confirmation, a 945 per shipment confirmation, a 947 per inventory adjustment, and the 846s asked for, each a whole interchange for one partner, queued in the transaction of the change it tells. Status Waiting (the default) lists those not taken yet; an advice whose data X12 cannot carry has its Problem instead of an Interchange. The `x12.ready` event tells a webhook endpoint when one is queued.
+         */
+        post: operations["listOutboxAdvices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/bam/v1/public/edi/x12/outbox/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark X12 advices taken
+         * @description After the translator has stored them. An OutboxID that is not one of the customer’s advices is 404 and marks nothing; an advice taken before is answered in AlreadyTaken, so the same ack sent again changes nothing.
+         */
+        post: operations["acknowledgeOutboxAdvices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/bam/v1/public/edi/x12/846": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue an 846 of the customer’s stock in a facility
+         * @description One 846 Inventory Inquiry/Advice per partner of the customer, in the outbox: a LIN per balance with something on hand, with its available (QTY 33), on-hand (17) and allocated (27) quantities. 404 when the customer has no X12 trading partner.
+         */
+        post: operations["requestInventoryAdvice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shared/bam/v1/public/edi/x12": {
         parameters: {
             query?: never;
@@ -3140,7 +3200,7 @@ export interface components {
             /** @description Only this facility's events (and those of no facility, the item master's). */
             FacilityID?: string;
             /** @description Only these event types; absent or empty means all. */
-            Types?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed")[] | null;
+            Types?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed" | "x12.ready")[] | null;
             /** @description Only events after this Sequence: send the last Sequence you applied to read on from there. */
             AfterSequence?: number | null;
             /**
@@ -3169,7 +3229,7 @@ export interface components {
                     /** @description evt_<ULID>: the webhook-id of its deliveries. */
                     EventID: string;
                     /** @enum {string} */
-                    Type: "receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed";
+                    Type: "receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed" | "x12.ready";
                     /** @description Grows with every event of the service: apply events in this order. */
                     Sequence: number;
                     /** @description When the change happened: ISO 8601 in UTC, with milliseconds. */
@@ -3216,7 +3276,7 @@ export interface components {
             /** @description Where events are POSTed: https:// and a public address. */
             Url: string;
             /** @description The event types the endpoint takes; null or absent: all. */
-            EventTypes?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed")[] | null;
+            EventTypes?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed" | "x12.ready")[] | null;
             Description?: string | null;
         };
         CreateWebhookEndpointResponse: {
@@ -3278,7 +3338,7 @@ export interface components {
             /** @description Where events are POSTed: https:// and a public address. */
             Url?: string;
             /** @description The event types the endpoint takes; null or absent: all. */
-            EventTypes?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed")[] | null;
+            EventTypes?: ("receipt.imported" | "receipt.updated" | "receipt.cancelled" | "receipt.opened" | "receipt.received" | "receipt.closed" | "order.imported" | "order.updated" | "order.cancelled" | "order.opened" | "order.shipped" | "order.closed" | "inventory.adjusted" | "inventory.changed" | "item.created" | "item.updated" | "ack.failed" | "x12.ready")[] | null;
             Description?: string | null;
             /** @description false disables the endpoint; true enables it again (its disabling reason is cleared). */
             Enabled?: boolean;
@@ -3396,6 +3456,94 @@ export interface components {
         ReplayWebhookDeliveriesResponse: {
             /** @description How many deliveries were queued again, each at the start of the retry schedule. */
             Replayed: number;
+        };
+        ListOutboxAdvicesRequest: {
+            /** @description Fixed value assigned by the operator's system administrator. */
+            CompanyID: string;
+            /** @description Fixed value assigned by the operator's accounting department. */
+            CustomerID: string;
+            /**
+             * @description Waiting (the default): not taken yet; Taken; or All.
+             * @enum {string|null}
+             */
+            Status?: "Waiting" | "Taken" | "All" | null;
+            /** @description Which page to return. */
+            Paging?: {
+                /** @description Page number, 1-based (default 1). */
+                PageNo?: number;
+                /** @description Alias of PageNo used by the published examples. */
+                PagingNo?: number;
+                /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
+                PageSize?: number;
+            };
+        };
+        ListOutboxAdvicesResponse: {
+            results: {
+                data: {
+                    /** @description What `…/outbox/ack` takes. */
+                    OutboxID: number;
+                    /** @description The partner it is for: ISA qualifier/id. */
+                    Partner: string;
+                    /** @enum {string} */
+                    Set: "944" | "945" | "947" | "846";
+                    FacilityID: string | null;
+                    /** @description What it tells of: SVCPOID/ConfirmationNo (944, 945), the AdjustmentNo (947), the 846’s reference. */
+                    DocumentNo: string;
+                    /** @description Its ISA13; null when it could not be written. */
+                    ControlNumber: string | null;
+                    /** @description The whole interchange, one segment a line; null when it could not be written. */
+                    Interchange: string | null;
+                    /** @description Why X12 cannot carry it (an id holding a delimiter, a unit X12 has no code for). */
+                    Problem: string | null;
+                    /** @description When the change it tells was made: ISO 8601 in UTC, with milliseconds. */
+                    CreatedWhen: string;
+                    /** @description When it was taken (ISO 8601 in UTC); null while it waits. */
+                    TakenWhen: string | null;
+                }[];
+            };
+            paging: {
+                totalCount: number;
+                pageNo: number;
+                totalPage: number;
+                /** @description 1-based index of the first record on the page; 0 when the page is empty. */
+                startIndex: number;
+                /** @description 1-based index of the last record on the page; 0 when the page is empty. */
+                endIndex: number;
+                /** @description Page size. */
+                limit: number;
+            };
+        };
+        AcknowledgeOutboxAdvicesRequest: {
+            /** @description Fixed value assigned by the operator's system administrator. */
+            CompanyID: string;
+            /** @description Fixed value assigned by the operator's accounting department. */
+            CustomerID: string;
+            OutboxIDs: number[];
+        };
+        AcknowledgeOutboxAdvicesResponse: {
+            /** @description Taken by this call. */
+            Taken: number[];
+            /** @description Taken before: an ack sent again changes nothing. */
+            AlreadyTaken: number[];
+        };
+        RequestInventoryAdviceRequest: {
+            /** @description Fixed value assigned by the operator's system administrator. */
+            CompanyID: string;
+            /** @description Fixed value assigned by the operator's accounting department. */
+            CustomerID: string;
+            /** @description The warehouse, assigned by the operator's customer service. */
+            FacilityID: string;
+        };
+        RequestInventoryAdviceResponse: {
+            /** @description One per partner of the customer, each in the outbox. */
+            Advices: {
+                OutboxID: number;
+                Partner: string;
+                /** @enum {string} */
+                Set: "944" | "945" | "947" | "846";
+                ControlNumber: string | null;
+                Problem: string | null;
+            }[];
         };
         ListCustomersResponse: {
             Customers: {
@@ -15691,6 +15839,884 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found delivery dlv_01J0000000000000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another body; nothing was done. */
+            422: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    listOutboxAdvices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "Status": "Waiting",
+                 *       "Paging": {
+                 *         "PageNo": 1,
+                 *         "PageSize": 100
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListOutboxAdvicesRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "data": [
+                     *           {
+                     *             "OutboxID": 2,
+                     *             "Partner": "ZZ/ACMEEDI",
+                     *             "Set": "944",
+                     *             "FacilityID": "LAX1",
+                     *             "DocumentNo": "RN-2/RC-DEMO-1001",
+                     *             "ControlNumber": "000000002",
+                     *             "Interchange": "ISA*00*          *00*          *ZZ*DEMO           *ZZ*ACMEEDI        *260305*1407*U*00401*000000002*0*P*>~\nGS*RE*DEMO*ACMEEDI*20260305*1407*2*X*004010~\nST*944*0002~\nW17*F*20260305*RN-2*ASN-1001~\nN1*WH**ZZ*LAX1~\nN9*PO*PO-DEMO-1001~\nW07*24*EA**VN*MUG-BLUE-12~\nW14*24~\nSE*7*0002~\nGE*1*2~\nIEA*1*000000002~\n",
+                     *             "Problem": null,
+                     *             "CreatedWhen": "2026-03-05T14:07:09.123Z",
+                     *             "TakenWhen": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "paging": {
+                     *         "totalCount": 1,
+                     *         "pageNo": 1,
+                     *         "totalPage": 1,
+                     *         "startIndex": 1,
+                     *         "endIndex": 1,
+                     *         "limit": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListOutboxAdvicesResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    acknowledgeOutboxAdvices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "OutboxIDs": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcknowledgeOutboxAdvicesRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Taken": [
+                     *         1
+                     *       ],
+                     *       "AlreadyTaken": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AcknowledgeOutboxAdvicesResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The document or record was not found. */
+            404: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "CompanyID is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another body; nothing was done. */
+            422: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Idempotency-Key was already used with a different request",
+                     *         "error": "Idempotency-Key was already used with a different request"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    requestInventoryAdvice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CompanyID": "DEMO",
+                 *       "CustomerID": "ACME",
+                 *       "FacilityID": "LAX1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RequestInventoryAdviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Advices": [
+                     *         {
+                     *           "OutboxID": 9,
+                     *           "Partner": "ZZ/ACMEEDI",
+                     *           "Set": "846",
+                     *           "ControlNumber": "000000009",
+                     *           "Problem": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestInventoryAdviceResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The document or record was not found. */
+            404: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "CompanyID is required"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorObject"];

@@ -148,7 +148,7 @@ interface World {
   /** KeyIDs of company A's keys made for the admin API's key operations. */
   keyId: Record<'rotate' | 'revoke', number>;
   /** C1's X12 trading partner (ZZ/`partnerId`), and a 940 of C1's for F1 under an ISA13 of the caller's choice. */
-  x12: { partnerId: string; interchange(controlNo: number): string };
+  x12: { partnerId: string; interchange(controlNo: number): string; advice: number };
   /** Every identifier of the owner's data (company A, mostly C1 in F1): no refusal may carry one its request did not name. */
   owned: Set<string>;
   /** Company B's identifiers and documents: no answer to company A may carry one. */
@@ -185,6 +185,12 @@ interface Entry {
    * take the events of every facility, which it may not read.
    */
   refusesFacilityKeys?: true;
+  /**
+   * The X12 bridge's routes name a customer and no facility (or a sender), and a key limited to
+   * facilities is admitted: it sees and takes only its facilities' advices, and the DN and RN
+   * imports an interchange stands for check its facilities (`elsewhere`).
+   */
+  admitsFacilityKeys?: true;
   /** How the body names the owner's document: elsewhere it must answer as this never-used value does. */
   document?(w: World): { value: string | number; never: string | number };
   elsewhere?(w: World): Elsewhere[];
@@ -566,6 +572,7 @@ const MATRIX: Record<string, Entry> = {
   [edi('POST', '/edi/x12')]: {
     roles: CUSTOMER,
     shape: 'x12',
+    admitsFacilityKeys: true,
     // The identifiers are the model's: the interchange names them, and its sender names the customer.
     owner: (w) => ({
       key: 'c1',
@@ -576,6 +583,49 @@ const MATRIX: Record<string, Entry> = {
     elsewhere: (w) => [
       { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2', fields: { X12: w.x12.interchange(2) }, status: 200 },
     ],
+  },
+
+  // C1's advice is an 846 of F1 (it names F1's stock): no other customer, and no key of C1's limited to F2, sees or takes it.
+  [edi('POST', '/edi/x12/outbox/list')]: {
+    roles: CUSTOMER,
+    admitsFacilityKeys: true,
+    owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), Status: 'All' }, shows: [String(w.x12.advice), w.sku.inventory] }),
+    elsewhere: (w) =>
+      [
+        { who: 'another customer listing its own', key: 'c2', fields: customerOf(w.a, 1) },
+        { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2', fields: {} },
+        { who: 'a customer of another company listing its own', key: 'customerB', fields: customerOf(w.b) },
+      ].map((c) => ({
+        ...c,
+        key: c.key as KeyName,
+        status: 200,
+        answer: { results: { data: [] }, paging: { totalCount: 0, pageNo: 1, totalPage: 0, startIndex: 0, endIndex: 0, limit: 100 } },
+      })),
+  },
+  [edi('POST', '/edi/x12/outbox/ack')]: {
+    roles: CUSTOMER,
+    admitsFacilityKeys: true,
+    owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), OutboxIDs: [w.x12.advice] }, shows: [String(w.x12.advice)] }),
+    elsewhere: (w) =>
+      [
+        { who: 'another customer naming it under its own CustomerID', key: 'c2', fields: customerOf(w.a, 1) },
+        { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2', fields: {} },
+        { who: 'a customer of another company naming it under its own identifiers', key: 'customerB', fields: customerOf(w.b) },
+      ].map((c) => ({ ...c, key: c.key as KeyName, status: 404, answer: { error: `Not found outbox advice ${w.x12.advice}` } })),
+  },
+  [edi('POST', '/edi/x12/846')]: {
+    roles: CUSTOMER,
+    owner: (w) => ({ key: 'c1', body: ids(w.a), shows: [w.x12.partnerId] }),
+    elsewhere: (w) =>
+      [
+        { who: 'another customer of the company, which has no partner', key: 'c2', fields: ids(w.a, 1), customer: w.a.customerIds[1] },
+        { who: 'a customer of another company, which has none either', key: 'customerB', fields: ids(w.b), customer: w.b.customerIds[0] },
+      ].map(({ customer, ...c }) => ({
+        ...c,
+        key: c.key as KeyName,
+        status: 404,
+        answer: { error: `Customer ${customer} has no X12 trading partner` },
+      })),
   },
 
   // ---- the key itself ------------------------------------------------------------------------------
@@ -715,8 +765,7 @@ function refusedKeys(entry: Entry, owner: KeyName, scopes: Record<KeyName, Scope
     { who: 'no key' },
     ...otherCompany,
     { who: 'a customer key of another customer of the company', key: 'c2' },
-    // The X12 bridge admits it: the DN import's own scope check rejects the set in the 997 (`elsewhere`).
-    ...(entry.shape === 'x12' ? [] : [{ who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' as KeyName }]),
+    ...(entry.admitsFacilityKeys ? [] : [{ who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2' as KeyName }]),
     { who: 'an operator key of another facility', key: 'opF2' },
     ...ROLES.filter((role) => !entry.roles.includes(role)).map((role) => ({
       who: `a ${role} key (a role the route does not admit)`,
@@ -978,7 +1027,10 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
         `IEA*1*${isa13}~`,
       ].join('\n');
     };
-    const x12 = { partnerId, interchange };
+    // C1's advice: an 846 of its stock in F1.
+    const requested = await send(edi('POST', '/edi/x12/846'), ids(a), keys.c1);
+    expect(requested.statusCode, requested.body).toBe(200);
+    const x12 = { partnerId, interchange, advice: requested.json().Advices[0].OutboxID as number };
 
     w = { a, b, keys, scopes, rn, dn, sku, ep, dlv, keyId, x12, owned, foreign };
   });

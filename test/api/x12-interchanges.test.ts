@@ -4,10 +4,20 @@ import { beforeAll, expect, it } from 'vitest';
 import { EDI_PREFIX } from '../../src/app.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import * as partners from '../../src/modules/x12/partners.service.js';
+import { readInterchange } from '../../src/modules/x12/x12-reader.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { importItems, problems, stock } from '../helpers/factories.js';
-import { ORDER_ACK_SEARCH, RECEIPT_ACK_SEARCH, THREEPL_ORDER, THREEPL_RECEIPT } from '../helpers/paths.js';
+import {
+  ADJUST_QTY,
+  EVENT_SEARCH,
+  ORDER_ACK_SEARCH,
+  ORDER_SHIP,
+  RECEIPT_ACK_SEARCH,
+  RECEIPT_CONFIRM,
+  THREEPL_ORDER,
+  THREEPL_RECEIPT,
+} from '../helpers/paths.js';
 
 /**
  * POST /edi/x12 (DESIGN §16): a partner's 940s and 943s run as the DN and RN commands they stand
@@ -15,6 +25,9 @@ import { ORDER_ACK_SEARCH, RECEIPT_ACK_SEARCH, THREEPL_ORDER, THREEPL_RECEIPT } 
  */
 
 type Json = Record<string, unknown>;
+const OUTBOX_LIST = '/edi/x12/outbox/list';
+const OUTBOX_ACK = '/edi/x12/outbox/ack';
+const X12_846 = '/edi/x12/846';
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/x12/${name}`, import.meta.url), 'utf8');
 
 /** Wharf's envelope of an answer sent at the test clock's instant (2026-03-05 14:07 UTC). */
@@ -435,5 +448,219 @@ describeEachDialect('X12 interchanges in', (dialect) => {
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-99001')).toEqual([]);
     const admin = await postX12(text, keys.admin);
     expect([admin.statusCode, admin.body.includes('AK5*A~')]).toEqual([200, true]);
+  });
+
+  // ---- advices out -------------------------------------------------------------------------------
+
+  const outbox = async (status = 'Waiting') =>
+    (
+      await ctx().post(OUTBOX_LIST, { CompanyID: 'WHARFDEMO', CustomerID: 'ACME', Status: status, Paging: { PageSize: 1000 } }, keys.acme)
+    ).json().results.data as Json[];
+  const adviceOf = async (documentNo: string) => (await outbox('All')).filter((advice) => advice.DocumentNo === documentNo);
+  /** An advice's interchange with its control numbers as N (ISA13, GS06, ST02 and their trailers), once they are checked. */
+  const shapeOf = (advice: Json) => {
+    const text = advice.Interchange as string;
+    const read = readInterchange(text);
+    expect(read.ok, text).toBe(true);
+    const isa13 = advice.ControlNumber as string;
+    expect(text.slice(90, 99)).toBe(isa13);
+    return text
+      .replace(new RegExp(`\\*${isa13}\\*`), '*N*')
+      .replace(new RegExp(`IEA\\*1\\*${isa13}~`), 'IEA*1*N~')
+      .replace(/(GS\*[^\n]*\*)\d+(\*X\*004010~)/, '$1N$2')
+      .replace(/GE\*1\*\d+~/, 'GE*1*N~')
+      .replace(/(ST\*\d{3}\*)\d{4}~/, '$1N~')
+      .replace(/(SE\*\d+\*)\d{4}~/, '$1N~')
+      .split('\n');
+  };
+  const envelopeOf = (functionalId: string, setId: string) => [
+    'ISA*00*          *00*          *ZZ*WHARFDEMO      *ZZ*ACMEEDI        *260305*1407*U*00401*N*0*P*>~',
+    `GS*${functionalId}*WHARFDEMO*ACMEEDI*20260305*1407*N*X*004010~`,
+    `ST*${setId}*N~`,
+  ];
+  const trailerOf = (segments: number) => [`SE*${segments}*N~`, 'GE*1*N~', 'IEA*1*N~', ''];
+
+  it('round trip: a 943 in, received in the 3PL API, and a 944 out naming the same PO and quantities, told by x12.ready', async () => {
+    const text = interchange('000000701', [
+      [
+        'AR',
+        '701',
+        [
+          [
+            '943',
+            [
+              'W06*N*ASN-70101*20261125***PO-70101',
+              'N1*WH*LA*9*LAX1',
+              'W27*M*UPSN',
+              'W04*8*EA**VN*MUG-BLUE-12',
+              'W04*2.5*CA**VN*TEE-BLK-M',
+            ],
+          ],
+        ],
+      ],
+    ]);
+    expect((await postX12(text)).body).toContain('AK5*A~');
+    const receipt = (await receipts()).find((r) => r.PONo === 'PO-70101')!;
+    const items = [
+      { ItemNumber: 'MUG-BLUE-12', ReceivedQuantity: '8', UOM: 'EA' },
+      { ItemNumber: 'TEE-BLK-M', ReceivedQuantity: '2.5', UOM: 'CS', LotNo: 'LOT-7' },
+    ];
+    const confirmed = await ctx().post(
+      RECEIPT_CONFIRM,
+      { ...facility, SVCPOID: receipt.SVCPOID, ConfirmationNo: 'RC-70101', Close: true, Items: items },
+      keys.operator,
+    );
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+
+    const [advice] = await adviceOf(`${receipt.SVCPOID}/RC-70101`);
+    expect({ ...advice, ControlNumber: undefined, Interchange: undefined, OutboxID: undefined }).toEqual({
+      Partner: 'ZZ/ACMEEDI',
+      Set: '944',
+      FacilityID: 'LAX1',
+      DocumentNo: `${receipt.SVCPOID}/RC-70101`,
+      Problem: null,
+      CreatedWhen: '2026-03-05T14:07:09.123Z',
+      TakenWhen: null,
+    });
+    expect(shapeOf(advice!)).toEqual([
+      ...envelopeOf('RE', '944'),
+      `W17*F*20260305*${receipt.SVCPOID}*ASN-70101~`,
+      'N1*WH**ZZ*LAX1~',
+      'N9*PO*PO-70101~',
+      'W07*8*EA**VN*MUG-BLUE-12~',
+      'W07*2.5*CA**VN*TEE-BLK-M***LOT-7~',
+      'W14*10.5~',
+      ...trailerOf(8),
+    ]);
+    const ready = await ctx().post(
+      EVENT_SEARCH,
+      { CompanyID: 'WHARFDEMO', CustomerID: 'ACME', Types: ['x12.ready'], Paging: { PageSize: 1000 } },
+      keys.acme,
+    );
+    expect(
+      ready
+        .json()
+        .results.data.map((event: { Data: Json }) => event.Data)
+        .filter((data: Json) => data.OutboxID === advice!.OutboxID),
+    ).toEqual([
+      {
+        CompanyID: 'WHARFDEMO',
+        CustomerID: 'ACME',
+        FacilityID: 'LAX1',
+        DocumentNo: `${receipt.SVCPOID}/RC-70101`,
+        OutboxID: advice!.OutboxID,
+        Partner: 'ZZ/ACMEEDI',
+        Set: '944',
+        ControlNumber: advice!.ControlNumber,
+        Problem: null,
+        Sequence: expect.any(Number),
+      },
+    ]);
+  });
+
+  it('round trip: a 940 in, shipped in the 3PL API, and a 945 out with the carrier, the tracking number and each line', async () => {
+    expect(
+      (await postX12(interchange('000000702', [['OW', '702', [['940', order940('N', 'SO-70201', ['LX*1', 'W01*3*EA**VN*MUG-BLUE-12'])]]]])))
+        .body,
+    ).toContain('AK5*A~');
+    const order = (await orders()).find((o) => o.ReferenceNo === 'SO-70201')!;
+    const shipment = { ConfirmationNo: 'SHP-70201', CarrierName: 'UPS', SCACCode: 'UPSN', TrackingNo: '1Z999AA10123456785', Close: true };
+    const shipped = await ctx().post(
+      ORDER_SHIP,
+      { ...facility, SVCPOID: order.SVCPOID, ...shipment, Items: [{ LineNo: 1, ItemNumber: 'MUG-BLUE-12', ShippedQty: '3', UOM: 'EA' }] },
+      keys.operator,
+    );
+    expect(shipped.statusCode, shipped.body).toBe(200);
+    const [advice] = await adviceOf(`${order.SVCPOID}/SHP-70201`);
+    expect([advice!.Set, advice!.Problem]).toEqual(['945', null]);
+    expect(shapeOf(advice!)).toEqual([
+      ...envelopeOf('SW', '945'),
+      `W06*F*SO-70201*20260305*${order.SVCPOID}**PO-SO-70201~`,
+      'N1*WH**ZZ*LAX1~',
+      'N9*2I*1Z999AA10123456785~',
+      'W27*U*UPSN*UPS~',
+      'LX*1~',
+      'W12*CC*3*3*0*EA**VN*MUG-BLUE-12~',
+      'W03*3~',
+      ...trailerOf(9),
+    ]);
+  });
+
+  it('queues a 947 per adjustment and an 846 on request; an advice X12 cannot carry is queued with its problem', async () => {
+    const adjust = (adjustmentNo: string, itemNumber: string) =>
+      ctx().post(
+        ADJUST_QTY,
+        {
+          ...facility,
+          CustomerID: 'ACME',
+          AdjustmentNo: adjustmentNo,
+          ReasonCode: 'CYCLE-COUNT',
+          Items: [{ ItemNumber: itemNumber, Qty: '-2', UOM: 'EA' }],
+        },
+        keys.operator,
+      );
+    expect((await adjust('ADJ-70301', 'MUG-BLUE-12')).statusCode).toBe(200);
+    const [adjusted] = await adviceOf('ADJ-70301');
+    expect(shapeOf(adjusted!)).toEqual([
+      ...envelopeOf('AW', '947'),
+      'W15*20260305*ADJ-70301*ADJ-70301~',
+      'N1*WH**ZZ*LAX1~',
+      'W19*AA*-2*EA**VN*MUG-BLUE-12~',
+      ...trailerOf(5),
+    ]);
+    const requested = await ctx().post(X12_846, { CompanyID: 'WHARFDEMO', CustomerID: 'ACME', FacilityID: 'LAX1' }, keys.acme);
+    expect(requested.statusCode, requested.body).toBe(200);
+    const [queued] = requested.json().Advices;
+    expect(queued).toEqual({
+      OutboxID: expect.any(Number),
+      Partner: 'ZZ/ACMEEDI',
+      Set: '846',
+      ControlNumber: expect.stringMatching(/^\d{9}$/),
+      Problem: null,
+    });
+    const [inventory] = (await outbox()).filter((advice) => advice.OutboxID === queued.OutboxID);
+    const text = inventory!.Interchange as string;
+    expect(text).toContain('ST*846*');
+    expect(text).toContain('LIN*1*VN*MUG-BLUE-12~\nQTY*33*');
+    // An item id holding the element separator cannot go out as it is: the adjustment stands, its advice says why.
+    await stock(ctx(), { tenant, items: [{ ItemNumber: 'MUG*STAR', Qty: 5 }] });
+    expect((await adjust('ADJ-70302', 'MUG*STAR')).statusCode).toBe(200);
+    const [refused] = await adviceOf('ADJ-70302');
+    expect({ ...refused, OutboxID: undefined }).toEqual({
+      Partner: 'ZZ/ACMEEDI',
+      Set: '947',
+      FacilityID: 'LAX1',
+      DocumentNo: 'ADJ-70302',
+      ControlNumber: null,
+      Interchange: null,
+      Problem: 'W19-06 (Lines[0].ItemID) "MUG*STAR" contains "*", which X12 reserves',
+      CreatedWhen: '2026-03-05T14:07:09.123Z',
+      TakenWhen: null,
+    });
+
+    // GLOBEX has no partner: nothing to queue.
+    const none = await ctx().post(X12_846, { CompanyID: 'WHARFDEMO', CustomerID: 'GLOBEX', FacilityID: 'LAX1' }, keys.globex);
+    expect([none.statusCode, none.json()]).toEqual([404, { error: 'Customer GLOBEX has no X12 trading partner' }]);
+  });
+
+  it('takes advices with the ack, once; an id that is not the customer’s is 404 and takes nothing', async () => {
+    const waiting = await outbox();
+    const [first, second] = waiting.map((advice) => advice.OutboxID as number);
+    const ack = (ids: number[], key = keys.acme, customerId = 'ACME') =>
+      ctx().post(OUTBOX_ACK, { CompanyID: 'WHARFDEMO', CustomerID: customerId, OutboxIDs: ids }, key);
+    const unknown = await ack([first!, 999_999]);
+    expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: 'Not found outbox advice 999999' }]);
+    const otherCustomer = await ack([first!], keys.globex, 'GLOBEX');
+    expect([otherCustomer.statusCode, otherCustomer.json()]).toEqual([404, { error: `Not found outbox advice ${first}` }]);
+    expect((await outbox()).length).toBe(waiting.length);
+
+    expect((await ack([first!])).json()).toEqual({ Taken: [first], AlreadyTaken: [] });
+    expect((await ack([second!, first!])).json()).toEqual({ Taken: [second], AlreadyTaken: [first] });
+    expect((await outbox()).map((advice) => advice.OutboxID)).toEqual(waiting.slice(2).map((advice) => advice.OutboxID));
+    const taken = (await outbox('Taken')).map((advice) => [advice.OutboxID, advice.TakenWhen]);
+    expect(taken).toEqual([
+      [first, '2026-03-05T14:07:09.123Z'],
+      [second, '2026-03-05T14:07:09.123Z'],
+    ]);
   });
 });

@@ -19,6 +19,7 @@ import * as webhooks from './2026-11-27T1100-webhooks.js';
 import * as adminChanges from './2026-11-27T1200-admin-changes.js';
 import * as x12Partners from './2026-11-27T1300-x12-partners.js';
 import * as x12Interchanges from './2026-11-27T1400-x12-interchanges.js';
+import * as x12Outbox from './2026-11-27T1500-x12-outbox.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1200-admin-changes': adminChanges,
   '2026-11-27T1300-x12-partners': x12Partners,
   '2026-11-27T1400-x12-interchanges': x12Interchanges,
+  '2026-11-27T1500-x12-outbox': x12Outbox,
 };

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'item.created',
   'item.updated',
   'ack.failed',
+  'x12.ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -53,6 +53,11 @@ export function recordEvent(trx: Trx, event: NewEvent): void {
   else recorded.set(trx, [event]);
 }
 
+/** What the transaction has recorded so far and not yet written: what a change's later steps react to. */
+export function recordedEvents(trx: Trx): readonly NewEvent[] {
+  return recorded.get(trx) ?? [];
+}
+
 /**
  * Writes the events the transaction recorded, in the order recorded, in one statement per
  * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the

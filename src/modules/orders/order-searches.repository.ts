@@ -60,6 +60,20 @@ export async function pageShipmentConfirmations(db: Db, filter: DcSearchFilter, 
     .execute();
 }
 
+/** One shipment confirmation by its order and ConfirmationNo (order_confirmations_number_uq). */
+export async function findShipmentConfirmation(
+  db: Db,
+  key: { companyId: string; svcpoid: string; confirmationNo: string },
+): Promise<DcRecordRow | undefined> {
+  return db
+    .selectFrom('order_confirmations')
+    .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'reference_no_type', 'dc', 'shipped_at', 'created_at'])
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('confirmation_no', '=', key.confirmationNo)
+    .executeTakeFirst();
+}
+
 export interface OrderHeaderFilter {
   companyId: string;
   facilityId: string;

@@ -50,6 +50,15 @@ export async function searchShipmentConfirmations(db: Db, request: DcSearchReque
   return { records: rows.map((row) => presentDcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
 }
 
+/** One shipment confirmation as the DC search shows it (undefined when there is none). */
+export async function findShipmentConfirmation(
+  db: Db,
+  key: { companyId: string; facilityId: string; svcpoid: string; confirmationNo: string },
+): Promise<DcRecord | undefined> {
+  const row = await repo.findShipmentConfirmation(db, key);
+  return row && presentDcRecord(row, await tenants.facilityTimeZone(db, key.companyId, key.facilityId));
+}
+
 /** One page of a customer's order headers in a facility, oldest update first, ties by SVCPOID. */
 export async function searchOrderHeaders(db: Db, request: OrderLevelSearchRequest): Promise<OrderLevelSearchResult> {
   const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);

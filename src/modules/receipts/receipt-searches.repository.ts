@@ -63,6 +63,20 @@ export async function pageConfirmations(
     .execute();
 }
 
+/** One confirmation by its receipt and ConfirmationNo (receipt_confirmations_number_uq). */
+export async function findConfirmationRecord(
+  db: Db,
+  key: { companyId: string; svcpoid: string; confirmationNo: string },
+): Promise<ConfirmationRecordRow | undefined> {
+  return db
+    .selectFrom('receipt_confirmations')
+    .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'rc', 'received_at', 'created_at'])
+    .where('company_id', '=', key.companyId)
+    .where('svcpoid', '=', key.svcpoid)
+    .where('confirmation_no', '=', key.confirmationNo)
+    .executeTakeFirst();
+}
+
 export interface ReceiptHeaderFilter {
   companyId: string;
   facilityId: string;

@@ -47,6 +47,15 @@ export async function searchConfirmations(db: Db, request: RcSearchRequest): Pro
   return { records: rows.map((row) => presentRcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
 }
 
+/** One receiving confirmation as the RC search shows it (undefined when there is none). */
+export async function findConfirmation(
+  db: Db,
+  key: { companyId: string; facilityId: string; svcpoid: string; confirmationNo: string },
+): Promise<RcRecord | undefined> {
+  const row = await repo.findConfirmationRecord(db, key);
+  return row && presentRcRecord(row, await tenants.facilityTimeZone(db, key.companyId, key.facilityId));
+}
+
 /** One page of a customer's receipt headers in a facility, oldest update first, ties by SVCPOID. */
 export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRequest): Promise<ReceiptLevelSearchResult> {
   const timeZone = await tenants.facilityTimeZone(db, request.CompanyID, request.FacilityID);

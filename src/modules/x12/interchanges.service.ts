@@ -26,6 +26,7 @@ import {
   type SetAcknowledgment,
 } from './acknowledgments.js';
 import * as repo from './partners.repository.js';
+import { ownParty } from './partners.service.js';
 import { RECEIPT_ADVICE_SET, readReceiptAdvice } from './receipt-advice.js';
 import type { SetReader } from './set-reading.js';
 import { readShippingOrder, SHIPPING_ORDER_SET } from './shipping-order.js';
@@ -43,7 +44,7 @@ import {
   type X12Segment,
   type X12TransactionSet,
 } from './x12-syntax.js';
-import { buildInterchange, type X12Party, type X12WriteFormat } from './x12-writer.js';
+import { buildInterchange, type X12WriteFormat } from './x12-writer.js';
 
 /** What the route sends: 200 with a 997, or 400 with a TA1, both application/edi-x12. */
 export interface InterchangeAnswer {
@@ -55,11 +56,6 @@ export interface InterchangeAnswer {
 
 /** Which transaction set each functional group (GS01) carries. */
 const SET_OF_GROUP: Record<string, string> = { OW: SHIPPING_ORDER_SET, AR: RECEIPT_ADVICE_SET };
-
-/** Wharf's own ISA and GS id in a company's interchanges (DESIGN §16: ZZ and the CompanyID). */
-export function ownParty(companyId: string): X12Party & { gsId: string } {
-  return { qualifier: 'ZZ', id: companyId, gsId: companyId };
-}
 
 const findIssues = issueFinder(dateTimeFormats);
 

@@ -32,6 +32,11 @@ export const NewPartnerSchema = Type.Object({
 });
 export type NewPartner = Static<typeof NewPartnerSchema>;
 
+/** Wharf's own ISA and GS id in a company's interchanges (DESIGN §16: qualifier ZZ and the CompanyID). */
+export function ownParty(companyId: string): { qualifier: string; id: string; gsId: string } {
+  return { qualifier: 'ZZ', id: companyId, gsId: companyId };
+}
+
 export interface PartnerView {
   company: string;
   customer: string;

@@ -1,8 +1,19 @@
 import { Type } from '@sinclair/typebox';
+import { ROLES_OF } from '../../http/auth.js';
 import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
+import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses, ProblemsSchema } from '../../http/schemas.js';
 import { receiveInterchange } from './interchanges.service.js';
+import { acknowledgeAdvices, listOutbox, requestInventoryAdvice } from './outbox.service.js';
+import {
+  InventoryAdviceRequestSchema,
+  InventoryAdviceResultSchema,
+  OutboxAckRequestSchema,
+  OutboxAckResultSchema,
+  OutboxListRequestSchema,
+  OutboxListResultSchema,
+} from './x12.schemas.js';
 
 export interface X12RouteOptions {
   /** X12_BODY_LIMIT: the largest interchange taken. */
@@ -46,8 +57,65 @@ const EXAMPLE_TA1 = [
   'IEA*0*000000002~',
 ].join('\n');
 
-/** The X12 bridge's operations (DESIGN §16): a trading partner's interchange in, its acknowledgment out. */
-export function x12Routes(app: App, { authorize, cx }: RouteDeps, { bodyLimit }: X12RouteOptions): void {
+const tags = ['X12'];
+
+/** The X12 bridge's operations (DESIGN §16): a trading partner's interchange in, its acknowledgment out, and the advices' outbox. */
+export function x12Routes(app: App, { db, authorize, cx }: RouteDeps, { bodyLimit }: X12RouteOptions): void {
+  const preHandler = authorize(ROLES_OF.customer);
+  app.post(
+    '/edi/x12/outbox/list',
+    {
+      schema: {
+        operationId: 'listOutboxAdvices',
+        tags,
+        summary: 'The X12 advices (944, 945, 947, 846) waiting for the customer’s partners',
+        description:
+          'Called by the customer’s system or its X12 translator. Oldest first: a 944 per receiving confirmation, a 945 per shipment confirmation, a 947 per inventory adjustment, and the 846s asked for, each a whole interchange for one partner, queued in the transaction of the change it tells. Status Waiting (the default) lists those not taken yet; an advice whose data X12 cannot carry has its Problem instead of an Interchange. The `x12.ready` event tells a webhook endpoint when one is queued.',
+        security: apiKeySecurity,
+        body: OutboxListRequestSchema,
+        response: { 200: OutboxListResultSchema, ...errorResponses() },
+      },
+      preHandler,
+    },
+    (request) => listOutbox(db, request.principal, request.body),
+  );
+  app.post(
+    '/edi/x12/outbox/ack',
+    {
+      schema: {
+        operationId: 'acknowledgeOutboxAdvices',
+        tags,
+        summary: 'Mark X12 advices taken',
+        description:
+          'After the translator has stored them. An OutboxID that is not one of the customer’s advices is 404 and marks nothing; an advice taken before is answered in AlreadyTaken, so the same ack sent again changes nothing.',
+        security: apiKeySecurity,
+        headers: IdempotencyHeadersSchema,
+        body: OutboxAckRequestSchema,
+        response: { 200: OutboxAckResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => acknowledgeAdvices(cx(request), request.body),
+  );
+  app.post(
+    '/edi/x12/846',
+    {
+      schema: {
+        operationId: 'requestInventoryAdvice',
+        tags,
+        summary: 'Queue an 846 of the customer’s stock in a facility',
+        description:
+          'One 846 Inventory Inquiry/Advice per partner of the customer, in the outbox: a LIN per balance with something on hand, with its available (QTY 33), on-hand (17) and allocated (27) quantities. 404 when the customer has no X12 trading partner.',
+        security: apiKeySecurity,
+        headers: IdempotencyHeadersSchema,
+        body: InventoryAdviceRequestSchema,
+        response: { 200: InventoryAdviceResultSchema, ...errorResponses(404) },
+      },
+      preHandler,
+    },
+    (request) => requestInventoryAdvice(cx(request), request.body),
+  );
+
   app.register(async (x12) => {
     // Here a body is X12 text and nothing else: JSON and every other type are 415, unread.
     x12.removeAllContentTypeParsers();
@@ -61,7 +129,7 @@ export function x12Routes(app: App, { authorize, cx }: RouteDeps, { bodyLimit }:
         bodyLimit,
         schema: {
           operationId: 'receiveInterchange',
-          tags: ['X12'],
+          tags,
           summary: 'Post one X12 interchange (940, 943) and read its 997',
           description:
             'Called by a trading partner’s system with a customer key of the partner’s customer (`wharf x12 partner add`). The body is one 004010 interchange, in any delimiters its ISA declares; each 940 (W05-01 N or R: DN import, F: DN cancel) and 943 (RN import) runs as its own command, with its ACK, exactly as the JSON operation does. 200 answers the 997 (one per functional group: AK5 A accepted, E accepted with a warning, R rejected with AK3/AK4 naming each segment and element at fault). 400 answers a TA1 when the envelope cannot be taken (bad ISA, counts or control numbers, another receiver than Wharf, an ISA13 already used with another body), or the spec’s error array when the body is no interchange at all. The same interchange sent again answers its first 997 with `Idempotent-Replayed: true`. A sender that is not a partner of the key’s customers is 403. docs/x12.md maps every element.',

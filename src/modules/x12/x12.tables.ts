@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** The X12 bridge's tables (DESIGN §16). */
 
@@ -34,7 +34,27 @@ export interface X12InterchangeTable {
   created_at: number;
 }
 
+/** An advice for a partner (944, 945, 947, 846): the interchange to take, or why it could not be written. */
+export interface X12OutboxTable {
+  company_id: string;
+  id: Generated<number>;
+  customer_id: string;
+  /** Null only for an advice of no facility (none so far). */
+  facility_id: string | null;
+  qualifier: string;
+  partner_id: string;
+  set_id: string;
+  /** What the advice tells of: the SVCPOID and ConfirmationNo, the AdjustmentNo, the 846's own reference. */
+  document_no: string;
+  control_no: string | null;
+  interchange: string | null;
+  problem: string | null;
+  created_at: number;
+  taken_at: number | null;
+}
+
 export interface X12Tables {
   x12_partners: X12PartnerTable;
   x12_interchanges: X12InterchangeTable;
+  x12_outbox: X12OutboxTable;
 }
