@@ -49,7 +49,7 @@ import { acknowledgeRejectedBody } from './modules/commands/commands.service.js'
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 import { apiKeyRoutes } from './modules/tenants/api-key.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { queueChangeAdvices } from './modules/x12/advice-queue.js';
+import { partnersInTransaction, queueChangeAdvices, rememberedPartners, type PartnersOf } from './modules/x12/advice-queue.js';
 import { x12Routes } from './modules/x12/x12.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
@@ -79,11 +79,16 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
  * confirmations and adjustments it made are queued as advices for X12 partners. Inventory sits
  * below orders, and the X12 bridge above both, so they meet here.
  */
-export const settleChange: Settle = async (trx, change) => {
-  await fillBackorders(trx, takeStockMadeAvailable(trx), change);
-  recordStockChanges(trx, change);
-  await queueChangeAdvices(trx, change);
-};
+export function settleWith(partnersOf: PartnersOf): Settle {
+  return async (trx, change) => {
+    await fillBackorders(trx, takeStockMadeAvailable(trx), change);
+    recordStockChanges(trx, change);
+    await queueChangeAdvices(trx, change, partnersOf);
+  };
+}
+
+/** The settle of one-off processes (the CLI, the demo's seeding): every partner looked up in the change's transaction. */
+export const settleChange: Settle = settleWith(partnersInTransaction);
 
 export interface AppOptions {
   config: Config;
@@ -232,6 +237,9 @@ export async function buildApp({
     clock,
     TRUST_MS,
   );
+  // Every confirmation and adjustment asks whether its customer has X12 partners: trusted for a
+  // second like the other tenant facts, on the real clock (a partner added is heard of within it).
+  const partnersOf = rememberedPartners(systemClock, TRUST_MS);
   if (config.only !== 'rate') {
     const deps: RouteDeps = {
       db,
@@ -240,7 +248,7 @@ export async function buildApp({
         findFacility,
         customerExists: (companyId, customerId) => andThen(findCustomer(companyId, customerId), (found) => found !== undefined),
       }),
-      cx: commandContexts(db, clock, settleChange),
+      cx: commandContexts(db, clock, settleWith(partnersOf)),
     };
     const onRejectedBody: RejectedBodyHandler = async (request, refusal) => {
       if (!request.principal) return refusal;

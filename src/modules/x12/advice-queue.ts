@@ -4,8 +4,10 @@
  * partner of its customer, queued in the outbox in the same transaction with an `x12.ready` event;
  * and the 846 a customer asks for. An advice whose data X12 cannot carry is queued as its problem.
  */
+import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import type { Trx } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { formatDecimal } from '../../lib/decimal.js';
 import * as events from '../events/events.service.js';
 import type { NewEvent } from '../events/events.service.js';
@@ -59,15 +61,46 @@ const ADVISED: Partial<Record<NewEvent['type'], AdviceSet>> = {
 };
 
 /**
+ * The partners of a customer. Every confirmation and adjustment asks, so a server remembers the
+ * answer for a second; a one-off process reads it in the change's transaction.
+ */
+export type PartnersOf = (trx: Trx, companyId: string, customerId: string) => Promise<partners.PartnerRow[]>;
+
+export const partnersInTransaction: PartnersOf = (trx, companyId, customerId) =>
+  partners.findPartnersOfCustomers(trx, companyId, [customerId]);
+
+/**
+ * The partners of a customer as a server asks: remembered for `ttlMs` of `clock` (DESIGN §3's
+ * second of trust in tenant facts), read in the asking change's transaction when not (on SQLite
+ * that transaction holds the one connection).
+ */
+export function rememberedPartners(clock: Clock, ttlMs: number): PartnersOf {
+  const remembered = new LRUCache<string, partners.PartnerRow[]>({
+    max: 10_000,
+    ttl: ttlMs,
+    ttlResolution: 0,
+    perf: { now: () => clock.now() },
+  });
+  return async (trx, companyId, customerId) => {
+    const name = JSON.stringify([companyId, customerId]);
+    const known = remembered.get(name);
+    if (known) return known;
+    const found = await partnersInTransaction(trx, companyId, customerId);
+    remembered.set(name, found);
+    return found;
+  };
+}
+
+/**
  * Queues what the transaction's recorded changes owe the partners of their customers. A settle
  * step: it runs after the command, before the events are written, so its x12.ready events are
  * written with the others.
  */
-export async function queueChangeAdvices(trx: Trx, change: Change): Promise<void> {
+export async function queueChangeAdvices(trx: Trx, change: Change, partnersOf: PartnersOf): Promise<void> {
   const owed = events.recordedEvents(trx).filter((event) => ADVISED[event.type] !== undefined);
   for (const event of owed) {
     const { CompanyID, CustomerID } = event.data;
-    const found = await partners.findPartnersOfCustomers(trx, CompanyID, [CustomerID]);
+    const found = await partnersOf(trx, CompanyID, CustomerID);
     if (found.length === 0) continue;
     const advice = await adviceOfEvent(trx, event);
     for (const partner of found) await queueAdvice(trx, partner, advice, change);
