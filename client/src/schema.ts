@@ -1060,6 +1060,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/x12-partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's X12 trading partners, by qualifier and id
+         * @description As `wharf x12 partner list --company` shows them (docs/x12.md).
+         */
+        get: operations["listTradingPartners"];
+        put?: never;
+        /**
+         * Add a customer's X12 trading partner
+         * @description The partner sends interchanges with this ISA qualifier and id (POST /edi/x12), with a customer key of the customer, and receives its advices. A qualifier and id the company has already is 409; a CustomerID it does not have is 404.
+         */
+        post: operations["createTradingPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/changes": {
         parameters: {
             query?: never;
@@ -3922,6 +3946,50 @@ export interface components {
                 Card: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        ListTradingPartnersResponse: {
+            Partners: {
+                CustomerID: string;
+                /** @description ISA05 of what the partner sends. */
+                Qualifier: string;
+                /** @description ISA06 of what the partner sends. */
+                PartnerID: string;
+                /** @description GS02 of what the partner sends (its ISA id unless set otherwise). */
+                GsID: string;
+                /**
+                 * Format: date-time
+                 * @description When the partner was added (UTC).
+                 */
+                CreatedWhen: string;
+            }[];
+        };
+        CreateTradingPartnerRequest: {
+            /** @description Fixed value assigned by the operator's accounting department. */
+            CustomerID: string;
+            /** @description The partner's ISA06 (sender id). */
+            PartnerID: string;
+            /** @description The partner's ISA05; ZZ when absent. */
+            Qualifier?: string;
+            /** @description The partner's GS02; its PartnerID when absent. */
+            GsID?: string;
+        };
+        /** @description Created. */
+        CreateTradingPartnerResponse: {
+            /** @description A customer's X12 trading partner. */
+            Partner: {
+                CustomerID: string;
+                /** @description ISA05 of what the partner sends. */
+                Qualifier: string;
+                /** @description ISA06 of what the partner sends. */
+                PartnerID: string;
+                /** @description GS02 of what the partner sends (its ISA id unless set otherwise). */
+                GsID: string;
+                /**
+                 * Format: date-time
+                 * @description When the partner was added (UTC).
+                 */
+                CreatedWhen: string;
             };
         };
         ListAdminChangesResponse: {
@@ -21030,6 +21098,549 @@ export interface operations {
                      *       {
                      *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
                      *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    listTradingPartners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Partners": [
+                     *         {
+                     *           "CustomerID": "ACME",
+                     *           "Qualifier": "ZZ",
+                     *           "PartnerID": "ACMEEDI",
+                     *           "GsID": "ACMEEDI",
+                     *           "CreatedWhen": "2026-03-05T14:07:09.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListTradingPartnersResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request body is larger than the limit",
+                     *         "error": "Request body is larger than the limit"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Content-Type must be application/json",
+                     *         "error": "Content-Type must be application/json"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description Too many requests for the key's limit a minute; Retry-After says when to try again (RateLimit-* headers on every answer). */
+            429: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Too many requests: this API key may make 600 a minute; retry in 31 s",
+                     *         "error": "Too many requests: this API key may make 600 a minute; retry in 31 s"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description An internal error; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)",
+                     *         "error": "Internal error (request id 0b6f2c3e-5a41-4d0e-9a57-2f1e8c7d9b10)"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+        };
+    };
+    createTradingPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CustomerID": "ACME",
+                 *       "PartnerID": "ACMEWMS",
+                 *       "Qualifier": "01",
+                 *       "GsID": "ACMEWMS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTradingPartnerRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Partner": {
+                     *         "CustomerID": "ACME",
+                     *         "Qualifier": "01",
+                     *         "PartnerID": "ACMEWMS",
+                     *         "GsID": "ACMEWMS",
+                     *         "CreatedWhen": "2026-03-09T16:20:31.457Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateTradingPartnerResponse"];
+                };
+            };
+            /** @description Malformed JSON or a validation failure (array); an unknown FacilityID ({"error":"Not found facility"}). */
+            400: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ProblemsOrErrorObject"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Missing Authorization header; send Authorization: APIKey <key>",
+                     *         "error": "Missing Authorization header; send Authorization: APIKey <key>"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The key's role may not call this operation, or a body identifier is outside its scope. */
+            403: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CustomerID GLOBEX is outside this API key's scope",
+                     *         "error": "CustomerID GLOBEX is outside this API key's scope"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The document or record was not found. */
+            404: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "CompanyID is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description The request did not arrive in time (its headers or its body); the connection is closed. */
+            408: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
+                     *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The move is not allowed in the current state, or a document number was reused. */
+            409: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
                      *       }
                      *     ]
                      */

@@ -318,6 +318,37 @@ describeEachDialect('admin API', (dialect) => {
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
   });
 
+  it("adds a customer's X12 trading partner as the CLI does, lists them, and refuses a duplicate, a stranger and a bad id", async () => {
+    const customerId = w.tenant.customerIds[0]!;
+    expect(answer(await call('GET', '/x12-partners', w.admin))).toEqual({ status: 200, body: { Partners: [] } });
+    const added = await call('POST', '/x12-partners', w.admin, { CustomerID: customerId, PartnerID: 'ACMEEDI' });
+    const partner = { CustomerID: customerId, Qualifier: 'ZZ', PartnerID: 'ACMEEDI', GsID: 'ACMEEDI', CreatedWhen: NOW };
+    expect(answer(added)).toEqual({ status: 201, body: { Partner: partner } });
+    const other = { CustomerID: w.tenant.customerIds[1]!, Qualifier: '01', PartnerID: '0123456789', GsID: 'GLOBEXWMS', CreatedWhen: NOW };
+    expect(answer(await call('POST', '/x12-partners', w.admin, { ...other, CreatedWhen: undefined }))).toEqual({
+      status: 201,
+      body: { Partner: other },
+    });
+    expect(answer(await call('GET', '/x12-partners', w.admin))).toEqual({ status: 200, body: { Partners: [other, partner] } });
+
+    expect(answer(await call('POST', '/x12-partners', w.admin, { CustomerID: customerId, PartnerID: 'ACMEEDI' }))).toEqual({
+      status: 409,
+      body: problems(`Partner ZZ/ACMEEDI already exists in company ${w.tenant.companyId}`),
+    });
+    expect(answer(await call('POST', '/x12-partners', w.admin, { CustomerID: 'NOPE', PartnerID: 'NOPEEDI' }))).toEqual({
+      status: 404,
+      body: { error: `Customer NOPE not found in company ${w.tenant.companyId}` },
+    });
+    expect(answer(await call('POST', '/x12-partners', w.admin, { CustomerID: customerId, PartnerID: 'BAD*ID', Qualifier: 'zz' }))).toEqual({
+      status: 400,
+      body: problems(
+        'PartnerID must be 1 to 15 letters, digits, spaces or . , & / ( ) @ # _ - characters, as ISA06 takes',
+        'Qualifier must be the 2-character ISA qualifier, such as ZZ or 01',
+      ),
+    });
+    expect((await call('GET', '/x12-partners', w.admin)).json().Partners).toHaveLength(2);
+  });
+
   it('records every change with the key that made it, never a key itself, newest first; a refused change records nothing', async () => {
     const made = (await call('POST', '/keys', w.admin, { Role: 'operator', Label: 'WMS' })).json() as {
       Key: { KeyID: number; Key: string };

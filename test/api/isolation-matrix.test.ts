@@ -565,6 +565,24 @@ const MATRIX: Record<string, Entry> = {
     (_w, value) => ({ error: `Rate card version ${value} of the company default not found` }),
   ),
   [adminRoute('GET', '/webhook-endpoints')]: adminList((w) => [w.ep.list, w.ep.update]),
+  [adminRoute('GET', '/x12-partners')]: adminList((w) => [w.x12.partnerId]),
+  // Another company's admin names a customer it does not have.
+  [adminRoute('POST', '/x12-partners')]: {
+    roles: ['admin'],
+    shape: 'admin',
+    succeeds: 201,
+    // C1's second partner: C2 must stay without one (the 846's entry below).
+    owner: (w) => ({ key: 'adminA', body: { CustomerID: w.a.customerIds[0]!, PartnerID: uniqueId('NEWX12') } }),
+    elsewhere: (w) => [
+      {
+        who: 'an admin of another company, naming a customer of company A',
+        key: 'adminB',
+        fields: {},
+        status: 404,
+        answer: { error: `Customer ${w.a.customerIds[0]} not found in company ${w.b.companyId}` },
+      },
+    ],
+  },
   // The admin entries above made changes in company A by then (the matrix runs in this order).
   [adminRoute('GET', '/changes')]: adminList(() => ['customer.created']),
 

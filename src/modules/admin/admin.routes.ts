@@ -4,6 +4,7 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { errorResponses } from '../../http/schemas.js';
 import { EndpointListResultSchema } from '../webhooks/webhooks.schemas.js';
+import { NewX12PartnerRequestSchema, X12PartnerListSchema, X12PartnerResultSchema } from '../x12/x12.schemas.js';
 import * as admin from './admin.service.js';
 import {
   AdminChangeListSchema,
@@ -288,6 +289,38 @@ export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 
       },
     },
     (request) => admin.listWebhookEndpoints(db, request.principal),
+  );
+
+  app.get(
+    '/x12-partners',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        ...common,
+        operationId: 'listTradingPartners',
+        tags: ['Admin: X12 partners'],
+        summary: "The company's X12 trading partners, by qualifier and id",
+        description: 'As `wharf x12 partner list --company` shows them (docs/x12.md).',
+        response: { 200: X12PartnerListSchema, ...errorResponses() },
+      },
+    },
+    (request) => admin.listX12Partners(db, request.principal),
+  );
+  app.post(
+    '/x12-partners',
+    {
+      schema: {
+        ...common,
+        operationId: 'createTradingPartner',
+        tags: ['Admin: X12 partners'],
+        summary: "Add a customer's X12 trading partner",
+        description:
+          'The partner sends interchanges with this ISA qualifier and id (POST /edi/x12), with a customer key of the customer, and receives its advices. A qualifier and id the company has already is 409; a CustomerID it does not have is 404.',
+        body: NewX12PartnerRequestSchema,
+        response: { ...created(X12PartnerResultSchema), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await admin.createX12Partner(cx(request), request.body)),
   );
 
   app.get(

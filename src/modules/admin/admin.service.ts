@@ -7,6 +7,9 @@ import type { Clock } from '../../lib/clock.js';
 import { invalid, notFound } from '../../lib/refusal.js';
 import { RateCardError } from '../rating/rate-card.compile.js';
 import * as rating from '../rating/rating.service.js';
+import * as partners from '../x12/partners.service.js';
+import type { PartnerView } from '../x12/partners.service.js';
+import type { NewX12PartnerRequest, X12Partner, X12PartnerResult } from '../x12/x12.schemas.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { listCompanyEndpoints } from '../webhooks/endpoints.service.js';
 import type { EndpointListResult } from '../webhooks/webhooks.schemas.js';
@@ -298,6 +301,41 @@ export async function getRateCard(db: Db, clock: Clock, principal: Principal, ve
 }
 
 /** Every webhook endpoint of the company: each customer's and the company-wide ones (never a secret). */
+const partnerOf = (view: PartnerView): X12Partner => ({
+  CustomerID: view.customer,
+  Qualifier: view.qualifier,
+  PartnerID: view.partnerId,
+  GsID: view.gsId,
+  CreatedWhen: view.createdAt,
+});
+
+export async function listX12Partners(db: Db, principal: Principal): Promise<{ Partners: X12Partner[] }> {
+  return { Partners: (await partners.listPartners(db, principal.companyId)).map(partnerOf) };
+}
+
+/** Adds a customer's X12 trading partner, with the checks of `wharf x12 partner add`. */
+export async function createX12Partner(cx: CommandContext, request: NewX12PartnerRequest): Promise<X12PartnerResult> {
+  return recorded(
+    cx,
+    async (trx) => ({
+      Partner: partnerOf(
+        await partners.addPartner(trx, cx.clock, {
+          companyId: cx.principal.companyId,
+          customerId: request.CustomerID,
+          id: request.PartnerID,
+          qualifier: request.Qualifier ?? 'ZZ',
+          ...(request.GsID !== undefined ? { gsId: request.GsID } : {}),
+        }),
+      ),
+    }),
+    ({ Partner }) => ({
+      action: 'x12-partner.created',
+      subject: `${Partner.Qualifier}/${Partner.PartnerID}`,
+      detail: { CustomerID: Partner.CustomerID, GsID: Partner.GsID },
+    }),
+  );
+}
+
 export function listWebhookEndpoints(db: Db, principal: Principal): Promise<EndpointListResult> {
   return listCompanyEndpoints(db, principal.companyId);
 }

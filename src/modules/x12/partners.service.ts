@@ -16,18 +16,22 @@ import * as repo from './partners.repository.js';
  * An ISA or GS id: 1 to 15 letters, digits, spaces and the punctuation ids use in practice; never a
  * character that could be an interchange's delimiter (ISA06/ISA08 are 15 wide, GS02/GS03 up to 15).
  */
-const X12Id = (field: string) =>
+export const X12Id = (field: string) =>
   Type.String({
     pattern: '^[A-Za-z0-9 .,&/()@#_-]{1,15}$',
     'x-message': `must be 1 to 15 letters, digits, spaces or . , & / ( ) @ # _ - characters, as ${field} takes`,
   });
+
+/** An ISA id qualifier (ISA05/ISA07). */
+export const X12Qualifier = () =>
+  Type.String({ pattern: '^[A-Z0-9]{2}$', 'x-message': 'must be the 2-character ISA qualifier, such as ZZ or 01' });
 
 export const NewPartnerSchema = Type.Object({
   companyId: Type.String({ minLength: 1, maxLength: 15 }),
   customerId: Type.String({ minLength: 1, maxLength: 15 }),
   /** The partner's ISA06 (its sender id), named as the CLI's --id. */
   id: X12Id('ISA06'),
-  qualifier: Type.String({ pattern: '^[A-Z0-9]{2}$', 'x-message': 'must be the 2-character ISA qualifier, such as ZZ or 01' }),
+  qualifier: X12Qualifier(),
   gsId: Type.Optional(X12Id('GS02')),
 });
 export type NewPartner = Static<typeof NewPartnerSchema>;

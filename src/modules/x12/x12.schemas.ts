@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, StringEnum } from '../../http/schemas.js';
+import { X12Id, X12Qualifier } from './partners.service.js';
 
 /** The X12 outbox operations (DESIGN §16): the advices waiting for a customer's partners, taking them, and asking for an 846. */
 
@@ -115,3 +116,50 @@ export const InventoryAdviceResultSchema = Type.Object(
   { examples: [{ Advices: [{ OutboxID: 9, Partner: 'ZZ/ACMEEDI', Set: '846', ControlNumber: '000000009', Problem: null }] }] },
 );
 export type InventoryAdviceResult = Static<typeof InventoryAdviceResultSchema>;
+
+/** The admin API's view of the company's trading partners (DESIGN §14, §16). */
+export const X12PartnerSchema = Type.Object(
+  {
+    CustomerID: Type.String(),
+    Qualifier: Type.String({ description: 'ISA05 of what the partner sends.' }),
+    PartnerID: Type.String({ description: 'ISA06 of what the partner sends.' }),
+    GsID: Type.String({ description: 'GS02 of what the partner sends (its ISA id unless set otherwise).' }),
+    CreatedWhen: Type.String({ format: 'date-time', description: 'When the partner was added (UTC).' }),
+  },
+  { description: "A customer's X12 trading partner." },
+);
+export type X12Partner = Static<typeof X12PartnerSchema>;
+
+const ACME_PARTNER: X12Partner = {
+  CustomerID: 'ACME',
+  Qualifier: 'ZZ',
+  PartnerID: 'ACMEEDI',
+  GsID: 'ACMEEDI',
+  CreatedWhen: '2026-03-05T14:07:09.123Z',
+};
+
+export const X12PartnerListSchema = Type.Object(
+  { Partners: Type.Array(X12PartnerSchema) },
+  { examples: [{ Partners: [ACME_PARTNER] }] },
+);
+
+export const NewX12PartnerRequestSchema = Type.Object(
+  {
+    CustomerID,
+    PartnerID: { ...X12Id('ISA06'), description: "The partner's ISA06 (sender id)." },
+    Qualifier: Type.Optional({ ...X12Qualifier(), description: "The partner's ISA05; ZZ when absent." }),
+    GsID: Type.Optional({ ...X12Id('GS02'), description: "The partner's GS02; its PartnerID when absent." }),
+  },
+  { additionalProperties: false, examples: [{ CustomerID: 'ACME', PartnerID: 'ACMEWMS', Qualifier: '01', GsID: 'ACMEWMS' }] },
+);
+export type NewX12PartnerRequest = Static<typeof NewX12PartnerRequestSchema>;
+
+export const X12PartnerResultSchema = Type.Object(
+  { Partner: X12PartnerSchema },
+  {
+    examples: [
+      { Partner: { CustomerID: 'ACME', Qualifier: '01', PartnerID: 'ACMEWMS', GsID: 'ACMEWMS', CreatedWhen: '2026-03-09T16:20:31.457Z' } },
+    ],
+  },
+);
+export type X12PartnerResult = Static<typeof X12PartnerResultSchema>;
