@@ -5,6 +5,7 @@ import { EDI_PREFIX } from '../../src/app.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import * as partners from '../../src/modules/x12/partners.service.js';
 import { readInterchange } from '../../src/modules/x12/x12-reader.js';
+import { EXAMPLE_940 } from '../../src/modules/x12/x12.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { importItems, problems, stock } from '../helpers/factories.js';
@@ -662,5 +663,9 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       [first, '2026-03-05T14:07:09.123Z'],
       [second, '2026-03-05T14:07:09.123Z'],
     ]);
+  });
+
+  it('the README’s example 940 is the published one (document-examples sends it to the demo)', () => {
+    expect(readFileSync(new URL('../../examples/940-demo.x12', import.meta.url), 'utf8')).toBe(`${EXAMPLE_940}\n`);
   });
 });

@@ -22,7 +22,8 @@ export interface X12RouteOptions {
 
 export const X12_MEDIA_TYPE = 'application/edi-x12';
 
-const EXAMPLE_940 = [
+/** The demo's 940 (examples/940-demo.x12 is the same, for the README's curl). */
+export const EXAMPLE_940 = [
   'ISA*00*          *00*          *ZZ*ACMEEDI        *ZZ*DEMO           *261127*1200*U*00401*000000101*0*P*>~',
   'GS*OW*ACMEEDI*DEMO*20261127*1200*101*X*004010~',
   'ST*940*0001~',
