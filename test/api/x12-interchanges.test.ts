@@ -668,4 +668,28 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   it('the README’s example 940 is the published one (document-examples sends it to the demo)', () => {
     expect(readFileSync(new URL('../../examples/940-demo.x12', import.meta.url), 'utf8')).toBe(`${EXAMPLE_940}\n`);
   });
+
+  it('answers two requests with the same interchange at once with the same 997, applying it once', async () => {
+    const text = interchange('000000975', [
+      [
+        'OW',
+        '975',
+        [
+          ['940', order940('N', 'SO-97501')],
+          ['940', order940('N', 'SO-97502')],
+        ],
+      ],
+    ]);
+    // Last in this file: the loser may or may not have taken control numbers before it lost.
+    const [one, two] = await Promise.all([postX12(text), postX12(text)]);
+    expect([one.statusCode, two.statusCode]).toEqual([200, 200]);
+    expect(two.body).toBe(one.body);
+    expect(one.body).toContain('AK9*A*2*2*2~');
+    // One of them answered first; the other replayed its 997.
+    expect([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].filter(Boolean)).toEqual(['true']);
+    for (const referenceNo of ['SO-97501', 'SO-97502']) {
+      expect((await orders()).filter((o) => o.ReferenceNo === referenceNo)).toHaveLength(1);
+      expect(await acks(ORDER_ACK_SEARCH, { ReferenceNo: referenceNo })).toHaveLength(1);
+    }
+  });
 });
