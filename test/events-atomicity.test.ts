@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
+import { addPartner } from '../src/modules/x12/partners.service.js';
 import { useTestApp, type TestContext } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
 import { expectInternalError, failureInjection } from './helpers/failures.js';
@@ -62,6 +63,8 @@ const TABLES = [
   'inventory_ledger',
   'inventory_adjustments',
   'idempotency_records',
+  'x12_outbox',
+  'x12_partners',
 ] as const;
 
 /** The item the documents and stock of a case use. */
@@ -229,6 +232,28 @@ const CASES: Case[] = [
     },
     answers: 200,
     events: ['receipt.received', 'receipt.closed', 'inventory.changed'],
+    balances: ['Available 10/0/10'],
+  },
+  {
+    // The 944 is queued by settle, with its x12.ready event and the partner's control numbers: they roll back too.
+    command: 'RN receiving confirmation of a customer with an X12 partner',
+    prepare: async (s) => {
+      await addPartner(s.ctx.database.db, s.ctx.clock, {
+        companyId: s.tenant.companyId,
+        customerId: s.tenant.customerIds[0]!,
+        id: 'ATOMICX12',
+        qualifier: 'ZZ',
+      });
+      const { svcpoid } = await receiptIn(s);
+      return byOperator(s, RECEIPT_CONFIRM, {
+        ...facilityOf(s.tenant),
+        SVCPOID: svcpoid,
+        ConfirmationNo: uniqueId('CN'),
+        Items: [{ ItemNumber: SKU, ReceivedQuantity: '10', UOM: 'EA' }],
+      });
+    },
+    answers: 200,
+    events: ['receipt.received', 'inventory.changed', 'x12.ready'],
     balances: ['Available 10/0/10'],
   },
   {
