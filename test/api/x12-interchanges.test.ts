@@ -680,13 +680,16 @@ describeEachDialect('X12 interchanges in', (dialect) => {
         ],
       ],
     ]);
-    // Last in this file: the loser may or may not have taken control numbers before it lost.
+    // The loser's 997 rolls back with its control numbers: the partner's numbering keeps no gap.
     const [one, two] = await Promise.all([postX12(text), postX12(text)]);
     expect([one.statusCode, two.statusCode]).toEqual([200, 200]);
     expect(two.body).toBe(one.body);
     expect(one.body).toContain('AK9*A*2*2*2~');
     // One of them answered first; the other replayed its 997.
     expect([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].filter(Boolean)).toEqual(['true']);
+    const isa13 = Number(one.body.slice(90, 99));
+    const next = await postX12(interchange('000000976', [['OW', '976', [['940', order940('N', 'SO-97601')]]]]));
+    expect(Number(next.body.slice(90, 99))).toBe(isa13 + 1);
     for (const referenceNo of ['SO-97501', 'SO-97502']) {
       expect((await orders()).filter((o) => o.ReferenceNo === referenceNo)).toHaveLength(1);
       expect(await acks(ORDER_ACK_SEARCH, { ReferenceNo: referenceNo })).toHaveLength(1);

@@ -5,6 +5,7 @@
  * sent again is answered with its first 997 and changes nothing.
  */
 import type { TSchema } from '@sinclair/typebox';
+import type { Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { type Authorize, requireRole, ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -69,7 +70,7 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
   const to = { partner, header, format: { delimiters, afterSegment: lineBreakAfterSegments(text, delimiters) } };
   const reject = async (code: InterchangeNoteCode): Promise<InterchangeAnswer> => ({
     statusCode: 400,
-    body: await answerInterchange(cx, to, [interchangeAcknowledgment(header, 'R', code)], []),
+    body: await inTransaction(cx.db, (trx) => answerInterchange(trx, cx, to, [interchangeAcknowledgment(header, 'R', code)], [])),
     replayed: false,
   });
 
@@ -89,24 +90,37 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
   const groups: GroupAcknowledgment[] = [];
   for (const group of read.interchange.groups) groups.push(await acknowledgeGroup(cx, authorize, partner, read.interchange, group));
   const requested = header.acknowledgmentRequested === '1' ? [interchangeAcknowledgment(header, 'A', InterchangeNote.noError)] : [];
-  const answer = await answerInterchange(cx, to, requested, groups);
-  const recorded = await repo.insertInterchange(cx.db, {
-    company_id: partner.companyId,
-    qualifier: partner.qualifier,
-    partner_id: partner.partnerId,
-    control_no: header.controlNumber,
-    request_hash: requestHash,
-    answer,
-    created_at: cx.clock.now(),
-  });
-  if (recorded) return { statusCode: 200, body: answer, replayed: false };
-  // Another request took the same interchange at the same time: its sets replayed ours, its 997 is the one.
-  const winner = (await repo.findInterchange(cx.db, partner, header.controlNumber))!;
-  return { statusCode: 200, body: winner.answer, replayed: true };
+  // The 997's control numbers and the record of the interchange commit together: a request that
+  // lost the race to another with the same interchange rolls back, wasting no number, and answers
+  // the winner's 997.
+  try {
+    return await inTransaction(cx.db, async (trx) => {
+      const answer = await answerInterchange(trx, cx, to, requested, groups);
+      const recorded = await repo.insertInterchange(trx, {
+        company_id: partner.companyId,
+        qualifier: partner.qualifier,
+        partner_id: partner.partnerId,
+        control_no: header.controlNumber,
+        request_hash: requestHash,
+        answer,
+        created_at: cx.clock.now(),
+      });
+      if (!recorded) throw new LostRace();
+      return { statusCode: 200 as const, body: answer, replayed: false };
+    });
+  } catch (error) {
+    if (!(error instanceof LostRace)) throw error;
+    const winner = (await repo.findInterchange(cx.db, partner, header.controlNumber))!;
+    return { statusCode: 200, body: winner.answer, replayed: true };
+  }
 }
+
+/** Another request recorded the same interchange first. */
+class LostRace extends Error {}
 
 /** Wharf's answer to an interchange: numbered from the partner's control numbers, in the interchange's own delimiters. */
 async function answerInterchange(
+  trx: Trx,
   cx: CommandContext,
   { partner, header, format }: { partner: Partner; header: InterchangeHeader; format: X12WriteFormat },
   acknowledgments: X12Segment[],
@@ -114,7 +128,7 @@ async function answerInterchange(
 ): Promise<string> {
   const own = ownParty(partner.companyId);
   const counts = { groups: groups.length, sets: groups.length };
-  const numbers = await inTransaction(cx.db, (trx) => repo.takeControlNumbers(trx, partner, counts));
+  const numbers = await repo.takeControlNumbers(trx, partner, counts);
   return buildInterchange(
     {
       sender: own,
