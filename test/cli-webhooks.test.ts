@@ -443,7 +443,7 @@ describeEachDialect('wharf webhook', (dialect) => {
     expect(unknown.code).toBe(2);
     expect(unknown.out).toEqual([]);
     expect(unknown.err[0]).toBe(
-      `error: option '--types <a,b,…>' argument 'order.shipped,order.teleported' is invalid. "order.teleported" is not an event type; they are: receipt.imported, receipt.updated, receipt.cancelled, receipt.opened, receipt.received, receipt.closed, order.imported, order.updated, order.cancelled, order.opened, order.shipped, order.closed, inventory.adjusted, inventory.changed, item.created, item.updated, ack.failed`,
+      `error: option '--types <a,b,…>' argument 'order.shipped,order.teleported' is invalid. "order.teleported" is not an event type; they are: receipt.imported, receipt.updated, receipt.cancelled, receipt.opened, receipt.received, receipt.closed, order.imported, order.updated, order.cancelled, order.opened, order.shipped, order.closed, inventory.adjusted, inventory.changed, item.created, item.updated, ack.failed, x12.ready`,
     );
     const missing = await wharf('webhook', 'add', company);
     expect(missing.code).toBe(2);
