@@ -7,7 +7,7 @@
  * No HTTP, no load generator: what is left besides the statements is Wharf's JavaScript (and
  * light-my-request's, which a real request does not pay).
  *
- *   npm run build && node bench/statements-in-process.js rn-import   # or adjust-1, adjust-20, dn-import
+ *   npm run build && node bench/statements-in-process.js rn-import   # or adjust-1, adjust-20, dn-import, x12-dn-import
  *   STATEMENTS_REQUESTS=5000 node bench/statements-in-process.js adjust-1
  */
 import { execFileSync } from 'node:child_process';
@@ -52,7 +52,38 @@ const SCENARIOS = {
       itemIds: Array.from({ length: 5 }, (_, i) => itemIdOf(((n * 5 + i) % 50) + 1)),
     }),
   ],
+  // The dn-import's order as an X12 940 (DESIGN §16): the partner ZZ/STMTX12 of the customer.
+  'x12-dn-import': (n) => [
+    '/edi/x12',
+    shippingOrder940(
+      n,
+      Array.from({ length: 5 }, (_, i) => itemIdOf(((n * 5 + i) % 50) + 1)),
+    ),
+    'application/edi-x12',
+  ],
 };
+
+/** One interchange of one 940 of 1 EA of each item, under ISA13 `n`. */
+function shippingOrder940(n, itemIds) {
+  const isa13 = String(n + 1).padStart(9, '0');
+  const body = [
+    `W05*N*XR-${n}*X-${n}`,
+    `N1*WH*Bench*9*${TENANT.facility}`,
+    'N1*ST*Jane Doe',
+    'N3*1 Market St',
+    'N4*San Francisco*CA*94105',
+    ...itemIds.flatMap((itemId, i) => [`LX*${i + 1}`, `W01*1*EA**VN*${itemId}`]),
+  ];
+  return [
+    `ISA*00*          *00*          *ZZ*STMTX12        *ZZ*${TENANT.company.padEnd(15)}*261127*1200*U*00401*${isa13}*0*P*>~`,
+    `GS*OW*STMTX12*${TENANT.company}*20261127*1200*${n + 1}*X*004010~`,
+    'ST*940*0001~',
+    ...body.map((segment) => `${segment}~`),
+    `SE*${body.length + 2}*0001~`,
+    `GE*1*${n + 1}~`,
+    `IEA*1*${isa13}~`,
+  ].join('\n');
+}
 
 /** Times every statement better-sqlite3 runs, by its SQL text. */
 function timeStatements() {
@@ -88,6 +119,7 @@ async function main() {
   cli('customer', 'add', TENANT.company, TENANT.customer);
   cli('facility', 'add', TENANT.company, TENANT.facility);
   const key = cli('key', 'create', '--role', 'admin', '--company', TENANT.company, '--rate-limit', String(BENCH_KEY_RATE_LIMIT));
+  cli('x12', 'partner', 'add', '--company', TENANT.company, '--customer', TENANT.customer, '--id', 'STMTX12');
 
   const { loadConfig } = await import(join(root, 'dist', 'config.js'));
   const { openDatabase } = await import(join(root, 'dist', 'server.js'));
@@ -95,10 +127,12 @@ async function main() {
   const config = loadConfig({ databaseUrl, logLevel: 'warn' });
   const db = openDatabase(config);
   const app = await buildApp({ config, db, logger: { level: 'warn' } });
-  const headers = { 'content-type': 'application/json', authorization: `APIKey ${key}` };
-  const send = async (path, body) => {
+  const send = async (path, body, contentType = 'application/json') => {
+    const headers = { 'content-type': contentType, authorization: `APIKey ${key}` };
     const answer = await app.inject({ method: 'POST', url: `${EDI}${path}`, headers, payload: body });
     if (answer.statusCode !== 200) throw new Error(`${path} answered ${answer.statusCode}: ${answer.body.slice(0, 300)}`);
+    if (contentType !== 'application/json' && !answer.body.includes('AK5*A~'))
+      throw new Error(`${path}: a set was not applied: ${answer.body}`);
   };
   try {
     await send(
