@@ -40,6 +40,38 @@ export function addX12Commands(program: Command, io: CliIo): void {
         );
       }
     });
+  const identity = x12.command('identity').description("Wharf's own ids in a company's interchanges (default: ZZ and the CompanyID)");
+  identity
+    .command('set')
+    .description("set Wharf's ISA qualifier and id, and GS id, in a company's interchanges")
+    .requiredOption('--company <CompanyID>', 'the company')
+    .requiredOption('--id <ISA id>', "Wharf's ISA06/ISA08 in the company's interchanges, up to 15 characters")
+    .option('--qualifier <ZZ>', "Wharf's ISA qualifier", 'ZZ')
+    .option('--gs-id <GS id>', "Wharf's GS application id (default: its ISA id)")
+    .addOption(dbOption())
+    .action(async (options) => {
+      const party = await withDatabase(options, (db) =>
+        partners.setOwnParty(db, systemClock, {
+          companyId: options.company,
+          id: options.id,
+          qualifier: options.qualifier,
+          gsId: options.gsId,
+        }),
+      );
+      io.out(`${options.company} is ${party.qualifier}/${party.id} (GS ${party.gsId}) in its interchanges`);
+    });
+  identity
+    .command('show')
+    .description("show Wharf's ids in a company's interchanges")
+    .requiredOption('--company <CompanyID>', 'the company')
+    .addOption(dbOption())
+    .action(async (options) => {
+      const party = await withExistingDatabase(options, async (db) => {
+        await requireTenant(db, { CompanyID: options.company });
+        return partners.ownParty(db, options.company);
+      });
+      io.out(`${options.company} is ${party.qualifier}/${party.id} (GS ${party.gsId}) in its interchanges`);
+    });
   const partner = x12.command('partner').description("manage a company's X12 trading partners");
   partner
     .command('add')

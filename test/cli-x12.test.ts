@@ -114,4 +114,35 @@ describeEachDialect('wharf x12 partner', (dialect) => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("sets Wharf's own ids in a company's interchanges, which its advices are sent from", async () => {
+    const show = () => wharf('x12', 'identity', 'show', '--company', 'DEMO');
+    expect(await show()).toEqual({ code: 0, out: ['DEMO is ZZ/DEMO (GS DEMO) in its interchanges'], err: [] });
+    expect(
+      await wharf('x12', 'identity', 'set', '--company', 'DEMO', '--id', 'DEMOWHSE', '--qualifier', '01', '--gs-id', 'DEMOGS'),
+    ).toEqual({
+      code: 0,
+      out: ['DEMO is 01/DEMOWHSE (GS DEMOGS) in its interchanges'],
+      err: [],
+    });
+    expect(await show()).toEqual({ code: 0, out: ['DEMO is 01/DEMOWHSE (GS DEMOGS) in its interchanges'], err: [] });
+    expect(await wharf('x12', 'identity', 'set', '--company', 'NOPE', '--id', 'X')).toEqual({
+      code: 1,
+      out: [],
+      err: ['error: Company NOPE not found'],
+    });
+    expect(await wharf('x12', 'identity', 'set', '--company', 'DEMO', '--id', 'BAD~ID')).toMatchObject({ code: 1, out: [] });
+
+    expect((await wharf('x12', '846', '--company', 'DEMO', '--customer', 'ACME', '--facility', 'LAX1')).code).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-x12-identity-'));
+    try {
+      const exported = await wharf('x12', 'export', '--dir', dir, '--company', 'DEMO');
+      expect(exported.out).toEqual([join(dir, 'DEMO-ZZ-ACMEEDI-000000002-846.x12'), '1 advice exported']);
+      const text = readFileSync(join(dir, 'DEMO-ZZ-ACMEEDI-000000002-846.x12'), 'utf8');
+      expect(text.split('\n')[0]).toMatch(/^ISA\*00\*          \*00\*          \*01\*DEMOWHSE       \*ZZ\*ACMEEDI        \*/);
+      expect(text.split('\n')[1]).toMatch(/^GS\*IB\*DEMOGS\*ACMEEDI\*/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -47,6 +47,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_endpoints',
   'webhook_fanout',
+  'x12_identities',
   'x12_interchanges',
   'x12_outbox',
   'x12_partners',

@@ -695,4 +695,23 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       expect(await acks(ORDER_ACK_SEARCH, { ReferenceNo: referenceNo })).toHaveLength(1);
     }
   });
+
+  it("takes interchanges addressed to the company's own ids once it sets them, and answers from them", async () => {
+    await partners.setOwnParty(ctx().database.db, ctx().clock, { companyId: 'WHARFDEMO', id: 'WHARFWMS', qualifier: '01' });
+    const old = await postX12(interchange('000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]));
+    expect([old.statusCode, old.body.split('\n')[1]]).toEqual([400, 'TA1*000000990*261126*1015*R*008~']);
+    const text = interchange('000000991', [['OW', '991', [['940', order940('N', 'SO-99101')]]]]).replace(
+      'ZZ*WHARFDEMO      *261126',
+      '01*WHARFWMS       *261126',
+    );
+    const answered = await postX12(text);
+    expect(answered.statusCode).toBe(200);
+    expect(answered.body.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(
+        /^ISA\*00\*          \*00\*          \*01\*WHARFWMS       \*ZZ\*ACMEEDI        \*260305\*1407\*U\*00401\*\d{9}\*0\*P\*>~$/,
+      ),
+      expect.stringMatching(/^GS\*FA\*WHARFWMS\*ACMEEDI\*20260305\*1407\*\d+\*X\*004010~$/),
+    ]);
+    expect(answered.body).toContain('AK5*A~');
+  });
 });

@@ -20,6 +20,7 @@ import * as adminChanges from './2026-11-27T1200-admin-changes.js';
 import * as x12Partners from './2026-11-27T1300-x12-partners.js';
 import * as x12Interchanges from './2026-11-27T1400-x12-interchanges.js';
 import * as x12Outbox from './2026-11-27T1500-x12-outbox.js';
+import * as x12Identities from './2026-11-27T1600-x12-identities.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1300-x12-partners': x12Partners,
   '2026-11-27T1400-x12-interchanges': x12Interchanges,
   '2026-11-27T1500-x12-outbox': x12Outbox,
+  '2026-11-27T1600-x12-identities': x12Identities,
 };

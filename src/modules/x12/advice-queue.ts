@@ -198,7 +198,7 @@ async function queueAdvice(trx: Trx, partner: partners.PartnerRow, advice: Advic
   let interchange: string | null = null;
   if (advice.segments) {
     const numbers = await partners.takeControlNumbers(trx, key, { groups: 1, sets: 1 });
-    const own = ownParty(partner.company_id);
+    const own = await ownParty(trx, partner.company_id);
     controlNo = String(numbers.interchange).padStart(9, '0');
     interchange = buildInterchange(
       {

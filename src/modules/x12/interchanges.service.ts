@@ -27,7 +27,7 @@ import {
   type SetAcknowledgment,
 } from './acknowledgments.js';
 import * as repo from './partners.repository.js';
-import { ownParty } from './partners.service.js';
+import { ownParty, type OwnParty } from './partners.service.js';
 import { RECEIPT_ADVICE_SET, readReceiptAdvice } from './receipt-advice.js';
 import type { SetReader } from './set-reading.js';
 import { readShippingOrder, SHIPPING_ORDER_SET } from './shipping-order.js';
@@ -67,7 +67,8 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
   if (!header) throw invalid(`The body is not an X12 interchange: ${read.ok ? '' : read.problems[0]!.message}`);
   const partner = await partnerOf(cx, header);
   const delimiters = (read.ok ? read.interchange.delimiters : read.delimiters)!;
-  const to = { partner, header, format: { delimiters, afterSegment: lineBreakAfterSegments(text, delimiters) } };
+  const own = await ownParty(cx.db, partner.companyId);
+  const to = { partner, own, header, format: { delimiters, afterSegment: lineBreakAfterSegments(text, delimiters) } };
   const reject = async (code: InterchangeNoteCode): Promise<InterchangeAnswer> => ({
     statusCode: 400,
     body: await inTransaction(cx.db, (trx) => answerInterchange(trx, cx, to, [interchangeAcknowledgment(header, 'R', code)], [])),
@@ -75,7 +76,6 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
   });
 
   if (!read.ok) return reject(read.problems[0]!.code);
-  const own = ownParty(partner.companyId);
   if (header.receiverQualifier !== own.qualifier || header.receiverId !== own.id) return reject(InterchangeNote.invalidReceiverId);
   // A test or information interchange must not change the books: a partner tests against a company of its own.
   if (header.usage !== 'P') return reject(InterchangeNote.invalidUsageIndicator);
@@ -122,11 +122,10 @@ class LostRace extends Error {}
 async function answerInterchange(
   trx: Trx,
   cx: CommandContext,
-  { partner, header, format }: { partner: Partner; header: InterchangeHeader; format: X12WriteFormat },
+  { partner, own, header, format }: { partner: Partner; own: OwnParty; header: InterchangeHeader; format: X12WriteFormat },
   acknowledgments: X12Segment[],
   groups: GroupAcknowledgment[],
 ): Promise<string> {
-  const own = ownParty(partner.companyId);
   const counts = { groups: groups.length, sets: groups.length };
   const numbers = await repo.takeControlNumbers(trx, partner, counts);
   return buildInterchange(

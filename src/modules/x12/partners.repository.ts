@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
-import type { X12InterchangeTable, X12PartnerTable } from './x12.tables.js';
+import type { X12IdentityTable, X12InterchangeTable, X12PartnerTable } from './x12.tables.js';
 
 export type PartnerRow = Selectable<X12PartnerTable>;
 export type InterchangeRow = Selectable<X12InterchangeTable>;
@@ -98,4 +98,24 @@ export async function insertInterchange(db: Db, row: Insertable<X12InterchangeTa
     .onConflict((oc) => oc.columns(['company_id', 'qualifier', 'partner_id', 'control_no']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function findIdentity(db: Db, companyId: string): Promise<Selectable<X12IdentityTable> | undefined> {
+  return db.selectFrom('x12_identities').selectAll().where('company_id', '=', companyId).executeTakeFirst();
+}
+
+/** Sets the company's own ids, replacing any it had. */
+export async function saveIdentity(db: Db, row: Insertable<X12IdentityTable>): Promise<void> {
+  await db
+    .insertInto('x12_identities')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('company_id').doUpdateSet((eb) => ({
+        qualifier: eb.ref('excluded.qualifier'),
+        isa_id: eb.ref('excluded.isa_id'),
+        gs_id: eb.ref('excluded.gs_id'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
 }

@@ -36,9 +36,41 @@ export const NewPartnerSchema = Type.Object({
 });
 export type NewPartner = Static<typeof NewPartnerSchema>;
 
-/** Wharf's own ISA and GS id in a company's interchanges (DESIGN §16: qualifier ZZ and the CompanyID). */
-export function ownParty(companyId: string): { qualifier: string; id: string; gsId: string } {
-  return { qualifier: 'ZZ', id: companyId, gsId: companyId };
+/** Wharf's own party in a company's interchanges: ISA qualifier and id, and GS id. */
+export interface OwnParty {
+  qualifier: string;
+  id: string;
+  gsId: string;
+}
+
+/** Wharf's own ids in a company's interchanges (DESIGN §16): what the company set, else ZZ and the CompanyID. */
+export async function ownParty(db: Db, companyId: string): Promise<OwnParty> {
+  const row = await repo.findIdentity(db, companyId);
+  return row ? { qualifier: row.qualifier, id: row.isa_id, gsId: row.gs_id } : { qualifier: 'ZZ', id: companyId, gsId: companyId };
+}
+
+export const OwnIdentitySchema = Type.Object({
+  companyId: Type.String({ minLength: 1, maxLength: 15 }),
+  id: X12Id('ISA06'),
+  qualifier: X12Qualifier(),
+  gsId: Type.Optional(X12Id('GS02')),
+});
+export type OwnIdentity = Static<typeof OwnIdentitySchema>;
+
+/** Sets Wharf's own ids in a company's interchanges (its GS id is its ISA id unless given); answers them. */
+export async function setOwnParty(db: Db, clock: Clock, input: OwnIdentity): Promise<OwnParty> {
+  const problems = inputProblems(OwnIdentitySchema, input);
+  if (problems.length > 0) throw invalid(...problems);
+  if (!(await tenants.companyExists(db, input.companyId))) throw notFound(`Company ${input.companyId} not found`);
+  const party = { qualifier: input.qualifier, id: input.id, gsId: input.gsId ?? input.id };
+  await repo.saveIdentity(db, {
+    company_id: input.companyId,
+    qualifier: party.qualifier,
+    isa_id: party.id,
+    gs_id: party.gsId,
+    updated_at: clock.now(),
+  });
+  return party;
 }
 
 export interface PartnerView {

@@ -138,10 +138,7 @@ const ACME_PARTNER: X12Partner = {
   CreatedWhen: '2026-03-05T14:07:09.123Z',
 };
 
-export const X12PartnerListSchema = Type.Object(
-  { Partners: Type.Array(X12PartnerSchema) },
-  { examples: [{ Partners: [ACME_PARTNER] }] },
-);
+export const X12PartnerListSchema = Type.Object({ Partners: Type.Array(X12PartnerSchema) }, { examples: [{ Partners: [ACME_PARTNER] }] });
 
 export const NewX12PartnerRequestSchema = Type.Object(
   {

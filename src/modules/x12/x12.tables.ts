@@ -53,8 +53,18 @@ export interface X12OutboxTable {
   taken_at: number | null;
 }
 
+/** Wharf's own ids in a company's interchanges, when the company sets them (else ZZ and the CompanyID). */
+export interface X12IdentityTable {
+  company_id: string;
+  qualifier: string;
+  isa_id: string;
+  gs_id: string;
+  updated_at: number;
+}
+
 export interface X12Tables {
   x12_partners: X12PartnerTable;
   x12_interchanges: X12InterchangeTable;
   x12_outbox: X12OutboxTable;
+  x12_identities: X12IdentityTable;
 }
