@@ -451,6 +451,15 @@ describeEachDialect('X12 interchanges in', (dialect) => {
     expect([admin.statusCode, admin.body.includes('AK5*A~')]).toEqual([200, true]);
   });
 
+  it('rejects a set whose element holds a segment terminator, naming the piece it cut off, and applies nothing of it', async () => {
+    const cut = order940('N', 'SO-98501').map((segment) => (segment === 'N1*ST*Jane Doe' ? 'N1*ST*Doe~Jane & Co' : segment));
+    const response = await postX12(interchange('000000985', [['OW', '985', [['940', cut]]]]));
+    expect(response.statusCode).toBe(200);
+    // The text after the stray terminator is a "segment" of no valid id, and SE01 no longer counts the set.
+    expect(response.body).toContain('AK2*940*0001~\nAK3*Jane & Co*5**1~\nAK5*R*5*4~\nAK9*R*1*1*0~');
+    expect((await orders()).filter((o) => o.ReferenceNo === 'SO-98501')).toEqual([]);
+  });
+
   // ---- advices out -------------------------------------------------------------------------------
 
   const outbox = async (status = 'Waiting') =>
