@@ -60,6 +60,11 @@ const SET_OF_GROUP: Record<string, string> = { OW: SHIPPING_ORDER_SET, AR: RECEI
 
 const findIssues = issueFinder(dateTimeFormats);
 
+/**
+ * Answers one interchange of a partner of the key's customers (403 for any other sender): its
+ * envelope checked (TA1 when it cannot be taken), each set run once as its command, and the 997
+ * recorded with the interchange so that the same bytes again replay it.
+ */
 export async function receiveInterchange(cx: CommandContext, authorize: Authorize, text: string): Promise<InterchangeAnswer> {
   requireRole(cx.principal, ROLES_OF.customer);
   const read = readInterchange(text);
