@@ -3,9 +3,10 @@ import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { createWharfClient, WharfError } from 'wharf-client';
 import { EXAMPLE_RATE_CARD } from '../src/demo.js';
 import { loadRateCard } from '../src/modules/rating/rating.service.js';
+import { addPartner } from '../src/modules/x12/partners.service.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
-import { createKey, createWorld, problems, type World } from './helpers/factories.js';
+import { createKey, createWorld, problems, uniqueId, type World } from './helpers/factories.js';
 import { SHIP_TO } from './helpers/orders.js';
 
 /**
@@ -208,5 +209,45 @@ describeEachDialect('wharf-client', (dialect) => {
       ErrorSource: '',
       Status: true,
     });
+  });
+
+  it('sends an X12 interchange as text and answers its 997; a TA1 is a WharfError whose body is the TA1', async () => {
+    await addPartner(ctx().database.db, ctx().clock, {
+      companyId: w.tenant.companyId,
+      customerId: w.tenant.customerIds[0]!,
+      id: 'CLIENTX12',
+      qualifier: 'ZZ',
+    });
+    const { companyId } = w.tenant;
+    const interchange = (isa13: string, iea13 = isa13) =>
+      [
+        `ISA*00*          *00*          *ZZ*CLIENTX12      *ZZ*${companyId.padEnd(15)}*261127*1200*U*00401*${isa13}*0*P*>~`,
+        `GS*OW*CLIENTX12*${companyId}*20261127*1200*1*X*004010~`,
+        'ST*940*0001~',
+        `W05*N*${uniqueId('SO')}~`,
+        `N1*WH*Warehouse*9*${w.tenant.facilityIds[0]}~`,
+        'N1*ST*Jane Doe~',
+        'N3*1 Market St~',
+        'N4*San Francisco*CA*94105~',
+        'LX*1~',
+        'W01*1*EA**VN*CLIENT-SKU~',
+        'SE*9*0001~',
+        'GE*1*1~',
+        `IEA*1*${iea13}~`,
+      ].join('\n');
+    const client = clientOf(w.customer);
+    const answer = await client.sendInterchange(interchange('000000001'));
+    expect(answer.split('\n').slice(3, 7)).toEqual(['AK1*OW*1~', 'AK2*940*0001~', 'AK5*E~', 'AK9*E*1*1*1~']);
+
+    const refused = await client.sendInterchange(interchange('000000002', '000000009')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WharfError);
+    expect([(refused as WharfError).status, ((refused as WharfError).body as string).split('\n')[1]]).toEqual([
+      400,
+      'TA1*000000002*261127*1200*R*001~',
+    ]);
+    expect(sent.map((request) => [request.method, request.path])).toEqual([
+      ['POST', `${EDI}/edi/x12`],
+      ['POST', `${EDI}/edi/x12`],
+    ]);
   });
 });

@@ -123,7 +123,16 @@ function wharfFetch(options: WharfClientOptions): (request: Request) => Promise<
 export type WharfClient = Client<paths> & {
   /** Every record of a search, page by page (see `pages`). */
   pages<P extends SearchPath>(path: P, body: SearchBody<P>, pageSize?: number): AsyncGenerator<SearchRecord<P>[], void, undefined>;
+  /**
+   * Posts one X12 interchange (`POST …/edi/x12`, as text) and answers its 997 as text. An
+   * interchange refused as a whole throws a WharfError whose `body` is the TA1 interchange.
+   */
+  sendInterchange(interchange: string): Promise<string>;
 };
+
+/** Where an X12 interchange is posted, and its media type. */
+const INTERCHANGE_PATH = '/shared/bam/v1/public/edi/x12';
+const X12_MEDIA_TYPE = 'application/edi-x12';
 
 /** The operations whose body takes `Paging` (the searches). */
 export type SearchPath = {
@@ -163,5 +172,15 @@ export function createWharfClient(options: WharfClientOptions): WharfClient {
       if (records.length < pageSize || (lastPage !== undefined && pageNo >= lastPage)) return;
     }
   }
-  return Object.assign(client, { pages });
+  async function sendInterchange(interchange: string): Promise<string> {
+    // openapi-fetch's own options for a body that is not JSON: sent as it is, answered as text.
+    const { data } = await client.POST(INTERCHANGE_PATH, {
+      body: interchange,
+      bodySerializer: (text: string) => text,
+      headers: { 'content-type': X12_MEDIA_TYPE },
+      parseAs: 'text',
+    });
+    return data as string;
+  }
+  return Object.assign(client, { pages, sendInterchange });
 }
