@@ -52,7 +52,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharesOf, topFramesOf } from './cpu-profile.js';
@@ -60,8 +60,8 @@ import { measure } from './load.js';
 import { adjustmentBody, importBody, itemIdOf, makeItem } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
-import { ProcessGroup, choosePinning, freePort } from './processes.js';
-import { median, writeJson } from './report.js';
+import { ProcessGroup, choosePinning, freePort, wharfEnv } from './processes.js';
+import { machineOf, median, writeJson } from './report.js';
 import { statementsBetween, takeSnapshot } from './statement-counts.js';
 import { ORDER_LINES, orderImportScenario, rnImportScenario } from './scenarios.js';
 import {
@@ -111,7 +111,6 @@ function withoutDispatcher(build) {
   return { nodeArgs: ['--import', join(root, 'bench', 'no-dispatcher.js')], serveArgs: [], how: 'bench/no-dispatcher.js' };
 }
 
-
 function selectedDatabases() {
   const raw = process.env.OUTBOX_DATABASES;
   if (raw === undefined || raw.trim() === '') return DATABASE_KINDS;
@@ -120,25 +119,6 @@ function selectedDatabases() {
     throw new Error(`OUTBOX_DATABASES must name ${DATABASE_KINDS.join(' and/or ')} (got ${JSON.stringify(raw)})`);
   }
   return DATABASE_KINDS.filter((kind) => named.includes(kind));
-}
-
-/** Wharf's environment as `npm run bench` gives it: the default durability and limits, quiet logs. */
-function wharfEnv() {
-  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
-  for (const name of [
-    'DATABASE_URL',
-    'PORT',
-    'HOST',
-    'WHARF_ONLY',
-    'BODY_LIMIT',
-    'SHUTDOWN_TIMEOUT_MS',
-    'RATE_LIMIT_EDI',
-    'RATE_LIMIT_RATE',
-  ]) {
-    delete env[name];
-  }
-  for (const name of Object.keys(env)) if (name.startsWith('WEBHOOK_')) delete env[name];
-  return env;
 }
 
 /** Customer O's item master and its opening stock: what the DN imports allocate from, each line in full. */
@@ -395,7 +375,7 @@ async function main(state) {
     log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary databases ${state.postgres.prefix}_*`);
   }
 
-  const env = wharfEnv();
+  const env = wharfEnv({ prefixes: ['WEBHOOK_'] });
   const results = [];
   const checks = {};
   for (const kind of kinds) {
@@ -500,15 +480,7 @@ async function main(state) {
     command: 'npm run bench:outbox',
     base: { rev: baseRev, commit: builds.base.commit, subject: builds.base.subject },
     head: { rev: headRev, commit: builds.head.commit, subject: builds.head.subject, checkout: headRev === 'checkout' },
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: pinning.cores,
-      memoryBytes: totalmem(),
-      node: process.version,
-      platform: process.platform,
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
-    },
+    machine: machineOf(pinning.cores, loadAtStart),
     sides: sideNames.map((side) => ({
       side,
       label: SIDES[side].label,

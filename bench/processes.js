@@ -161,3 +161,18 @@ export async function runPinned(pinning, args, env = process.env) {
     throw new Error(`node ${args.join(' ')} failed: ${(error.stderr || error.message).trim()}`);
   }
 }
+
+/** The settings of Wharf's own that a bench never inherits from the shell it runs in. */
+const INHERITED = ['DATABASE_URL', 'PORT', 'HOST', 'WHARF_ONLY', 'BODY_LIMIT', 'SHUTDOWN_TIMEOUT_MS', 'RATE_LIMIT_EDI', 'RATE_LIMIT_RATE'];
+
+/**
+ * The environment of Wharf and its CLI in a bench: the default durability (synchronous=FULL), quiet
+ * logs, none of Wharf's settings inherited (nor those starting with `prefixes`), then `set`.
+ */
+export function wharfEnv({ prefixes = [], set = {} } = {}) {
+  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
+  for (const name of Object.keys(env)) {
+    if (INHERITED.includes(name) || prefixes.some((prefix) => name.startsWith(prefix))) delete env[name];
+  }
+  return { ...env, ...set };
+}

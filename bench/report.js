@@ -2,6 +2,7 @@
  * The benchmark's output: ratios of each scenario to its baseline, a Markdown table on stdout and
  * the whole result as JSON in bench/results/latest.json.
  */
+import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -101,4 +102,17 @@ export function limiterCosts(pairs, rounds) {
 export function writeJson(path, report) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The machine a run measured on, for its JSON report: the load average at its start and now. */
+export function machineOf(cores, loadAverageAtStart) {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores,
+    memoryBytes: totalmem(),
+    node: process.version,
+    platform: process.platform,
+    loadAverageAtStart,
+    loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
+  };
 }

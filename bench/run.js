@@ -31,15 +31,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
-import { ProcessGroup, choosePinning, runPinned } from './processes.js';
+import { ProcessGroup, choosePinning, runPinned, wharfEnv } from './processes.js';
 import { describeInProcess } from './quote-in-process.js';
 import { RATE_CARD_FILE } from './rate-parcels.js';
-import { formatTable, limiterCosts, withRatios, writeJson } from './report.js';
+import { formatTable, limiterCosts, machineOf, withRatios, writeJson } from './report.js';
 import {
   ADJUSTMENT_LINES,
   GROUPS,
@@ -100,28 +100,6 @@ function selectedGroups() {
   // In GROUPS' order, whatever order they were named in.
   return GROUPS.filter((group) => named.includes(group));
 }
-
-/**
- * The environment of Wharf and its CLI: the default durability, quiet logs, no inherited settings
- * (the rate limits' included: the limiting Wharf runs with the defaults, the limiter-off one sets
- * its own in bench/servers.js).
- */
-function wharfEnv() {
-  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
-  const inherited = [
-    'DATABASE_URL',
-    'PORT',
-    'HOST',
-    'WHARF_ONLY',
-    'BODY_LIMIT',
-    'SHUTDOWN_TIMEOUT_MS',
-    'RATE_LIMIT_EDI',
-    'RATE_LIMIT_RATE',
-  ];
-  for (const name of inherited) delete env[name];
-  return env;
-}
-
 
 /** The commit measured, and whether the working tree differed from it; undefined outside git. */
 function sourceRevision() {
@@ -237,6 +215,7 @@ async function main(state) {
   const postgres = { wharf: await state.postgres.create('wharf') };
   if (writeBaselines) postgres.b1 = await state.postgres.create('b1');
 
+  // No inherited settings, the rate limits' included: the limiting Wharf runs with the defaults, the limiter-off one sets its own (bench/servers.js).
   const env = wharfEnv();
   const { b0, databases } = await startServers(state.group, {
     root,
@@ -348,15 +327,7 @@ async function main(state) {
     command: groups.length < GROUPS.length ? `BENCH_ONLY=${groups.join(',')} npm run bench` : 'npm run bench',
     groups,
     source: sourceRevision(),
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: pinning.cores,
-      memoryBytes: totalmem(),
-      node: process.version,
-      platform: process.platform,
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
-    },
+    machine: machineOf(pinning.cores, loadAtStart),
     settings: {
       durationSeconds: duration,
       warmupSeconds: WARMUP_SECONDS,

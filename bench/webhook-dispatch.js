@@ -51,15 +51,15 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { topFramesOf, sharesOf } from './cpu-profile.js';
 import { importBody, makeItem } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
-import { ProcessGroup, choosePinning, freePort } from './processes.js';
-import { median, writeJson } from './report.js';
+import { ProcessGroup, choosePinning, freePort, wharfEnv } from './processes.js';
+import { machineOf, median, writeJson } from './report.js';
 import { readSnapshots, statementsBetween, takeSnapshot } from './statement-counts.js';
 import { IMPORT_PATH, TENANT, post, seedTenant } from './seed.js';
 import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
@@ -93,25 +93,6 @@ function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
-
-/** Wharf's environment: quiet logs, synchronous=FULL, the webhook defaults but private addresses allowed. */
-function wharfEnv() {
-  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL', WEBHOOK_ALLOW_PRIVATE: 'true' };
-  for (const name of [
-    'DATABASE_URL',
-    'PORT',
-    'HOST',
-    'WHARF_ONLY',
-    'BODY_LIMIT',
-    'SHUTDOWN_TIMEOUT_MS',
-    'RATE_LIMIT_EDI',
-    'RATE_LIMIT_RATE',
-  ]) {
-    delete env[name];
-  }
-  for (const name of ['WEBHOOK_CONCURRENCY', 'WEBHOOK_LEASE_MS', 'WEBHOOK_POLL_MS']) delete env[name];
-  return env;
 }
 
 // ---- the receiver ----------------------------------------------------------------------------------
@@ -477,7 +458,7 @@ async function main(state) {
   log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary databases ${state.postgres.prefix}_*`);
   state.receiver = await startReceiver();
 
-  const env = wharfEnv();
+  const env = wharfEnv({ prefixes: ['WEBHOOK_'], set: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   const runs = [];
   const plan = [
     ...Array.from({ length: settings.postgresRuns }, (_, i) => ({ kind: 'postgres', index: i + 1 })),
@@ -513,15 +494,7 @@ async function main(state) {
     date: new Date().toISOString(),
     command: 'npm run bench:webhooks',
     source: { rev: source, commit: build.commit, subject: build.subject },
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: state.pinning.cores,
-      memoryBytes: totalmem(),
-      node: process.version,
-      platform: process.platform,
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
-    },
+    machine: machineOf(state.pinning.cores, loadAtStart),
     settings: {
       ...settings,
       throughputBatch: THROUGHPUT_BATCH,

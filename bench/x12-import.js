@@ -49,7 +49,7 @@
  * BENCH_POSTGRES_URL (as for `npm run bench`).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log, positiveInteger, runBench } from './lifecycle.js';
@@ -57,8 +57,8 @@ import { measure } from './load.js';
 import { adjustmentBody, importBody, itemIdOf, makeItem, orderPageBody } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
-import { ProcessGroup, choosePinning, freePort, runCli } from './processes.js';
-import { median, writeJson } from './report.js';
+import { ProcessGroup, choosePinning, freePort, runCli, wharfEnv } from './processes.js';
+import { machineOf, median, writeJson } from './report.js';
 import { ORDER_LINES, orderImportScenario } from './scenarios.js';
 import {
   ADJUST_PATH,
@@ -102,16 +102,6 @@ function selectedDatabases() {
     throw new Error(`X12_DATABASES must name ${DATABASE_KINDS.join(' and/or ')} (got ${JSON.stringify(raw)})`);
   }
   return DATABASE_KINDS.filter((kind) => named.includes(kind));
-}
-
-/** Wharf's environment as `npm run bench` gives it: the default durability, limits and webhook and X12 settings, quiet logs. */
-function wharfEnv() {
-  const env = { ...process.env, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' };
-  const unset = ['DATABASE_URL', 'PORT', 'HOST', 'WHARF_ONLY', 'BODY_LIMIT', 'SHUTDOWN_TIMEOUT_MS', 'RATE_LIMIT_EDI', 'RATE_LIMIT_RATE'];
-  for (const name of Object.keys(env)) {
-    if (unset.includes(name) || name.startsWith('WEBHOOK_') || name.startsWith('X12_')) delete env[name];
-  }
-  return env;
 }
 
 /** Customer O's item master and its opening stock, as bench/outbox-cost.js seeds them: every line allocates in full. */
@@ -438,7 +428,7 @@ async function main(state) {
     log(`PostgreSQL ${postgresServer.version} at ${redact(postgresAdminUrl)}: temporary database ${state.postgres.prefix}_x12`);
   }
 
-  const env = wharfEnv();
+  const env = wharfEnv({ prefixes: ['WEBHOOK_', 'X12_'] });
   const results = [];
   for (const kind of kinds) {
     stillRunning(state);
@@ -479,15 +469,7 @@ async function main(state) {
     date: new Date().toISOString(),
     command: 'npm run bench:x12',
     head: { commit: head.commit, subject: head.subject, checkout: true },
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: pinning.cores,
-      memoryBytes: totalmem(),
-      node: process.version,
-      platform: process.platform,
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: loadavg().map((value) => Number(value.toFixed(2))),
-    },
+    machine: machineOf(pinning.cores, loadAtStart),
     settings: {
       durationSeconds: duration,
       warmupSeconds: WARMUP_SECONDS,
