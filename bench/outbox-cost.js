@@ -57,7 +57,6 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharesOf, topFramesOf } from './cpu-profile.js';
 import { measure } from './load.js';
-import { adjustmentBody, importBody, itemIdOf, makeItem } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
 import { ProcessGroup, choosePinning, freePort, wharfEnv } from './processes.js';
@@ -65,11 +64,7 @@ import { machineOf, median, writeJson } from './report.js';
 import { statementsBetween, takeSnapshot } from './statement-counts.js';
 import { ORDER_LINES, orderImportScenario, rnImportScenario } from './scenarios.js';
 import {
-  ADJUST_PATH,
-  IMPORT_PATH,
   ORDERS,
-  ORDER_ITEMS,
-  ORDER_OPENING_STOCK,
   RECEIPTS,
   RECEIPTS_SEEDED,
   TENANT,
@@ -78,6 +73,7 @@ import {
   countReceipts,
   post,
   seedReceipts,
+  seedOrderStock,
   seedTenant,
 } from './seed.js';
 import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
@@ -119,29 +115,6 @@ function selectedDatabases() {
     throw new Error(`OUTBOX_DATABASES must name ${DATABASE_KINDS.join(' and/or ')} (got ${JSON.stringify(raw)})`);
   }
   return DATABASE_KINDS.filter((kind) => named.includes(kind));
-}
-
-/** Customer O's item master and its opening stock: what the DN imports allocate from, each line in full. */
-async function seedOrderStock(wharf, apiKey) {
-  const started = performance.now();
-  const itemIds = Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1));
-  const { json: imported } = await post(
-    wharf,
-    IMPORT_PATH,
-    apiKey,
-    importBody(
-      TENANT.company,
-      ORDERS.customer,
-      itemIds.map((id, i) => makeItem(id, i + 1)),
-    ),
-  );
-  if (imported.Items.some((item) => item.Status !== 'Created')) throw new Error(`seeding ${ORDERS.customer}'s items: not all Created`);
-  const stock = adjustmentBody(ORDERS, { adjustmentNo: 'SEED-ORDER-STOCK', itemIds, qty: String(ORDER_OPENING_STOCK) });
-  const { json: adjusted } = await post(wharf, ADJUST_PATH, apiKey, stock);
-  if (adjusted.Adjustment?.Status !== 'Success' || adjusted.Adjustment.Items.length !== ORDER_ITEMS) {
-    throw new Error(`seeding the opening stock of ${ORDERS.customer}: ${JSON.stringify(adjusted).slice(0, 500)}`);
-  }
-  return { items: ORDER_ITEMS, openingStock: ORDER_OPENING_STOCK, seconds: (performance.now() - started) / 1000 };
 }
 
 /** How many events of `customer` the events search finds (of `types` when given): HEAD only. */

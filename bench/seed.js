@@ -339,6 +339,24 @@ export async function seedOrders(baseUrl, key, { progress, upkeep = async () => 
   };
 }
 
+/**
+ * Customer O's item master and its opening stock, without the seeded orders: what a DN import
+ * allocates from, each line in full (the outbox and X12 benches).
+ */
+export async function seedOrderStock(wharf, apiKey) {
+  const started = performance.now();
+  const itemIds = Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1));
+  const items = itemIds.map((id, i) => makeItem(id, i + 1));
+  const { json: imported } = await post(wharf, IMPORT_PATH, apiKey, importBody(TENANT.company, ORDERS.customer, items));
+  if (imported.Items.some((item) => item.Status !== 'Created')) throw new Error(`seeding ${ORDERS.customer}'s items: not all Created`);
+  const stock = adjustmentBody(ORDERS, { adjustmentNo: 'SEED-ORDER-STOCK', itemIds, qty: String(ORDER_OPENING_STOCK) });
+  const { json: adjusted } = await post(wharf, ADJUST_PATH, apiKey, stock);
+  if (adjusted.Adjustment?.Status !== 'Success' || adjusted.Adjustment.Items.length !== ORDER_ITEMS) {
+    throw new Error(`seeding the opening stock of ${ORDERS.customer}: ${JSON.stringify(adjusted).slice(0, 500)}`);
+  }
+  return { items: ORDER_ITEMS, openingStock: ORDER_OPENING_STOCK, seconds: (performance.now() - started) / 1000 };
+}
+
 /** How many orders customer O has, by the 3PL list's totalCount. */
 export async function countOrders(baseUrl, key) {
   const { json } = await post(baseUrl, ORDER_LIST_PATH, key, orderPageBody(ORDERS, 1, 1));

@@ -54,26 +54,23 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log, positiveInteger, runBench } from './lifecycle.js';
 import { measure } from './load.js';
-import { adjustmentBody, importBody, itemIdOf, makeItem, orderPageBody } from './payload.js';
+import { orderPageBody } from './payload.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
 import { ProcessGroup, choosePinning, freePort, runCli, wharfEnv } from './processes.js';
 import { machineOf, median, writeJson } from './report.js';
 import { ORDER_LINES, orderImportScenario } from './scenarios.js';
 import {
-  ADJUST_PATH,
   BENCH_KEY_RATE_LIMIT,
-  IMPORT_PATH,
   ORDERS,
-  ORDER_ITEMS,
   ORDER_LIST_PATH,
-  ORDER_OPENING_STOCK,
   TENANT,
   allocatedStock,
   countOrders,
   documentNumbers,
   orderItemIds,
   post,
+  seedOrderStock,
   seedTenant,
 } from './seed.js';
 import { describeCommit } from './worktree.js';
@@ -102,21 +99,6 @@ function selectedDatabases() {
     throw new Error(`X12_DATABASES must name ${DATABASE_KINDS.join(' and/or ')} (got ${JSON.stringify(raw)})`);
   }
   return DATABASE_KINDS.filter((kind) => named.includes(kind));
-}
-
-/** Customer O's item master and its opening stock, as bench/outbox-cost.js seeds them: every line allocates in full. */
-async function seedOrderStock(wharf, apiKey) {
-  const started = performance.now();
-  const itemIds = Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1));
-  const items = itemIds.map((id, i) => makeItem(id, i + 1));
-  const { json: imported } = await post(wharf, IMPORT_PATH, apiKey, importBody(TENANT.company, ORDERS.customer, items));
-  if (imported.Items.some((item) => item.Status !== 'Created')) throw new Error(`seeding ${ORDERS.customer}'s items: not all Created`);
-  const stock = adjustmentBody(ORDERS, { adjustmentNo: 'SEED-ORDER-STOCK', itemIds, qty: String(ORDER_OPENING_STOCK) });
-  const { json: adjusted } = await post(wharf, ADJUST_PATH, apiKey, stock);
-  if (adjusted.Adjustment?.Status !== 'Success' || adjusted.Adjustment.Items.length !== ORDER_ITEMS) {
-    throw new Error(`seeding the opening stock of ${ORDERS.customer}: ${JSON.stringify(adjusted).slice(0, 500)}`);
-  }
-  return { items: ORDER_ITEMS, openingStock: ORDER_OPENING_STOCK, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
