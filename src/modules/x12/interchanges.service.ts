@@ -284,33 +284,15 @@ interface ReadDocument {
 function readDocument(set: X12TransactionSet, ids: { companyId: string; customerId: string }): ReadDocument {
   if (set.id === RECEIPT_ADVICE_SET) {
     const { body, reader } = readReceiptAdvice(set, ids);
-    return {
-      reader,
-      body,
-      schema: ReceiptImportRequestSchema,
-      rule: REJECTED_RECEIPT,
-      run: async (cx) => (await importReceipt(cx, body)).Receipt.Status,
-    };
+    const run = async (cx: CommandContext) => (await importReceipt(cx, body)).Receipt.Status;
+    return { reader, body, schema: ReceiptImportRequestSchema, rule: REJECTED_RECEIPT, run };
   }
   const order = readShippingOrder(set, ids);
-  if (order.action === 'cancel') {
-    const { body } = order;
-    return {
-      reader: order.reader,
-      body,
-      schema: OrderCancelRequestSchema,
-      rule: REJECTED_ORDER,
-      run: async (cx) => (await cancelOrderByCustomer(cx, body)).Order.Status,
-    };
-  }
-  const { body } = order;
-  return {
-    reader: order.reader,
-    body,
-    schema: OrderImportRequestSchema,
-    rule: REJECTED_ORDER,
-    run: async (cx) => (await importOrder(cx, body)).Order.Status,
-  };
+  const [schema, run] =
+    order.action === 'cancel'
+      ? [OrderCancelRequestSchema, async (cx: CommandContext) => (await cancelOrderByCustomer(cx, order.body)).Order.Status]
+      : [OrderImportRequestSchema, async (cx: CommandContext) => (await importOrder(cx, order.body)).Order.Status];
+  return { reader: order.reader, body: order.body, schema, rule: REJECTED_ORDER, run };
 }
 
 /** AK4-03 for each way a field can fail its schema. */
