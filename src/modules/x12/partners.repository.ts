@@ -12,6 +12,9 @@ export interface PartnerKey {
   partnerId: string;
 }
 
+/** The columns that name a partner, in x12_partners and in the tables keyed by it. */
+const partnerColumns = (key: PartnerKey) => ({ company_id: key.companyId, qualifier: key.qualifier, partner_id: key.partnerId });
+
 export async function insertPartner(db: Db, row: Insertable<X12PartnerTable>): Promise<void> {
   await db.insertInto('x12_partners').values(row).execute();
 }
@@ -32,9 +35,7 @@ export async function findPartner(db: Db, key: PartnerKey): Promise<PartnerRow |
   return db
     .selectFrom('x12_partners')
     .selectAll()
-    .where('company_id', '=', key.companyId)
-    .where('qualifier', '=', key.qualifier)
-    .where('partner_id', '=', key.partnerId)
+    .where((eb) => eb.and(partnerColumns(key)))
     .executeTakeFirst();
 }
 
@@ -67,9 +68,7 @@ export async function takeControlNumbers(
       last_group_no: eb('last_group_no', '+', counts.groups),
       last_set_no: eb('last_set_no', '+', counts.sets),
     }))
-    .where('company_id', '=', key.companyId)
-    .where('qualifier', '=', key.qualifier)
-    .where('partner_id', '=', key.partnerId)
+    .where((eb) => eb.and(partnerColumns(key)))
     .returning(['last_interchange_no', 'last_group_no', 'last_set_no'])
     .executeTakeFirstOrThrow();
   return {
@@ -83,9 +82,7 @@ export async function findInterchange(db: Db, key: PartnerKey, controlNo: string
   return db
     .selectFrom('x12_interchanges')
     .selectAll()
-    .where('company_id', '=', key.companyId)
-    .where('qualifier', '=', key.qualifier)
-    .where('partner_id', '=', key.partnerId)
+    .where((eb) => eb.and(partnerColumns(key)))
     .where('control_no', '=', controlNo)
     .executeTakeFirst();
 }
