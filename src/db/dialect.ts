@@ -2,24 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import {
-  CompiledQuery,
-  sql,
-  PostgresAdapter,
-  PostgresDialect,
-  SelectQueryNode,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type DialectAdapter,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { sql, PostgresAdapter, PostgresDialect, type DialectAdapter, type Dialect, type Kysely } from 'kysely';
 import { compiledOnce } from './compiled-queries.js';
+import { WharfSqliteDialect } from './sqlite-driver.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -109,9 +94,10 @@ export function createDialect(url: string, options: DialectOptions = {}): Dialec
 }
 
 function createSqliteDialect(path: string, options: DialectOptions): Dialect {
-  return new ImmediateSqliteDialect({
-    database: async () => {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const inMemory = path === ':memory:';
+  return new WharfSqliteDialect({
+    openWriter: () => {
+      if (!inMemory) mkdirSync(dirname(path), { recursive: true });
       const db = new SqliteDatabase(path);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
@@ -119,151 +105,14 @@ function createSqliteDialect(path: string, options: DialectOptions): Dialect {
       db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       return db;
     },
+    openReader: inMemory
+      ? undefined
+      : () => {
+          const db = new SqliteDatabase(path, { readonly: true });
+          db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+          return db;
+        },
   });
-}
-
-/** Prepared statements kept per SQLite connection; a miss costs one compilation by SQLite. */
-const SQLITE_STATEMENT_CACHE_SIZE = 500;
-
-type SqliteConfig = ConstructorParameters<typeof SqliteDialect>[0];
-
-/**
- * Kysely's SQLite connection prepares every query anew, so better-sqlite3 has SQLite compile the
- * same SQL text on every call. This one keeps the prepared statements of the most recent SQL texts
- * and otherwise executes exactly as Kysely's does. A cached statement stays valid across schema
- * changes: SQLite re-prepares it by itself when the schema it was compiled against changed.
- */
-class CachingSqliteConnection implements DatabaseConnection {
-  readonly #db: SqliteDatabase.Database;
-  readonly #statements = new LRUCache<string, SqliteDatabase.Statement>({ max: SQLITE_STATEMENT_CACHE_SIZE });
-
-  constructor(db: SqliteDatabase.Database) {
-    this.#db = db;
-  }
-
-  #prepared(sqlText: string): SqliteDatabase.Statement {
-    let statement = this.#statements.get(sqlText);
-    if (!statement) {
-      statement = this.#db.prepare(sqlText);
-      this.#statements.set(sqlText, statement);
-    }
-    return statement;
-  }
-
-  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const { sql: sqlText, parameters } = compiledQuery;
-    const statement = this.#prepared(sqlText);
-    if (statement.reader) {
-      return Promise.resolve({ rows: statement.all(parameters) as R[] });
-    }
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return Promise.resolve({
-      numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
-      insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
-      rows: [],
-    });
-  }
-
-  /**
-   * A statement being iterated is busy until the iteration ends, and another query of the same text
-   * may run meanwhile; so a stream prepares a statement of its own, as Kysely's connection does.
-   */
-  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const { sql: sqlText, parameters, query } = compiledQuery;
-    if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries');
-    for (const row of this.#db.prepare(sqlText).iterate(parameters)) {
-      yield { rows: [row as R] };
-    }
-  }
-}
-
-/** SQLite has one connection per database handle: callers take turns on it. */
-class ConnectionTurns {
-  #current: Promise<void> = Promise.resolve();
-
-  /** Waits for the previous holder, then answers the function that hands the connection on. */
-  async take(): Promise<() => void> {
-    let release!: () => void;
-    const previous = this.#current;
-    this.#current = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    return release;
-  }
-}
-
-/**
- * Kysely's SQLite driver, with two changes. Its connection prepares every query anew: this one
- * caches the prepared statements (above). And it opens transactions with a plain BEGIN, which takes
- * the write lock only at the first write and can then fail with SQLITE_BUSY while another process
- * (the CLI) writes. BEGIN IMMEDIATE takes the lock up front, so busy_timeout applies and the
- * transaction never has to be abandoned half-way.
- */
-class CachingImmediateSqliteDriver extends SqliteDriver {
-  readonly #config: SqliteConfig;
-  readonly #turns = new ConnectionTurns();
-  #release: (() => void) | undefined;
-  #db: SqliteDatabase.Database | undefined;
-  #connection: CachingSqliteConnection | undefined;
-
-  constructor(config: SqliteConfig) {
-    super(config);
-    this.#config = config;
-  }
-
-  override async init(): Promise<void> {
-    const database = typeof this.#config.database === 'function' ? await this.#config.database() : this.#config.database;
-    this.#db = database as SqliteDatabase.Database;
-    this.#connection = new CachingSqliteConnection(this.#db);
-    if (this.#config.onCreateConnection) await this.#config.onCreateConnection(this.#connection);
-  }
-
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    this.#release = await this.#turns.take();
-    return this.#connection!;
-  }
-
-  override async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
-  }
-
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-
-  override async destroy(): Promise<void> {
-    this.#db?.close();
-  }
-}
-
-/**
- * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
- * run migrations without one (and its SQLite migration lock does nothing). Saying yes makes every
- * migration run in a BEGIN IMMEDIATE transaction: migrators in several processes take turns, and a
- * migration that fails half-way leaves no half schema.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteConfig;
-
-  constructor(config: SqliteConfig) {
-    super(config);
-    this.#config = config;
-  }
-
-  override createDriver(): Driver {
-    return new CachingImmediateSqliteDriver(this.#config);
-  }
-
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
 }
 
 /** pg returns int8 and numeric as strings; Wharf's scaled integers and counts fit a JS number. */

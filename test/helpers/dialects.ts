@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { connectDatabase } from '../../src/db/connect.js';
@@ -78,10 +81,14 @@ export async function postgresDatabaseExists(name: string): Promise<boolean> {
 
 /** A fresh, migrated database of the given dialect. */
 export async function createTestDatabase(dialect: DialectName, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  let url = 'sqlite::memory:';
-  let drop = async () => {};
+  const name = `wharf_test_${randomBytes(6).toString('hex')}`;
+  // A file, as Wharf runs: its commits are grouped, its reads outside transactions have a connection of their own.
+  const file = join(tmpdir(), `${name}.db`);
+  let url = `sqlite:${file}`;
+  let drop = async () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  };
   if (dialect === 'postgres') {
-    const name = `wharf_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(`create database ${name}`);
     url = postgresDatabaseUrl(name);
     drop = () => adminQuery(`drop database if exists ${name} with (force)`);

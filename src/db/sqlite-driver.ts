@@ -1,0 +1,351 @@
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteDialect,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+import { LRUCache } from 'lru-cache';
+
+/** Prepared statements kept per SQLite connection; a miss costs one compilation by SQLite. */
+const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The most transactions one commit carries. A member waits for its group's commit before it is
+ * answered, so the bound keeps a burst from making the first member wait for all the others.
+ */
+const COMMIT_GROUP_MAX_MEMBERS = 32;
+
+export interface SqliteDriverConfig {
+  /** Opens the connection that writes (and reads inside transactions). */
+  openWriter: () => SqliteDatabase.Database;
+  /**
+   * Opens a second connection to the same file for reads outside transactions; given, the driver
+   * commits transactions in groups (see GroupCommittingSqliteDriver). An in-memory database has no
+   * second connection to the same data, and no fsync to share.
+   */
+  openReader?: () => SqliteDatabase.Database;
+}
+
+/**
+ * Kysely's SQLite connection prepares every query anew, so better-sqlite3 has SQLite compile the
+ * same SQL text on every call. This one keeps the prepared statements of the most recent SQL texts
+ * and otherwise executes exactly as Kysely's does. A cached statement stays valid across schema
+ * changes: SQLite re-prepares it by itself when the schema it was compiled against changed.
+ */
+class CachingSqliteConnection implements DatabaseConnection {
+  readonly #db: SqliteDatabase.Database;
+  readonly #statements = new LRUCache<string, SqliteDatabase.Statement>({ max: SQLITE_STATEMENT_CACHE_SIZE });
+
+  constructor(db: SqliteDatabase.Database) {
+    this.#db = db;
+  }
+
+  #prepared(sqlText: string): SqliteDatabase.Statement {
+    let statement = this.#statements.get(sqlText);
+    if (!statement) {
+      statement = this.#db.prepare(sqlText);
+      this.#statements.set(sqlText, statement);
+    }
+    return statement;
+  }
+
+  /** Runs a statement now, synchronously, as better-sqlite3 does. */
+  run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
+    const { sql: sqlText, parameters } = compiledQuery;
+    const statement = this.#prepared(sqlText);
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return {
+      numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+      insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+      rows: [],
+    };
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return Promise.resolve(this.run<R>(compiledQuery));
+  }
+
+  /**
+   * A statement being iterated is busy until the iteration ends, and another query of the same text
+   * may run meanwhile; so a stream prepares a statement of its own, as Kysely's connection does.
+   */
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const { sql: sqlText, parameters, query } = compiledQuery;
+    if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    for (const row of this.#db.prepare(sqlText).iterate(parameters)) {
+      yield { rows: [row as R] };
+    }
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** SQLite has one connection per database handle: callers take turns on it, in the order they asked. */
+class ConnectionTurns {
+  readonly #waiting: (() => void)[] = [];
+  #taken = false;
+
+  async take(): Promise<void> {
+    if (!this.#taken) {
+      this.#taken = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the connection to the next in line, or frees it. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#taken = false;
+  }
+}
+
+const begin = CompiledQuery.raw('begin immediate');
+const commit = CompiledQuery.raw('commit');
+const rollback = CompiledQuery.raw('rollback');
+const memberBegin = CompiledQuery.raw('savepoint member');
+const memberRelease = CompiledQuery.raw('release member');
+const memberRollback = CompiledQuery.raw('rollback to member');
+
+/** Transactions whose writes one COMMIT (one fsync of the WAL) makes durable together. */
+class CommitGroup {
+  members = 0;
+  /** Members that wait for the commit (`deferCommit`) instead of taking it themselves. */
+  readonly durable: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+
+  constructor() {
+    this.durable = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A group nobody waits for (its one member took the commit itself) must not reject unheard.
+    this.durable.catch(() => {});
+  }
+}
+
+/**
+ * Kysely's SQLite driver, with three changes.
+ *
+ * Its connection prepares every query anew: this one caches the prepared statements (above).
+ *
+ * It opens transactions with a plain BEGIN, which takes the write lock only at the first write and
+ * can then fail with SQLITE_BUSY while another process (the CLI) writes. BEGIN IMMEDIATE takes the
+ * lock up front, so busy_timeout applies and the transaction never has to be abandoned half-way.
+ *
+ * And, on a file database, transactions that run one after another share a commit. With
+ * `synchronous=FULL` every COMMIT waits for an fsync of the WAL, the larger part of a small write's
+ * time; concurrent requests that each pay their own fsync spend most of it waiting in turn. Here a
+ * transaction is a savepoint inside a group's transaction: when its work ends it releases the
+ * savepoint, and the group commits once no transaction waits for the connection (or it has
+ * COMMIT_GROUP_MAX_MEMBERS members). A transaction whose caller called `deferCommit` during it is
+ * answered only after that commit, through the promise `deferCommit` returns (`inTransaction`
+ * awaits it); any other transaction commits its group itself before it returns, as before. Either
+ * way nothing is answered before it is durable, and a member that fails rolls back to its savepoint
+ * without touching the others. What a group has written but not yet committed stays invisible
+ * outside it: reads outside transactions run on a second connection, which sees committed data
+ * only, and a write outside a transaction commits the group first.
+ */
+class GroupCommittingSqliteDriver implements Driver {
+  readonly #config: SqliteDriverConfig;
+  readonly #turns = new ConnectionTurns();
+  #writer: CachingSqliteConnection | undefined;
+  #reader: CachingSqliteConnection | undefined;
+  /** The open transaction whose savepoints the transactions are, when grouping. */
+  #group: CommitGroup | undefined;
+  /** The transaction that holds the connection now: the group it is a member of, if any. */
+  #current: { group: CommitGroup | undefined; deferred: boolean } | undefined;
+  #commitScheduled = false;
+
+  constructor(config: SqliteDriverConfig) {
+    this.#config = config;
+  }
+
+  async init(): Promise<void> {
+    this.#writer = new CachingSqliteConnection(this.#config.openWriter());
+    if (this.#config.openReader) this.#reader = new CachingSqliteConnection(this.#config.openReader());
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#turns.take();
+    return this.#connection;
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.#turns.release();
+    if (this.#group && !this.#commitScheduled) {
+      this.#commitScheduled = true;
+      // After the I/O callbacks of this turn of the event loop: requests that arrived together
+      // join the group before it commits.
+      setImmediate(() => void this.#commitWhenFree());
+    }
+  }
+
+  /** The connection Kysely is handed: the writer, except for reads outside transactions. */
+  readonly #connection: DatabaseConnection = {
+    executeQuery: <R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> => {
+      if (!this.#current) {
+        if (this.#reader && SelectQueryNode.is(compiledQuery.query)) return Promise.resolve(this.#reader.run<R>(compiledQuery));
+        this.#commitGroup();
+      }
+      return Promise.resolve(this.#writer!.run<R>(compiledQuery));
+    },
+    streamQuery: <R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> =>
+      (this.#current || !this.#reader ? this.#writer! : this.#reader).streamQuery<R>(compiledQuery),
+  };
+
+  async beginTransaction(): Promise<void> {
+    if (!this.#reader) {
+      this.#writer!.run(begin);
+      this.#current = { group: undefined, deferred: false };
+      return;
+    }
+    if (this.#group && this.#group.members >= COMMIT_GROUP_MAX_MEMBERS) this.#commitGroup();
+    if (!this.#group) {
+      this.#writer!.run(begin);
+      this.#group = new CommitGroup();
+    }
+    this.#writer!.run(memberBegin);
+    this.#group.members += 1;
+    this.#current = { group: this.#group, deferred: false };
+  }
+
+  async commitTransaction(): Promise<void> {
+    const current = this.#current;
+    this.#current = undefined;
+    if (!current?.group) {
+      this.#writer!.run(commit);
+      return;
+    }
+    this.#writer!.run(memberRelease);
+    if (!current.deferred) this.#commitGroup();
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    const current = this.#current;
+    this.#current = undefined;
+    if (!current?.group) {
+      this.#writer!.run(rollback);
+      return;
+    }
+    // A group whose commit failed has rolled back already, this member with it.
+    if (current.group !== this.#group) return;
+    this.#writer!.run(memberRollback);
+    this.#writer!.run(memberRelease);
+  }
+
+  /**
+   * Called during a transaction: the transaction will not commit its group itself; the promise
+   * answered settles when its group has committed (or failed to). Undefined when not grouping.
+   */
+  deferCommit(): Promise<void> | undefined {
+    const current = this.#current;
+    if (!current?.group) return undefined;
+    current.deferred = true;
+    return current.group.durable;
+  }
+
+  /** Commits the open group now; the caller holds the connection. */
+  #commitGroup(): void {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = undefined;
+    try {
+      this.#writer!.run(commit);
+    } catch (error) {
+      try {
+        this.#writer!.run(rollback);
+      } catch {
+        // SQLite rolled back by itself.
+      }
+      group.reject(error);
+      throw error;
+    }
+    group.resolve();
+  }
+
+  /** Takes a turn on the connection, behind whoever waits for it, and commits the open group. */
+  async #commitWhenFree(): Promise<void> {
+    await this.#turns.take();
+    this.#commitScheduled = false;
+    try {
+      this.#commitGroup();
+    } catch {
+      // The members hear of it through their group's promise.
+    } finally {
+      this.#turns.release();
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.#turns.take();
+    try {
+      this.#commitGroup();
+    } finally {
+      this.#reader?.close();
+      this.#writer?.close();
+    }
+  }
+}
+
+const driversOfDatabases = new WeakMap<Kysely<any>, GroupCommittingSqliteDriver>();
+const driversOfDialects = new WeakMap<SqliteDialect, GroupCommittingSqliteDriver>();
+
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
+ * run migrations without one (and its SQLite migration lock does nothing). Saying yes makes every
+ * migration run in a BEGIN IMMEDIATE transaction: migrators in several processes take turns, and a
+ * migration that fails half-way leaves no half schema.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+export class WharfSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDriverConfig;
+
+  constructor(config: SqliteDriverConfig) {
+    // Kysely's own driver is never created; its config is unused.
+    super({ database: {} as never });
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    const driver = new GroupCommittingSqliteDriver(this.#config);
+    driversOfDialects.set(this, driver);
+    return driver;
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+/** Keeps the driver of `dialect` (a SQLite one) findable from the database opened on it. */
+export function rememberSqliteDriver(db: Kysely<any>, dialect: unknown): void {
+  const driver = dialect instanceof WharfSqliteDialect ? driversOfDialects.get(dialect) : undefined;
+  if (driver) driversOfDatabases.set(db, driver);
+}
+
+/**
+ * Called during a transaction of `db`: its caller will await the promise answered before taking
+ * the transaction's writes as durable, and the transaction may share its commit with others
+ * meanwhile. Undefined where commits are not grouped (PostgreSQL, in-memory SQLite).
+ */
+export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
+  return driversOfDatabases.get(db)?.deferCommit();
+}
+

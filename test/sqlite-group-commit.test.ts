@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, sql, type Generated } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../src/db/database.js';
+import { inTransaction } from '../src/db/transaction.js';
+import { WharfSqliteDialect, rememberSqliteDriver } from '../src/db/sqlite-driver.js';
+
+/**
+ * Transactions on a SQLite file share commits (src/db/sqlite-driver.ts). What must hold: nothing is
+ * answered before its commit, nothing uncommitted is seen outside its group, a failing member takes
+ * only itself back, and a commit that fails fails every member it carried.
+ */
+
+interface Tables {
+  notes: { id: Generated<number>; text: string; parent: number | null };
+  parents: { id: number };
+}
+
+let directory: string;
+let path: string;
+let db: Kysely<Tables>;
+/** Every COMMIT the writer connection ran. */
+let commits: number;
+/** A connection of its own, like another process: it sees committed data only. */
+let outsider: SqliteDatabase.Database;
+
+function openWriter(): SqliteDatabase.Database {
+  const writer = new SqliteDatabase(path);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = FULL');
+  writer.pragma('foreign_keys = ON');
+  const prepare = writer.prepare.bind(writer);
+  writer.prepare = ((source: string) => {
+    const statement = prepare(source);
+    if (source !== 'commit') return statement;
+    const run = statement.run.bind(statement);
+    statement.run = ((...parameters: unknown[]) => {
+      commits += 1;
+      return run(...parameters);
+    }) as typeof statement.run;
+    return statement;
+  }) as typeof writer.prepare;
+  return writer;
+}
+
+const committedNotes = () => (outsider.prepare('select text from notes order by id').all() as { text: string }[]).map((n) => n.text);
+
+/** `inTransaction` on this test's own tables. */
+const inNotes = <T>(work: (trx: Kysely<Tables>) => Promise<T>) =>
+  inTransaction(db as unknown as Db, (trx) => work(trx as unknown as Kysely<Tables>));
+
+const addNote = (text: string, parent: number | null = null) =>
+  inNotes(async (trx) => {
+    await trx.insertInto('notes').values({ text, parent }).execute();
+    return text;
+  });
+
+beforeEach(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'wharf-group-commit-'));
+  path = join(directory, 'wharf.db');
+  commits = 0;
+  const dialect = new WharfSqliteDialect({ openWriter, openReader: () => new SqliteDatabase(path, { readonly: true }) });
+  db = new Kysely<Tables>({ dialect });
+  rememberSqliteDriver(db, dialect);
+  await sql`create table parents (id integer primary key)`.execute(db);
+  await sql`create table notes (id integer primary key, text text not null,
+    parent integer references parents (id) deferrable initially deferred)`.execute(db);
+  outsider = new SqliteDatabase(path, { readonly: true });
+  commits = 0;
+});
+
+afterEach(async () => {
+  outsider.close();
+  await db.destroy();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('SQLite group commit', () => {
+  it('commits transactions that run together once, and answers each only after that commit', async () => {
+    const answered: string[] = [];
+    const seenWhenAnswered: string[][] = [];
+    const writes = Array.from({ length: 10 }, (_, i) =>
+      addNote(`note ${i}`).then((text) => {
+        answered.push(text);
+        seenWhenAnswered.push(committedNotes());
+      }),
+    );
+    await Promise.all(writes);
+
+    expect(answered).toHaveLength(10);
+    expect(commits).toBe(1);
+    for (const seen of seenWhenAnswered) expect(seen).toHaveLength(10);
+  });
+
+  it('hides a group from reads outside transactions until it commits', async () => {
+    const write = addNote('pending');
+    // Queued behind the write: it runs after the write's work, before the group's commit.
+    const readMeanwhile = db.selectFrom('notes').select('text').execute();
+    expect(await readMeanwhile).toEqual([]);
+    await write;
+    expect(await db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'pending' }]);
+  });
+
+  it('rolls a failing transaction back alone; the others of its group commit', async () => {
+    const outcomes = await Promise.allSettled([
+      addNote('first'),
+      inNotes(async (trx) => {
+        await trx.insertInto('notes').values({ text: 'refused', parent: null }).execute();
+        throw new Error('refused by the service');
+      }),
+      addNote('last'),
+    ]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(committedNotes()).toEqual(['first', 'last']);
+    expect(commits).toBe(1);
+  });
+
+  it('answers a refusal that rests on another member’s write only once that write is committed', async () => {
+    const first = addNote('unique');
+    const refused = inNotes(async (trx) => {
+      const existing = await trx.selectFrom('notes').select('text').where('text', '=', 'unique').executeTakeFirst();
+      if (existing) throw new Error('already there');
+    }).catch((error: unknown) => ({ error, committedWhenRefused: committedNotes() }));
+
+    expect(await refused).toEqual({ error: new Error('already there'), committedWhenRefused: ['unique'] });
+    await first;
+    expect(commits).toBe(1);
+  });
+
+  it('fails every member of a group whose commit fails, and leaves nothing of it', async () => {
+    // A deferred foreign key is checked at COMMIT: the group's, since the member only released its savepoint.
+    const outcomes = await Promise.allSettled([addNote('innocent'), addNote('orphan', 42), addNote('bystander')]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    }
+    expect(committedNotes()).toEqual([]);
+
+    await addNote('after');
+    expect(committedNotes()).toEqual(['after']);
+  });
+
+  it('commits the open group before a write outside transactions, and before a transaction that commits itself', async () => {
+    const grouped = addNote('grouped');
+    const plainWrite = sql`insert into notes (text) values ('plain')`.execute(db);
+    await plainWrite;
+    expect(committedNotes()).toEqual(['grouped', 'plain']);
+    await grouped;
+
+    const again = addNote('grouped again');
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('notes').values({ text: 'own commit', parent: null }).execute();
+    });
+    expect(committedNotes()).toEqual(['grouped', 'plain', 'grouped again', 'own commit']);
+    await again;
+  });
+
+  it('commits what is open when the database is closed', async () => {
+    const write = addNote('last words');
+    await db.destroy();
+    await write;
+    expect(committedNotes()).toEqual(['last words']);
+    db = new Kysely<Tables>({ dialect: new WharfSqliteDialect({ openWriter }) });
+  });
+});
