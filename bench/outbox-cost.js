@@ -42,6 +42,8 @@
  * Settings: BENCH_DURATION (seconds a run, default 10), BENCH_CONNECTIONS (default 10),
  * OUTBOX_ROUNDS (default 3), OUTBOX_SPLIT (default 1; 0: no server without the dispatcher),
  * OUTBOX_DATABASES (sqlite, postgres or both comma-separated; default both), OUTBOX_BASE,
+ * OUTBOX_BASE_GROUP_COMMIT (default 1: the base gets SQLite's group commit of 3ca788f, which HEAD has
+ * and the default base precedes; 0: the base as committed),
  * OUTBOX_HEAD (above), BENCH_POSTGRES_URL (as for `npm run bench`), OUTBOX_STATEMENTS=1 (every
  * server runs with bench/count-statements.js, and the run prints the statements, COMMITs and their
  * time a request of each, and what HEAD runs that the base does not; the counter costs every server
@@ -76,7 +78,7 @@ import {
   seedOrderStock,
   seedTenant,
 } from './seed.js';
-import { buildCommit, describeCommit, removeBuild, stopBuilding } from './worktree.js';
+import { buildCommit, describeCommit, git, gitRaw, removeBuild, stopBuilding } from './worktree.js';
 import { log, positiveInteger, runBench } from './lifecycle.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -87,6 +89,24 @@ const LATER_ROUND_WARMUP_SECONDS = 1;
 export const OUTBOX_COST_TARGET = 0.1;
 const EVENTS_SEARCH_PATH = '/shared/bam/v1/public/edi/events/search-by-paging';
 const DATABASE_KINDS = ['sqlite', 'postgres'];
+
+/**
+ * The commit that made transactions on a SQLite file share their commits (src/db/sqlite-driver.ts),
+ * after the outbox. HEAD has it and the default base does not, so without it in the base too the
+ * comparison would measure the shared fsyncs as much as the outbox.
+ */
+const GROUP_COMMIT = '3ca788f';
+
+/**
+ * Gives the base's worktree at `dir` the SQLite driver of GROUP_COMMIT: its sqlite-driver.ts,
+ * connect.ts and transaction.ts whole (the base's own two differ from GROUP_COMMIT's parent only in
+ * what the base does not call), and that commit's own change to dialect.ts.
+ */
+function withGroupCommit(root, dir) {
+  git(dir, 'checkout', GROUP_COMMIT, '--', 'src/db/sqlite-driver.ts', 'src/db/connect.ts', 'src/db/transaction.ts');
+  const change = gitRaw(root, undefined, 'diff', `${GROUP_COMMIT}^`, GROUP_COMMIT, '--', 'src/db/dialect.ts');
+  gitRaw(dir, change, 'apply', '-');
+}
 /**
  * The servers compared, in the order of the odd rounds (the even ones run them in reverse): the
  * base, HEAD without its dispatcher (unless OUTBOX_SPLIT=0), HEAD as it serves.
@@ -325,8 +345,12 @@ async function main(state) {
   state.tmp = mkdtempSync(join(tmpdir(), 'wharf-outbox-'));
 
   const builds = {};
-  log(`building the base, ${baseRev}, in a worktree…`);
-  builds.base = await buildCommit(root, baseRev, join(state.tmp, 'base'), state);
+  const groupCommit = process.env.OUTBOX_BASE_GROUP_COMMIT !== '0';
+  log(`building the base, ${baseRev}${groupCommit ? `, with SQLite's group commit of ${GROUP_COMMIT}` : ''}, in a worktree…`);
+  builds.base = await buildCommit(root, baseRev, join(state.tmp, 'base'), state, {
+    prepare: groupCommit ? (dir) => withGroupCommit(root, dir) : undefined,
+  });
+  if (groupCommit) builds.base.short += `+${GROUP_COMMIT}`;
   log(`base: ${builds.base.short} ${builds.base.subject} (${builds.base.seconds.toFixed(0)} s)`);
   if (headRev === 'checkout') {
     const head = describeCommit(root, 'HEAD');

@@ -41,7 +41,11 @@ const PARTS = [
     'Native calls (SQLite statements and COMMIT, socket writes, hashing)',
     (f) => f.url === '' && !f.functionName.startsWith('(') && f.functionName !== '',
   ],
-  ['better-sqlite3 (statements, COMMIT)', (f) => f.url.includes('/better-sqlite3/')],
+  [
+    'better-sqlite3 (statements, COMMIT)',
+    // The driver's run(), whose samples are better-sqlite3's native calls (V8 gives them to their caller).
+    (f) => f.url.includes('/better-sqlite3/') || (f.url.endsWith('/dist/db/sqlite-driver.js') && f.functionName === 'run'),
+  ],
   ['pg (protocol, socket)', (f) => /\/(pg|pg-protocol|pg-pool|pg-types)\//.test(f.url)],
   ['Kysely (building and compiling SQL)', (f) => f.url.includes('/kysely/')],
   ['Wharf: inventory', (f) => f.url.includes('/dist/modules/inventory/')],

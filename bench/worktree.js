@@ -10,10 +10,15 @@ import { existsSync, lstatSync, rmSync, symlinkSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path';
 
 /** Runs git in `root`; answers its trimmed stdout, throws with its stderr. */
-function git(root, ...args) {
-  const result = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+export function git(root, ...args) {
+  return gitRaw(root, undefined, ...args).trim();
+}
+
+/** Runs git in `root` with `input` (if any) on its stdin; answers its stdout as it is. */
+export function gitRaw(root, input, ...args) {
+  const result = spawnSync('git', args, { cwd: root, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${(result.stderr || result.stdout).trim()}`);
-  return result.stdout.trim();
+  return result.stdout;
 }
 
 /** The full commit `rev` names in the repository at `root`, its short form and subject line. */
@@ -24,17 +29,19 @@ export function describeCommit(root, rev) {
 
 /**
  * Makes a detached worktree of `rev` at `dir` (which must not exist), links `root`'s node_modules
- * into it and builds it (`node node_modules/typescript/bin/tsc -p tsconfig.build.json`); answers
+ * into it, lets `prepare(dir)` change its sources if given, and builds it (`node
+ * node_modules/typescript/bin/tsc -p tsconfig.build.json`); answers
  * { commit, short, subject, dir, cliPath, seconds }. `state.worktrees` gets `dir` before the worktree
  * is made, so that a cleanup after a failure or a Ctrl-C halfway removes it, and `state.building`
  * the compiler's process while it runs, for stopBuilding().
  */
-export async function buildCommit(root, rev, dir, state) {
+export async function buildCommit(root, rev, dir, state, { prepare } = {}) {
   const described = describeCommit(root, rev);
   const started = performance.now();
   (state.worktrees ??= []).push(dir);
   git(root, 'worktree', 'add', '--detach', dir, described.commit);
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  prepare?.(dir);
   await new Promise((resolve, reject) => {
     const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
     state.building = execFile(
