@@ -95,6 +95,18 @@ describe('SQLite group commit', () => {
     for (const seen of seenWhenAnswered) expect(seen).toHaveLength(10);
   });
 
+  it('keeps a group open while each turn of the event loop brings it a member', async () => {
+    const writes = [addNote('turn 0')];
+    for (let turn = 1; turn <= 3; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      writes.push(addNote(`turn ${turn}`));
+    }
+    await Promise.all(writes);
+
+    expect(commits).toBe(1);
+    expect(committedNotes()).toEqual(['turn 0', 'turn 1', 'turn 2', 'turn 3']);
+  });
+
   it('hides a group from reads outside transactions until it commits', async () => {
     const write = addNote('pending');
     // Queued behind the write: it runs after the write's work, before the group's commit.

@@ -148,8 +148,8 @@ class CommitGroup {
  * `synchronous=FULL` every COMMIT waits for an fsync of the WAL, the larger part of a small write's
  * time; concurrent requests that each pay their own fsync spend most of it waiting in turn. Here a
  * transaction is a savepoint inside a group's transaction: when its work ends it releases the
- * savepoint, and the group commits once no transaction waits for the connection (or it has
- * COMMIT_GROUP_MAX_MEMBERS members). A transaction whose caller called `deferCommit` during it is
+ * savepoint, and the group commits once a turn of the event loop brings it no new member (or it
+ * has COMMIT_GROUP_MAX_MEMBERS members). A transaction whose caller called `deferCommit` during it is
  * answered only after that commit, through the promise `deferCommit` returns (`inTransaction`
  * awaits it); any other transaction commits its group itself before it returns, as before. Either
  * way nothing is answered before it is durable, and a member that fails rolls back to its savepoint
@@ -186,10 +186,21 @@ class GroupCommittingSqliteDriver implements Driver {
     this.#turns.release();
     if (this.#group && !this.#commitScheduled) {
       this.#commitScheduled = true;
-      // After the I/O callbacks of this turn of the event loop: requests that arrived together
-      // join the group before it commits.
-      setImmediate(() => void this.#commitWhenFree());
+      this.#commitWhenQuiet(this.#group);
     }
+  }
+
+  /**
+   * Commits `group` once a whole turn of the event loop has brought it no new member: the requests
+   * that arrived meanwhile join it first. While its members' clients all wait for their answers no
+   * more arrive, so the group commits; it cannot wait for ever, since it commits at
+   * COMMIT_GROUP_MAX_MEMBERS.
+   */
+  #commitWhenQuiet(group: CommitGroup, membersBefore = -1): void {
+    setImmediate(() => {
+      if (this.#group === group && group.members !== membersBefore) return this.#commitWhenQuiet(group, group.members);
+      void this.#commitWhenFree();
+    });
   }
 
   /** The connection Kysely is handed: the writer, except for reads outside transactions. */
