@@ -120,7 +120,7 @@ const memberRollback = CompiledQuery.raw('rollback to member');
 /** Transactions whose writes one COMMIT (one fsync of the WAL) makes durable together. */
 class CommitGroup {
   members = 0;
-  /** Members that wait for the commit (`deferCommit`) instead of taking it themselves. */
+  /** Settles when the group has committed, or failed to: what the members that deferred wait for. */
   readonly durable: Promise<void>;
   resolve!: () => void;
   reject!: (error: unknown) => void;
@@ -359,4 +359,3 @@ export function rememberSqliteDriver(db: Kysely<any>, dialect: unknown): void {
 export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
   return driversOfDatabases.get(db)?.deferCommit();
 }
-
