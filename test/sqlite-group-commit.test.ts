@@ -95,6 +95,13 @@ describe('SQLite group commit', () => {
     for (const seen of seenWhenAnswered) expect(seen).toHaveLength(10);
   });
 
+  it('commits a group when it reaches 32 members, and the transactions after them in a group of their own', async () => {
+    await Promise.all(Array.from({ length: 40 }, (_, i) => addNote(`note ${i}`)));
+
+    expect(commits).toBe(2);
+    expect(committedNotes()).toHaveLength(40);
+  });
+
   it('keeps a group open while each turn of the event loop brings it a member', async () => {
     const writes = [addNote('turn 0')];
     for (let turn = 1; turn <= 3; turn++) {

@@ -184,10 +184,13 @@ class GroupCommittingSqliteDriver implements Driver {
 
   async releaseConnection(): Promise<void> {
     this.#turns.release();
-    if (this.#group && !this.#commitScheduled) {
-      this.#commitScheduled = true;
-      this.#commitWhenQuiet(this.#group);
-    }
+    this.#scheduleCommit();
+  }
+
+  #scheduleCommit(): void {
+    if (!this.#group || this.#commitScheduled) return;
+    this.#commitScheduled = true;
+    this.#commitWhenQuiet(this.#group);
   }
 
   /**
@@ -198,7 +201,12 @@ class GroupCommittingSqliteDriver implements Driver {
    */
   #commitWhenQuiet(group: CommitGroup, membersBefore = -1): void {
     setImmediate(() => {
-      if (this.#group === group && group.members !== membersBefore) return this.#commitWhenQuiet(group, group.members);
+      if (this.#group !== group) {
+        // Committed meanwhile by a transaction or a write that would not wait: a newer group waits anew.
+        this.#commitScheduled = false;
+        return this.#scheduleCommit();
+      }
+      if (group.members !== membersBefore) return this.#commitWhenQuiet(group, group.members);
       void this.#commitWhenFree();
     });
   }
