@@ -12,6 +12,8 @@
  *   PROFILE_LIMITER=off node bench/profile.js …                 # the server without the rate limiter
  *   PROFILE_OUT=rate.cpuprofile node bench/profile.js …         # also keep the profile (Chrome DevTools opens it)
  *
+ * On PostgreSQL it also prints the CPU that the database's backends used a request (from /proc).
+ *
  * Each sample goes to the innermost frame that names a part (see PARTS), else to its own frame's
  * package or file. The profiler slows the server somewhat; read shares, not absolute rates.
  */
@@ -20,9 +22,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { DEFAULT_ADMIN_URL, TemporaryDatabases } from './postgres.js';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, vacuumAnalyze } from './postgres.js';
 import { adjustmentBody, itemIdOf, receiptImportBody } from './payload.js';
 import { choosePinning, freePort, ProcessGroup, runCli } from './processes.js';
+import { backendCpu, backendCpuBetween } from './proc-cpu.js';
 import { RATE_CARD_FILE, RATE_PATH, rateBody } from './rate-parcels.js';
 import { BENCH_KEY_RATE_LIMIT, seedRating } from './seed.js';
 
@@ -202,8 +205,13 @@ async function main() {
 
     const scenario = scenarioOf(scenarioName, key);
     await load(url, scenario, WARMUP);
+    // The statistics the bench gives its seeded tables: without them the plans of the foreign-key
+    // checks, made while the tables were empty, scan the company's rows (bench/postgres.js).
+    if (databases) await vacuumAnalyze(dbUrl);
     const measuredFrom = Date.now();
+    const backendsBefore = databases ? await backendCpu(dbUrl) : undefined;
     const result = await load(url, scenario, SECONDS);
+    const backendSeconds = databases ? backendCpuBetween(backendsBefore, await backendCpu(dbUrl)) : undefined;
     // A graceful stop: the profile is written as the process exits.
     await group.stopAll(15_000);
     if (server.exitCode !== 0) throw new Error(`the server stopped with ${server.exitCode}`);
@@ -215,6 +223,10 @@ async function main() {
     // A profile of refusals (429s, 409s) would say nothing about the write path.
     if (result.non2xx > 0) throw new Error(`${result.non2xx} of the measured requests were not answered 2xx`);
     console.log(`${scenarioName} on ${dialect}: ${Math.round(result.requests.average)} req/s with the profiler`);
+    if (backendSeconds !== undefined) {
+      const answered = result.requests.total;
+      console.log(`PostgreSQL's backends: ${((backendSeconds / answered) * 1e6).toFixed(0)} µs of CPU a request (${backendSeconds.toFixed(2)} s for ${answered})`);
+    }
     console.log('| Part | Share | CPU seconds |\n|---|---|---|');
     for (const { key, share, seconds } of sharesOf(profile, fromUs).filter((row) => row.share >= 0.005)) {
       console.log(`| ${key} | ${(share * 100).toFixed(1)}% | ${seconds.toFixed(2)} |`);

@@ -88,6 +88,14 @@ const settings = {
         'SQLite durability: FULL survives a power loss; NORMAL survives a process crash but may lose the last commits on power loss',
     }),
   },
+  postgresPreparedStatements: {
+    env: 'PG_PREPARED_STATEMENTS',
+    schema: Type.Boolean({
+      default: true,
+      description:
+        'PostgreSQL: prepare each statement once per connection (faster writes); false behind a pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or its max_prepared_statements = 0)',
+    }),
+  },
   only: {
     env: 'WHARF_ONLY',
     schema: Type.Union([Type.Literal('all'), Type.Literal('edi'), Type.Literal('rate')], {

@@ -24,7 +24,10 @@ export interface RunningServer {
 }
 
 export function openDatabase(config: Config): Db {
-  return connectDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  return connectDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    preparedStatements: config.postgresPreparedStatements,
+  });
 }
 
 /** Refuses a database that does not exist, found without creating it (opening SQLite's file would make it). */

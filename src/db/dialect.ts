@@ -2,7 +2,16 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { sql, PostgresAdapter, PostgresDialect, type DialectAdapter, type Dialect, type Kysely } from 'kysely';
+import {
+  sql,
+  PostgresAdapter,
+  PostgresDialect,
+  type DialectAdapter,
+  type Dialect,
+  type Kysely,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import { compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
 
@@ -14,6 +23,11 @@ export interface DialectOptions {
   sqliteSynchronous?: 'FULL' | 'NORMAL';
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /**
+   * PostgreSQL: send each parameterized statement prepared under a name (default), so that every
+   * connection parses it once; false behind a pooler that does not keep prepared statements.
+   */
+  preparedStatements?: boolean;
 }
 
 /** better-sqlite3 blocks the event loop while it waits for a lock, so the wait stays short. */
@@ -161,9 +175,86 @@ function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   });
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  const dialect = new TransactionLockPostgresDialect({ pool });
+  const dialect = new TransactionLockPostgresDialect({ pool: options.preparedStatements === false ? pool : new PreparingPool(pool) });
   poolsOfDialects.set(dialect, pool);
   return dialect;
+}
+
+/**
+ * The most statements a process names. PostgreSQL keeps each named statement's plan on every
+ * connection that ran it, so the names stop here: a statement beyond them is sent unnamed.
+ */
+const NAMED_STATEMENTS_MAX = 500;
+
+/**
+ * PostgreSQL refused a prepared statement whose result a schema change altered (0A000, "cached plan
+ * must not change result type"): a `select *` after another process's migration added a column.
+ */
+function isStalePlan(error: unknown): boolean {
+  return errorCode(error) === '0A000' && /cached plan/.test((error as Error).message);
+}
+
+/**
+ * A pg pool whose clients send every parameterized statement under a name given to its SQL text,
+ * the same on every connection of the process: pg then has PostgreSQL parse and plan it once per
+ * connection, and later sends only its values. Parsing and planning each statement anew was half
+ * of PostgreSQL's work for a write (docs/performance.md).
+ *
+ * A statement gone stale on one connection is stale on all of them: the pool then closes each
+ * connection it had before, as it is released or before it is handed out again, so that the retry
+ * of the failed transaction (isTransientConflict) runs on a connection that parses anew.
+ */
+class PreparingPool implements PostgresPool {
+  readonly #names = new Map<string, string>();
+  readonly #clients = new WeakMap<pg.PoolClient, { client: PostgresPoolClient; generation: number }>();
+  /** Bumped when a statement goes stale: connections of an earlier generation are closed. */
+  #generation = 0;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    for (;;) {
+      const client = await this.pool.connect();
+      const known = this.#clients.get(client);
+      if (known && known.generation === this.#generation) return known.client;
+      if (!known) {
+        const preparing = { client: this.#preparing(client), generation: this.#generation };
+        this.#clients.set(client, preparing);
+        return preparing.client;
+      }
+      client.release(true);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+
+  /** The name of the statement `text`, given on its first run; undefined past the most names. */
+  #nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined && this.#names.size < NAMED_STATEMENTS_MAX) this.#names.set(text, (name = `wharf_${this.#names.size + 1}`));
+    return name;
+  }
+
+  #preparing(client: pg.PoolClient): PostgresPoolClient {
+    const generation = this.#generation;
+    const query = async (text: string, values: readonly unknown[]) => {
+      const name = values.length === 0 ? undefined : this.#nameOf(text);
+      if (name === undefined) return client.query(text, [...values]);
+      try {
+        return await client.query({ name, text, values: [...values] });
+      } catch (error) {
+        if (isStalePlan(error) && generation === this.#generation) this.#generation += 1;
+        throw error;
+      }
+    };
+    return {
+      // Kysely passes a cursor only to a dialect configured with one, which Wharf's is not.
+      query: query as unknown as PostgresPoolClient['query'],
+      release: () => client.release(generation !== this.#generation),
+    };
+  }
 }
 
 /**
@@ -189,7 +280,8 @@ export async function lockMigrations(trx: Kysely<any>): Promise<void> {
  * whose lock reaches another session waits (for up to Kysely's one-hour lock_timeout). This adapter
  * takes a lock that ends with its transaction instead, and `migrateToLatest` (migrate.ts) runs the
  * migrator inside one transaction so that the lock covers it. Wharf takes no other session state:
- * no SET, no LISTEN, no named prepared statements, advisory locks only per transaction.
+ * no SET, no LISTEN, advisory locks only per transaction; its named prepared statements can be
+ * turned off (`preparedStatements`) for a pooler that does not keep them.
  */
 class TransactionLockPostgresAdapter extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
@@ -301,5 +393,5 @@ export function isUniqueViolation(error: unknown): boolean {
 /** A transaction that lost a race and may succeed when run again from the start. */
 export function isTransientConflict(error: unknown): boolean {
   const code = errorCode(error);
-  return code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || isUniqueViolation(error);
+  return code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || isUniqueViolation(error) || isStalePlan(error);
 }
