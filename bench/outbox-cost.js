@@ -42,8 +42,9 @@
  * Settings: BENCH_DURATION (seconds a run, default 10), BENCH_CONNECTIONS (default 10),
  * OUTBOX_ROUNDS (default 3), OUTBOX_SPLIT (default 1; 0: no server without the dispatcher),
  * OUTBOX_DATABASES (sqlite, postgres or both comma-separated; default both), OUTBOX_BASE,
- * OUTBOX_BASE_GROUP_COMMIT (default 1: the base gets SQLite's group commit of 3ca788f, which HEAD has
- * and the default base precedes; 0: the base as committed),
+ * OUTBOX_BASE_DRIVERS (default 1: the base gets HEAD's database drivers, which came after it:
+ * SQLite's group commit of 3ca788f and PostgreSQL's prepared statements of 5e706c7; 0: the base as
+ * committed),
  * OUTBOX_HEAD (above), BENCH_POSTGRES_URL (as for `npm run bench`), OUTBOX_STATEMENTS=1 (every
  * server runs with bench/count-statements.js, and the run prints the statements, COMMITs and their
  * time a request of each, and what HEAD runs that the base does not; the counter costs every server
@@ -91,22 +92,26 @@ const EVENTS_SEARCH_PATH = '/shared/bam/v1/public/edi/events/search-by-paging';
 const DATABASE_KINDS = ['sqlite', 'postgres'];
 
 /**
- * The commit that made transactions on a SQLite file share their commits (src/db/sqlite-driver.ts),
- * after the outbox. HEAD has it and the default base does not, so without it in the base too the
- * comparison would measure the shared fsyncs as much as the outbox.
+ * The commits that made HEAD's database drivers faster after the outbox: transactions on a SQLite
+ * file share their commits (src/db/sqlite-driver.ts), and PostgreSQL prepares each statement once
+ * per connection (src/db/dialect.ts). Without them in the base too, the comparison would measure
+ * the drivers as much as the outbox.
  */
 const GROUP_COMMIT = '3ca788f';
+const PREPARED_STATEMENTS = '5e706c7';
 
 /**
- * Gives the base's worktree at `dir` the SQLite driver of GROUP_COMMIT: its sqlite-driver.ts,
- * connect.ts and transaction.ts whole (the base's own two differ from GROUP_COMMIT's parent only in
- * what the base does not call), and that commit's own change to dialect.ts.
+ * Gives the base's worktree at `dir` HEAD's drivers: GROUP_COMMIT's sqlite-driver.ts, connect.ts and
+ * transaction.ts whole (the base's own two differ from GROUP_COMMIT's parent only in what the base
+ * does not call), then GROUP_COMMIT's and PREPARED_STATEMENTS's changes to dialect.ts.
  */
-function withGroupCommit(root, dir) {
+function withHeadsDrivers(root, dir) {
   git(dir, 'checkout', GROUP_COMMIT, '--', 'src/db/sqlite-driver.ts', 'src/db/connect.ts', 'src/db/transaction.ts');
-  const change = gitRaw(root, undefined, 'diff', `${GROUP_COMMIT}^`, GROUP_COMMIT, '--', 'src/db/dialect.ts');
-  gitRaw(dir, change, 'apply', '-');
+  for (const commit of [GROUP_COMMIT, PREPARED_STATEMENTS]) {
+    gitRaw(dir, gitRaw(root, undefined, 'diff', `${commit}^`, commit, '--', 'src/db/dialect.ts'), 'apply', '-');
+  }
 }
+
 /**
  * The servers compared, in the order of the odd rounds (the even ones run them in reverse): the
  * base, HEAD without its dispatcher (unless OUTBOX_SPLIT=0), HEAD as it serves.
@@ -345,12 +350,13 @@ async function main(state) {
   state.tmp = mkdtempSync(join(tmpdir(), 'wharf-outbox-'));
 
   const builds = {};
-  const groupCommit = process.env.OUTBOX_BASE_GROUP_COMMIT !== '0';
-  log(`building the base, ${baseRev}${groupCommit ? `, with SQLite's group commit of ${GROUP_COMMIT}` : ''}, in a worktree…`);
+  const headsDrivers = process.env.OUTBOX_BASE_DRIVERS !== '0';
+  const drivers = `${GROUP_COMMIT}+${PREPARED_STATEMENTS}`;
+  log(`building the base, ${baseRev}${headsDrivers ? `, with HEAD's database drivers (${drivers})` : ''}, in a worktree…`);
   builds.base = await buildCommit(root, baseRev, join(state.tmp, 'base'), state, {
-    prepare: groupCommit ? (dir) => withGroupCommit(root, dir) : undefined,
+    prepare: headsDrivers ? (dir) => withHeadsDrivers(root, dir) : undefined,
   });
-  if (groupCommit) builds.base.short += `+${GROUP_COMMIT}`;
+  if (headsDrivers) builds.base.short += `+${drivers}`;
   log(`base: ${builds.base.short} ${builds.base.subject} (${builds.base.seconds.toFixed(0)} s)`);
   if (headRev === 'checkout') {
     const head = describeCommit(root, 'HEAD');
