@@ -186,6 +186,11 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
     (db) => receipts.findLive(db, { companyId: 'CP', customerId: 'CV', referenceNo: 'R2' }),
   ],
   [
+    'findLiveForImport',
+    (db) => receipts.findLiveForImport(db, { companyId: 'CO', customerId: 'CU', facilityId: 'F1', poNo: 'P1', referenceNo: 'R1' }),
+    (db) => receipts.findLiveForImport(db, { companyId: 'CP', customerId: 'CV', facilityId: 'F2', poNo: 'P2', referenceNo: 'R2' }),
+  ],
+  [
     'insertReceipt',
     (db) => receipts.insertReceipt(db, receiptRow('RN-1', 'R1')),
     (db) => receipts.insertReceipt(db, receiptRow('RN-2', null)),

@@ -598,5 +598,13 @@ describe('inserts of documents and their postings', () => {
     expect(live!.sql).toBe(
       'select * from "receipts" where "company_id" = $1 and "customer_id" = $2 and "status" <> \'Cancelled\' and "po_no" = $3 order by "svcpoid"',
     );
+    // An import's two numbers in one round trip, each term whole so that it seeks its own partial unique index.
+    const [imported] = await sentBy('sqlite', (db) =>
+      receipts.findLiveForImport(db, { companyId: 'CO', customerId: 'CU', facilityId: 'F1', poNo: 'P-1', referenceNo: 'R-1' }),
+    );
+    expect(imported!.sql).toBe(
+      'select * from "receipts" where (("company_id" = ? and "customer_id" = ? and "status" <> \'Cancelled\' and "facility_id" = ? and "po_no" = ?) or ("company_id" = ? and "customer_id" = ? and "status" <> \'Cancelled\' and "reference_no" = ?)) order by "svcpoid"',
+    );
+    expect(imported!.parameters).toEqual(['CO', 'CU', 'F1', 'P-1', 'CO', 'CU', 'R-1']);
   });
 });

@@ -51,6 +51,47 @@ export async function findLive(db: Db, key: LiveReceiptKey, options: { lock?: bo
   return (await findLiveQuery(db, { ...key, lock: options.lock ?? false })).rows;
 }
 
+const findImportedQuery = compiledOnce((db: Db, key: ImportedReceiptKey) =>
+  forUpdate(
+    db,
+    db
+      .selectFrom('receipts')
+      .selectAll()
+      // Each term whole, with the customer and the live status of its own: SQLite seeks one index
+      // per term of an OR only when that term alone names the index's columns and its condition.
+      .where((eb) => {
+        const live = [
+          eb('company_id', '=', key.companyId),
+          eb('customer_id', '=', key.customerId),
+          eb('status', '<>', sql.lit('Cancelled')),
+        ];
+        return eb.or([
+          eb.and([...live, eb('facility_id', '=', key.facilityId), eb('po_no', '=', key.poNo)]),
+          eb.and([...live, eb('reference_no', '=', key.referenceNo)]),
+        ]);
+      })
+      .orderBy('svcpoid'),
+  ),
+);
+
+/** The numbers an import gives its receipt: its PONo in its facility, and a ReferenceNo. */
+export interface ImportedReceiptKey {
+  companyId: string;
+  customerId: string;
+  facilityId: string;
+  poNo: string;
+  referenceNo: string;
+}
+
+/**
+ * In one statement, locked until the transaction ends: the live receipt an import of these numbers
+ * updates (its PONo in its facility) and any live receipt of the customer holding its ReferenceNo,
+ * in any facility; at most two rows, or one that is both.
+ */
+export async function findLiveForImport(db: Db, key: ImportedReceiptKey): Promise<ReceiptRow[]> {
+  return (await findImportedQuery(db, key)).rows;
+}
+
 const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) => db.insertInto('receipts').values(row));
 
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {

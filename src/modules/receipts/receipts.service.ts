@@ -118,8 +118,11 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   const keyId = cx.principal.keyId;
   const subject: acks.AckSubject = { ...ackedDocument(request, { poNo: content.PONo, referenceNo }), keyId, at: now };
   const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
-  // Locked: a confirmation or an operator move of the same receipt waits for this import.
-  const [live] = await repo.findLive(trx, key, { lock: true });
+  // Locked: a confirmation or an operator move of the same receipt waits for this import. The
+  // holder of the ReferenceNo, read in the same round trip, is locked too; its import is refused.
+  const found =
+    referenceNo === null ? await repo.findLive(trx, key, { lock: true }) : await repo.findLiveForImport(trx, { ...key, referenceNo });
+  const live = found.find((r) => r.facility_id === key.facilityId && r.po_no === key.poNo);
 
   if (content.ActionCode === 'Cancelled') {
     if (!live) throw notFound(`Not found receipt with PONo ${content.PONo}`);
@@ -133,9 +136,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   ];
   if (problems.length > 0) throw invalid(...problems);
   if (referenceNo !== null) {
-    const holder = (await repo.findLive(trx, { companyId: key.companyId, customerId: key.customerId, referenceNo })).find(
-      (r) => r.svcpoid !== live?.svcpoid,
-    );
+    const holder = found.find((r) => r.reference_no === referenceNo && r.svcpoid !== live?.svcpoid);
     // A holder in another facility is not named: the key may be limited to this facility, and the
     // failure ACK is read here (DESIGN §3: no key reads another facility's data).
     if (holder?.facility_id === request.FacilityID) {
