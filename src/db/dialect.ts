@@ -202,7 +202,8 @@ function isStalePlan(error: unknown): boolean {
  *
  * A statement gone stale on one connection is stale on all of them: the pool then closes each
  * connection it had before, as it is released or before it is handed out again, so that the retry
- * of the failed transaction (isTransientConflict) runs on a connection that parses anew.
+ * of the failed transaction (isTransientConflict) runs on a connection that parses anew; a statement
+ * outside a transaction runs again at once, unnamed.
  */
 class PreparingPool implements PostgresPool {
   readonly #names = new Map<string, string>();
@@ -239,14 +240,23 @@ class PreparingPool implements PostgresPool {
 
   #preparing(client: pg.PoolClient): PostgresPoolClient {
     const generation = this.#generation;
+    // Kysely opens and ends a transaction with these statements (its PostgresDriver).
+    let inTransaction = false;
     const query = async (text: string, values: readonly unknown[]) => {
       const name = values.length === 0 ? undefined : this.#nameOf(text);
-      if (name === undefined) return client.query(text, [...values]);
+      if (name === undefined) {
+        if (TRANSACTION_START.test(text)) inTransaction = true;
+        else if (TRANSACTION_END.test(text)) inTransaction = false;
+        return client.query(text, [...values]);
+      }
       try {
         return await client.query({ name, text, values: [...values] });
       } catch (error) {
-        if (isStalePlan(error) && generation === this.#generation) this.#generation += 1;
-        throw error;
+        if (!isStalePlan(error)) throw error;
+        if (generation === this.#generation) this.#generation += 1;
+        // Outside a transaction nothing was aborted: the statement runs again, unnamed.
+        if (inTransaction) throw error;
+        return client.query(text, [...values]);
       }
     };
     return {
@@ -256,6 +266,9 @@ class PreparingPool implements PostgresPool {
     };
   }
 }
+
+const TRANSACTION_START = /^(?:begin|start transaction)\b/i;
+const TRANSACTION_END = /^(?:commit|rollback)$/i;
 
 /**
  * Kysely's key for its migration lock, kept: a Wharf that still takes Kysely's session lock on it
