@@ -342,6 +342,27 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
       }),
   ],
   [
+    'inventory.findAllocatableBalancesOfItems',
+    (db) =>
+      inventory.findAllocatableBalancesOfItems(db, {
+        companyId: 'CO',
+        customerId: 'CU',
+        facilityId: 'F1',
+        inventoryStatus: 'Available',
+        itemIds: ['A', 'B'],
+        uoms: ['EA'],
+      }),
+    (db) =>
+      inventory.findAllocatableBalancesOfItems(db, {
+        companyId: 'CP',
+        customerId: 'CV',
+        facilityId: 'F2',
+        inventoryStatus: 'Available',
+        itemIds: ['C'],
+        uoms: ['CS', 'EA'],
+      }),
+  ],
+  [
     'inventory.allocateFromBalance',
     (db) => inventory.allocateFromBalance(db, KEY, 5, 7),
     (db) => inventory.allocateFromBalance(db, { ...KEY, item_id: 'B' }, 6, 8),

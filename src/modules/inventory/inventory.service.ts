@@ -241,6 +241,65 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
   return [...taken.values()];
 }
 
+/** Whether a balance row is one the request may allocate from: its item and UOM, and any lot, goods type or title it names. */
+function allocatableFor(request: AllocationRequest, row: repo.BalanceRow): boolean {
+  return (
+    row.item_id === request.itemId &&
+    row.uom === request.uom &&
+    (request.lotNo === undefined || row.lot_no === request.lotNo) &&
+    (request.goodsType === undefined || row.goods_type === request.goodsType) &&
+    (request.titleId === undefined || row.title_id === request.titleId)
+  );
+}
+
+/**
+ * Allocates each request in turn, as allocateStock would one after another, from one read of the
+ * balances of all their items (one statement instead of one a request): what an earlier request
+ * took is no longer free for a later one. Every balance is still taken by its conditional
+ * statement; a request that loses a balance to another writer finishes with allocateStock, which
+ * reads again. The requests share one company, customer and facility. Answers each request's
+ * allocations, in the order of the requests.
+ */
+export async function allocateEach(trx: Trx, requests: readonly AllocationRequest[]): Promise<Allocation[][]> {
+  if (requests.length === 0) return [];
+  const scope = requests[0]!;
+  await lockItems(trx, scope, requests);
+  const rows = await repo.findAllocatableBalancesOfItems(trx, {
+    ...scope,
+    inventoryStatus: DEFAULT_INVENTORY_STATUS,
+    itemIds: [...new Set(requests.map((request) => request.itemId))],
+    uoms: [...new Set(requests.map((request) => request.uom))],
+  });
+  const free = new Map(rows.map((row) => [row, row.on_hand - row.allocated]));
+  const answers: Allocation[][] = [];
+  for (const request of requests) {
+    const taken = new Map<string, Allocation>();
+    const take = (key: BalanceKey, quantity: number) => {
+      const id = JSON.stringify(key);
+      taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + quantity) });
+    };
+    let need: number = request.quantity;
+    for (const row of rows) {
+      if (need === 0) break;
+      const quantity = Math.min(need, free.get(row)!);
+      if (quantity <= 0 || !allocatableFor(request, row)) continue;
+      const allocated = await repo.allocateFromBalance(trx, row, quantity, request.at);
+      if (!allocated) {
+        for (const allocation of await allocateStock(trx, { ...request, quantity: asScaled(need) }))
+          take(allocation.key, allocation.quantity);
+        need = 0;
+        break;
+      }
+      noteBalanceChanged(trx, { ...balanceColumnsOf(request, balanceKeyOf(row)), ...allocated });
+      free.set(row, free.get(row)! - quantity);
+      take(balanceKeyOf(row), quantity);
+      need -= quantity;
+    }
+    answers.push([...taken.values()]);
+  }
+  return answers;
+}
+
 /** Gives allocated stock back to Available, in key order (see compareBalanceKeys). */
 export async function releaseAllocations(trx: Trx, scope: StockScope, allocations: Allocation[], at: number): Promise<void> {
   await lockItems(

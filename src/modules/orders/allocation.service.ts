@@ -38,18 +38,20 @@ export function allocatableBy(order: OrderRef, line: repo.OrderLineRow) {
 const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
   compareItems({ itemId: a.item_id, uom: a.uom }, { itemId: b.item_id, uom: b.uom }) || a.line_no - b.line_no;
 
+/** The rows that record what a line now holds more: one per balance. */
+function allocationRows(order: OrderRef, line: repo.OrderLineRow, allocations: inventory.Allocation[]) {
+  return allocations.map(({ key, quantity }) => ({
+    ...inventory.balanceColumnsOf(scopeOf(order), key),
+    svcpoid: order.svcpoid,
+    line_no: line.line_no,
+    quantity,
+  }));
+}
+
 /** Allocates up to `quantity` of Available stock to one line and records what the line now holds more. */
 async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, quantity: number, at: number): Promise<number> {
   const allocations = await inventory.allocateStock(trx, { ...allocatableBy(order, line), quantity: asScaled(quantity), at });
-  await repo.addAllocations(
-    trx,
-    allocations.map(({ key, quantity }) => ({
-      ...inventory.balanceColumnsOf(scopeOf(order), key),
-      svcpoid: order.svcpoid,
-      line_no: line.line_no,
-      quantity,
-    })),
-  );
+  await repo.addAllocations(trx, allocationRows(order, line, allocations));
   return allocations.reduce((sum, a) => sum + a.quantity, 0);
 }
 
@@ -59,14 +61,17 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
  * Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
  */
 export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
-  const allocated = new Map<number, number>();
-  // Every item's lock first, in item order: one statement, and no lock taken while another waits.
-  await lockItems(
+  // By item: every item's lock first, in item order, in one statement, and balances taken in item order.
+  const sorted = [...lines].sort(itemOrder);
+  const allocations = await inventory.allocateEach(
     trx,
-    scopeOf(order),
-    lines.map((line) => ({ itemId: line.item_id, uom: line.uom })),
+    sorted.map((line) => ({ ...allocatableBy(order, line), quantity: asScaled(line.ordered_qty), at })),
   );
-  for (const line of [...lines].sort(itemOrder)) allocated.set(line.line_no, await allocateLine(trx, order, line, line.ordered_qty, at));
+  await repo.addAllocations(
+    trx,
+    sorted.flatMap((line, index) => allocationRows(order, line, allocations[index]!)),
+  );
+  const allocated = new Map(sorted.map((line, index) => [line.line_no, allocations[index]!.reduce((sum, a) => sum + a.quantity, 0)]));
   return lines.flatMap((line) => {
     const got = allocated.get(line.line_no)!;
     if (got >= line.ordered_qty) return [];
