@@ -212,6 +212,22 @@ export async function decreaseBalances(db: Db, changes: BalanceChange[], at: num
   return (await decreaseBalancesQuery(db, { changes, at })).rows;
 }
 
+/**
+ * Allocates each take's quantity (> 0) of its balance, in one conditional statement: only while that
+ * much is still free. An allocation is a change that leaves on-hand as it is and takes −quantity
+ * "out of" the allocation, which decreaseBalances's conditions then read as: on-hand stays at least
+ * the allocation grown by quantity. A balance that no longer has it free is left unchanged and is
+ * missing from the answer. Takes in key order, no balance twice, at most BALANCE_CHANGE_CHUNK.
+ */
+export async function allocateFromBalances(
+  db: Db,
+  takes: { key: BalanceKeyColumns; quantity: number }[],
+  at: number,
+): Promise<ChangedBalance[]> {
+  const changes = takes.map(({ key, quantity }) => ({ key, quantity: 0, fromAllocated: -quantity }));
+  return (await decreaseBalancesQuery(db, { changes, at })).rows;
+}
+
 export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<BalanceRow | undefined> {
   return db
     .selectFrom('inventory_balances')

@@ -254,15 +254,16 @@ function allocatableFor(request: AllocationRequest, row: repo.BalanceRow): boole
 
 /**
  * Allocates each request in turn, as allocateStock would one after another, from one read of the
- * balances of all their items (one statement instead of one a request): what an earlier request
- * took is no longer free for a later one. Every balance is still taken by its conditional
- * statement; a request that loses a balance to another writer finishes with allocateStock, which
- * reads again. The requests share one company, customer and facility. Answers each request's
- * allocations, in the order of the requests.
+ * balances of all their items: what an earlier request takes is no longer free for a later one.
+ * The takes are then made in one conditional statement, in key order; a balance that another writer
+ * took meanwhile (the items' locks make that a bug's doing, never a race of Wharf's own) leaves its
+ * requests to finish with allocateStock, which reads again. The requests share one company,
+ * customer and facility. Answers each request's allocations, in the order of the requests.
  */
 export async function allocateEach(trx: Trx, requests: readonly AllocationRequest[]): Promise<Allocation[][]> {
   if (requests.length === 0) return [];
   const scope = requests[0]!;
+  const at = scope.at;
   await lockItems(trx, scope, requests);
   const rows = await repo.findAllocatableBalancesOfItems(trx, {
     ...scope,
@@ -271,31 +272,54 @@ export async function allocateEach(trx: Trx, requests: readonly AllocationReques
     uoms: [...new Set(requests.map((request) => request.uom))],
   });
   const free = new Map(rows.map((row) => [row, row.on_hand - row.allocated]));
-  const answers: Allocation[][] = [];
-  for (const request of requests) {
-    const taken = new Map<string, Allocation>();
-    const take = (key: BalanceKey, quantity: number) => {
-      const id = JSON.stringify(key);
-      taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + quantity) });
-    };
+  const planned = requests.map((request) => {
+    const takes: { row: repo.BalanceRow; quantity: number }[] = [];
     let need: number = request.quantity;
     for (const row of rows) {
       if (need === 0) break;
       const quantity = Math.min(need, free.get(row)!);
       if (quantity <= 0 || !allocatableFor(request, row)) continue;
-      const allocated = await repo.allocateFromBalance(trx, row, quantity, request.at);
-      if (!allocated) {
-        for (const allocation of await allocateStock(trx, { ...request, quantity: asScaled(need) }))
-          take(allocation.key, allocation.quantity);
-        need = 0;
-        break;
-      }
-      noteBalanceChanged(trx, { ...balanceColumnsOf(request, balanceKeyOf(row)), ...allocated });
       free.set(row, free.get(row)! - quantity);
-      take(balanceKeyOf(row), quantity);
+      takes.push({ row, quantity });
       need -= quantity;
     }
-    answers.push([...taken.values()]);
+    return takes;
+  });
+
+  const totals = new Map<repo.BalanceRow, number>();
+  for (const { row, quantity } of planned.flat()) totals.set(row, (totals.get(row) ?? 0) + quantity);
+  const inKeyOrder = [...totals].sort(([a], [b]) => compareBalanceKeys(balanceKeyOf(a), balanceKeyOf(b)));
+  const taken = new Set<string>();
+  for (let i = 0; i < inKeyOrder.length; i += repo.BALANCE_CHANGE_CHUNK) {
+    const chunk = inKeyOrder.slice(i, i + repo.BALANCE_CHANGE_CHUNK);
+    const changed = await repo.allocateFromBalances(
+      trx,
+      chunk.map(([row, quantity]) => ({ key: balanceColumnsOf(scope, balanceKeyOf(row)), quantity })),
+      at,
+    );
+    for (const balance of changed) {
+      noteBalanceChanged(trx, balance);
+      taken.add(JSON.stringify(balanceKeyOf(balance)));
+    }
+  }
+
+  const answers: Allocation[][] = [];
+  for (const [index, request] of requests.entries()) {
+    const allocations = new Map<string, Allocation>();
+    const add = (key: BalanceKey, quantity: number) => {
+      const id = JSON.stringify(key);
+      allocations.set(id, { key, quantity: asScaled((allocations.get(id)?.quantity ?? 0) + quantity) });
+    };
+    let missing = 0;
+    for (const { row, quantity } of planned[index]!) {
+      const key = balanceKeyOf(row);
+      if (taken.has(JSON.stringify(key))) add(key, quantity);
+      else missing += quantity;
+    }
+    if (missing > 0)
+      for (const allocation of await allocateStock(trx, { ...request, quantity: asScaled(missing) }))
+        add(allocation.key, allocation.quantity);
+    answers.push([...allocations.values()]);
   }
   return answers;
 }
