@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-queries.js';
-import type { Database, Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { writersLockRows } from '../../db/dialect.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
 
@@ -310,33 +310,35 @@ export interface AllocatableFilter {
   titleId?: string;
 }
 
-/** Free stock in allocation order: the earliest expiration first (undated last), then the earliest receipt, then the key. */
-function inAllocationOrder<Q extends SelectQueryBuilder<Database, 'inventory_balances', BalanceRow>>(query: Q): Q {
-  return query
+/**
+ * A customer's balances in a facility with stock not yet allocated, of one inventory status, in
+ * the order allocation takes them: the earliest expiration first (a balance without one after
+ * every dated one), then the earliest first receipt, then key order so that the order is total.
+ */
+function freeBalances(db: Db, filter: Pick<AllocatableFilter, 'companyId' | 'customerId' | 'facilityId' | 'inventoryStatus'>) {
+  return db
+    .selectFrom('inventory_balances')
+    .selectAll()
+    .where('company_id', '=', filter.companyId)
+    .where('customer_id', '=', filter.customerId)
+    .where('facility_id', '=', filter.facilityId)
+    .where('inventory_status', '=', filter.inventoryStatus)
     .where((eb) => eb('on_hand', '>', eb.ref('allocated')))
     .orderBy((eb) => eb.case().when('expiration_date', '=', '').then(1).else(0).end())
     .orderBy('expiration_date')
     .orderBy('first_received_at')
     .orderBy('lot_no')
     .orderBy('goods_type')
-    .orderBy('title_id') as Q;
+    .orderBy('title_id');
 }
 
 const findAllocatableBalancesQuery = compiledOnce((db: Db, filter: AllocatableFilter) =>
-  inAllocationOrder(
-    db
-      .selectFrom('inventory_balances')
-      .selectAll()
-      .where('company_id', '=', filter.companyId)
-      .where('customer_id', '=', filter.customerId)
-      .where('facility_id', '=', filter.facilityId)
-      .where('item_id', '=', filter.itemId)
-      .where('uom', '=', filter.uom)
-      .where('inventory_status', '=', filter.inventoryStatus)
-      .$if(filter.lotNo !== undefined, (q) => q.where('lot_no', '=', filter.lotNo!))
-      .$if(filter.goodsType !== undefined, (q) => q.where('goods_type', '=', filter.goodsType!))
-      .$if(filter.titleId !== undefined, (q) => q.where('title_id', '=', filter.titleId!)),
-  ),
+  freeBalances(db, filter)
+    .where('item_id', '=', filter.itemId)
+    .where('uom', '=', filter.uom)
+    .$if(filter.lotNo !== undefined, (q) => q.where('lot_no', '=', filter.lotNo!))
+    .$if(filter.goodsType !== undefined, (q) => q.where('goods_type', '=', filter.goodsType!))
+    .$if(filter.titleId !== undefined, (q) => q.where('title_id', '=', filter.titleId!)),
 );
 
 /** The balances several order lines may allocate from: their items and UOMs, with any lot, goods type or title. */
@@ -350,31 +352,17 @@ export interface AllocatableItemsFilter {
 }
 
 const findAllocatableBalancesOfItemsQuery = compiledOnce((db: Db, filter: AllocatableItemsFilter) =>
-  inAllocationOrder(
-    db
-      .selectFrom('inventory_balances')
-      .selectAll()
-      .where('company_id', '=', filter.companyId)
-      .where('customer_id', '=', filter.customerId)
-      .where('facility_id', '=', filter.facilityId)
-      .where('item_id', 'in', filter.itemIds)
-      .where('uom', 'in', filter.uoms)
-      .where('inventory_status', '=', filter.inventoryStatus),
-  ),
+  freeBalances(db, filter).where('item_id', 'in', filter.itemIds).where('uom', 'in', filter.uoms),
 );
 
-/**
- * Balances with stock not yet allocated, in the order allocation takes them: the earliest
- * expiration first (a balance without one after every dated one), then the earliest first receipt,
- * then key order so that the order is total.
- */
+/** The free balances one order line may allocate from, in allocation order (see freeBalances). */
 export async function findAllocatableBalances(db: Db, filter: AllocatableFilter): Promise<BalanceRow[]> {
   return (await findAllocatableBalancesQuery(db, filter)).rows;
 }
 
 /**
  * In one statement, the balances with free stock of any of the items in any of the UOMs (every
- * pairing of the two lists: the caller keeps those of its lines), in allocation order as above.
+ * pairing of the two lists: the caller keeps those of its lines), in allocation order.
  */
 export async function findAllocatableBalancesOfItems(db: Db, filter: AllocatableItemsFilter): Promise<BalanceRow[]> {
   return (await findAllocatableBalancesOfItemsQuery(db, filter)).rows;
