@@ -61,7 +61,7 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
  * Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
  */
 export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
-  // By item: every item's lock first, in item order, in one statement, and balances taken in item order.
+  // Lines by item, so that an item's lines take its balances in line order (allocateEach locks the items and takes the balances in key order).
   const sorted = [...lines].sort(itemOrder);
   const allocations = await inventory.allocateEach(
     trx,

@@ -185,9 +185,16 @@ const addAllocationsQuery = compiledOnce((db: Db, rows: Insertable<OrderAllocati
     ),
 );
 
-/** Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds grows. */
+/** Allocation rows per statement: 13 parameters a row stays far below SQLite's 32,766. */
+const ALLOCATIONS_PER_STATEMENT = 1000;
+
+/**
+ * Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds
+ * grows. No (line, balance) twice in one call.
+ */
 export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
-  if (rows.length > 0) await addAllocationsQuery(db, rows);
+  for (let i = 0; i < rows.length; i += ALLOCATIONS_PER_STATEMENT)
+    await addAllocationsQuery(db, rows.slice(i, i + ALLOCATIONS_PER_STATEMENT));
 }
 
 /** Where backorders wait: items and UOMs of a customer in a facility, in orders of these statuses. */
