@@ -328,6 +328,19 @@ const nextPostgresSequenceValue = compiledOnce(
   (trx: Kysely<any>, sequence: { name: string }) => sql<{ value: number }>`select nextval(${sequence.name}) as value`,
 );
 
+/**
+ * Whether an insert can take a sequence's next value in its own statement (PostgreSQL's nextval),
+ * one round trip fewer; on SQLite the counter row is bumped first, by nextSequenceValue.
+ */
+export function numbersInInsert(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'postgres';
+}
+
+/** `prefix` followed by the next value of the PostgreSQL sequence `name`: an SVCPOID taken inside an insert. */
+export function nextSequenceText(prefix: string, name: string) {
+  return sql<string>`${sql.lit(prefix)} || nextval(${sql.lit(name)})`;
+}
+
 export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise<number> {
   const next = dialectNameOfDb(trx) === 'postgres' ? nextPostgresSequenceValue : nextCounterValue;
   const { rows } = await next(trx, { name });

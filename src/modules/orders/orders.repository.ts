@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
+import { forUpdate, nextSequenceText, nextSequenceValue, numbersInInsert } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
 /** All SQL of orders, their lines, allocations, events and shipment confirmations. */
@@ -16,8 +16,12 @@ export interface OrderKey {
   svcpoid: string;
 }
 
-export async function nextSvcpoid(db: Db): Promise<string> {
-  return `DN-${await nextSequenceValue(db, 'order_svcpoid_seq')}`;
+/** Where SVCPOIDs come from: a prefix and a service-wide sequence. */
+const SVCPOID_PREFIX = 'DN-';
+const SVCPOID_SEQUENCE = 'order_svcpoid_seq';
+
+async function nextSvcpoid(db: Db): Promise<string> {
+  return `${SVCPOID_PREFIX}${await nextSequenceValue(db, SVCPOID_SEQUENCE)}`;
 }
 
 /** Which live orders of a customer to find: every number given must match. */
@@ -62,10 +66,21 @@ export async function findOrder(db: Db, key: OrderKey, options: { lock?: boolean
   return (await findOrderQuery(db, { ...key, lock: options.lock ?? false })).rows[0];
 }
 
-const insertOrderQuery = compiledOnce((db: Db, row: Insertable<OrderTable>) => db.insertInto('orders').values(row));
+const insertOrderQuery = compiledOnce((db: Db, row: Insertable<OrderTable>) =>
+  db
+    .insertInto('orders')
+    .values({ ...row, svcpoid: row.svcpoid ?? nextSequenceText(SVCPOID_PREFIX, SVCPOID_SEQUENCE) })
+    .returning('svcpoid'),
+);
 
-export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
-  await insertOrderQuery(db, row);
+/**
+ * Inserts a new document under the next SVCPOID and answers it: on PostgreSQL the insert takes the
+ * number itself, on SQLite the counter gives it first.
+ */
+export async function insertOrder(db: Db, row: Omit<Insertable<OrderTable>, 'svcpoid'>): Promise<string> {
+  const svcpoid = numbersInInsert(db) ? undefined : await nextSvcpoid(db);
+  const { rows } = await insertOrderQuery(db, { ...row, svcpoid } as Insertable<OrderTable>);
+  return rows[0]!.svcpoid;
 }
 
 const updateOrderQuery = compiledOnce((db: Db, update: { key: OrderKey; changes: Updateable<OrderTable> }) =>

@@ -157,8 +157,6 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
   }
   if (live) requireMove(live, 'update');
 
-  const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
-  const key = { companyId: request.CompanyID, svcpoid };
   const header = {
     reference_no: String(referenceNo),
     reference_no_type: typeof referenceNo,
@@ -168,21 +166,22 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     updated_at: now,
     updated_by_key_id: keyId,
   };
+  const svcpoid = live
+    ? live.svcpoid
+    : await repo.insertOrder(trx, {
+        company_id: request.CompanyID,
+        customer_id: request.CustomerID,
+        facility_id: request.FacilityID,
+        ...header,
+        created_at: now,
+        created_by_key_id: keyId,
+      });
   if (live) {
     // An update starts over: what the old lines held goes back to stock before the new lines allocate.
+    const key = { companyId: request.CompanyID, svcpoid };
     await releaseOrder(trx, live, now);
     await repo.deleteLines(trx, key);
     await repo.updateOrder(trx, key, header);
-  } else {
-    await repo.insertOrder(trx, {
-      company_id: request.CompanyID,
-      svcpoid,
-      customer_id: request.CustomerID,
-      facility_id: request.FacilityID,
-      ...header,
-      created_at: now,
-      created_by_key_id: keyId,
-    });
   }
   const lines = content.Items!.map((line, index) => ({
     company_id: request.CompanyID,

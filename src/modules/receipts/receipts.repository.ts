@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { forUpdate, nextSequenceValue } from '../../db/dialect.js';
+import { forUpdate, nextSequenceText, nextSequenceValue, numbersInInsert } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
 /** All SQL of receipts and their lines. */
@@ -15,8 +15,12 @@ export interface ReceiptKey {
   svcpoid: string;
 }
 
-export async function nextSvcpoid(db: Db): Promise<string> {
-  return `RN-${await nextSequenceValue(db, 'receipt_svcpoid_seq')}`;
+/** Where SVCPOIDs come from: a prefix and a service-wide sequence. */
+const SVCPOID_PREFIX = 'RN-';
+const SVCPOID_SEQUENCE = 'receipt_svcpoid_seq';
+
+async function nextSvcpoid(db: Db): Promise<string> {
+  return `${SVCPOID_PREFIX}${await nextSequenceValue(db, SVCPOID_SEQUENCE)}`;
 }
 
 /** Which live receipts of a customer to find: every number given must match. */
@@ -92,10 +96,21 @@ export async function findLiveForImport(db: Db, key: ImportedReceiptKey): Promis
   return (await findImportedQuery(db, key)).rows;
 }
 
-const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) => db.insertInto('receipts').values(row));
+const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) =>
+  db
+    .insertInto('receipts')
+    .values({ ...row, svcpoid: row.svcpoid ?? nextSequenceText(SVCPOID_PREFIX, SVCPOID_SEQUENCE) })
+    .returning('svcpoid'),
+);
 
-export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
-  await insertReceiptQuery(db, row);
+/**
+ * Inserts a new document under the next SVCPOID and answers it: on PostgreSQL the insert takes the
+ * number itself, on SQLite the counter gives it first.
+ */
+export async function insertReceipt(db: Db, row: Omit<Insertable<ReceiptTable>, 'svcpoid'>): Promise<string> {
+  const svcpoid = numbersInInsert(db) ? undefined : await nextSvcpoid(db);
+  const { rows } = await insertReceiptQuery(db, { ...row, svcpoid } as Insertable<ReceiptTable>);
+  return rows[0]!.svcpoid;
 }
 
 const updateReceiptQuery = compiledOnce((db: Db, update: { key: ReceiptKey; changes: Updateable<ReceiptTable> }) =>

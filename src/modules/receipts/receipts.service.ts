@@ -146,7 +146,6 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   }
   if (live) requireMove(live, 'update');
 
-  const svcpoid = live?.svcpoid ?? (await repo.nextSvcpoid(trx));
   const scheduled = content.ScheduledDate ?? null;
   const header = {
     reference_no: referenceNo,
@@ -162,23 +161,23 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     updated_at: now,
     updated_by_key_id: keyId,
   };
-  const documentKey = { companyId: request.CompanyID, svcpoid };
+  const svcpoid = live
+    ? live.svcpoid
+    : await repo.insertReceipt(trx, {
+        company_id: request.CompanyID,
+        customer_id: request.CustomerID,
+        facility_id: request.FacilityID,
+        po_no: content.PONo,
+        ...header,
+        created_at: now,
+        created_by_key_id: keyId,
+      });
   if (live) {
+    const documentKey = { companyId: request.CompanyID, svcpoid };
     await repo.updateReceipt(trx, documentKey, header);
-  } else {
-    await repo.insertReceipt(trx, {
-      company_id: request.CompanyID,
-      svcpoid,
-      customer_id: request.CustomerID,
-      facility_id: request.FacilityID,
-      po_no: content.PONo,
-      ...header,
-      created_at: now,
-      created_by_key_id: keyId,
-    });
+    // An update replaces the lines; nothing has been received on them (Imported or Open only).
+    await repo.deleteLines(trx, documentKey);
   }
-  // An update replaces the lines; nothing has been received on them (Imported or Open only).
-  if (live) await repo.deleteLines(trx, documentKey);
   await repo.insertLines(
     trx,
     content.Items!.map((line, index) => ({
