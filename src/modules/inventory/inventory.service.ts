@@ -255,10 +255,11 @@ function allocatableFor(request: AllocationRequest, row: repo.BalanceRow): boole
 /**
  * Allocates each request in turn, as allocateStock would one after another, from one read of the
  * balances of all their items: what an earlier request takes is no longer free for a later one.
- * The takes are then made in one conditional statement, in key order; a balance that another writer
- * took meanwhile (the items' locks make that a bug's doing, never a race of Wharf's own) leaves its
- * requests to finish with allocateStock, which reads again. The requests share one company,
- * customer and facility. Answers each request's allocations, in the order of the requests.
+ * The takes are then made in one conditional statement, in key order. The items' locks (and on
+ * SQLite, writers taking turns) keep every other writer of these balances out between the read and
+ * the update, so a take the update refuses is a bug: the transaction fails rather than allocate
+ * what it did not read. The requests share one company, customer and facility. Answers each
+ * request's allocations, in the order of the requests.
  */
 export async function allocateEach(trx: Trx, requests: readonly AllocationRequest[]): Promise<Allocation[][]> {
   if (requests.length === 0) return [];
@@ -289,7 +290,6 @@ export async function allocateEach(trx: Trx, requests: readonly AllocationReques
   const totals = new Map<repo.BalanceRow, number>();
   for (const { row, quantity } of planned.flat()) totals.set(row, (totals.get(row) ?? 0) + quantity);
   const inKeyOrder = [...totals].sort(([a], [b]) => compareBalanceKeys(balanceKeyOf(a), balanceKeyOf(b)));
-  const taken = new Set<string>();
   for (let i = 0; i < inKeyOrder.length; i += repo.BALANCE_CHANGE_CHUNK) {
     const chunk = inKeyOrder.slice(i, i + repo.BALANCE_CHANGE_CHUNK);
     const changed = await repo.allocateFromBalances(
@@ -297,31 +297,11 @@ export async function allocateEach(trx: Trx, requests: readonly AllocationReques
       chunk.map(([row, quantity]) => ({ key: balanceColumnsOf(scope, balanceKeyOf(row)), quantity })),
       at,
     );
-    for (const balance of changed) {
-      noteBalanceChanged(trx, balance);
-      taken.add(JSON.stringify(balanceKeyOf(balance)));
-    }
+    if (changed.length !== chunk.length) throw new Error("an allocation found less free stock than it read under its items' locks");
+    for (const balance of changed) noteBalanceChanged(trx, balance);
   }
-
-  const answers: Allocation[][] = [];
-  for (const [index, request] of requests.entries()) {
-    const allocations = new Map<string, Allocation>();
-    const add = (key: BalanceKey, quantity: number) => {
-      const id = JSON.stringify(key);
-      allocations.set(id, { key, quantity: asScaled((allocations.get(id)?.quantity ?? 0) + quantity) });
-    };
-    let missing = 0;
-    for (const { row, quantity } of planned[index]!) {
-      const key = balanceKeyOf(row);
-      if (taken.has(JSON.stringify(key))) add(key, quantity);
-      else missing += quantity;
-    }
-    if (missing > 0)
-      for (const allocation of await allocateStock(trx, { ...request, quantity: asScaled(missing) }))
-        add(allocation.key, allocation.quantity);
-    answers.push([...allocations.values()]);
-  }
-  return answers;
+  // A request visits each balance once, so its takes are its allocations.
+  return planned.map((takes) => takes.map(({ row, quantity }) => ({ key: balanceKeyOf(row), quantity: asScaled(quantity) })));
 }
 
 /** Gives allocated stock back to Available, in key order (see compareBalanceKeys). */
