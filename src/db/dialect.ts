@@ -312,10 +312,13 @@ class TransactionLockPostgresDialect extends PostgresDialect {
   }
 }
 
-/**
- * The next value of a service-wide sequence: PostgreSQL's own sequence, or on SQLite the counter
- * row of the same name, bumped inside the caller's (write) transaction.
- */
+/** Where a kind of document gets its numbers: a prefix, and a service-wide sequence of this name. */
+export interface DocumentNumbers {
+  prefix: string;
+  /** PostgreSQL's sequence, or on SQLite the counter row of the same name. */
+  sequence: string;
+}
+
 const nextCounterValue = compiledOnce((trx: Kysely<any>, counter: { name: string }) =>
   trx
     .updateTable('counters')
@@ -324,27 +327,20 @@ const nextCounterValue = compiledOnce((trx: Kysely<any>, counter: { name: string
     .returning('value'),
 );
 
-const nextPostgresSequenceValue = compiledOnce(
-  (trx: Kysely<any>, sequence: { name: string }) => sql<{ value: number }>`select nextval(${sequence.name}) as value`,
-);
-
 /**
- * Whether an insert can take a sequence's next value in its own statement (PostgreSQL's nextval),
- * one round trip fewer; on SQLite the counter row is bumped first, by nextSequenceValue.
+ * A new document's number, taken before its insert where it must be: on SQLite the counter row's
+ * next value, bumped inside the caller's write transaction. On PostgreSQL undefined: the insert
+ * takes the sequence's next value itself (numberInInsert), one round trip fewer.
  */
-export function numbersInInsert(db: Kysely<any>): boolean {
-  return dialectNameOfDb(db) === 'postgres';
+export async function numberBeforeInsert(trx: Kysely<any>, numbers: DocumentNumbers): Promise<string | undefined> {
+  if (dialectNameOfDb(trx) === 'postgres') return undefined;
+  const { rows } = await nextCounterValue(trx, { name: numbers.sequence });
+  return `${numbers.prefix}${Number((rows[0] as { value: number }).value)}`;
 }
 
-/** `prefix` followed by the next value of the PostgreSQL sequence `name`: an SVCPOID taken inside an insert. */
-export function nextSequenceText(prefix: string, name: string) {
-  return sql<string>`${sql.lit(prefix)} || nextval(${sql.lit(name)})`;
-}
-
-export async function nextSequenceValue(trx: Kysely<any>, name: string): Promise<number> {
-  const next = dialectNameOfDb(trx) === 'postgres' ? nextPostgresSequenceValue : nextCounterValue;
-  const { rows } = await next(trx, { name });
-  return Number((rows[0] as { value: number }).value);
+/** The number an insert gives a new document: the one numberBeforeInsert took, else the sequence's next. */
+export function numberInInsert(taken: string | undefined, numbers: DocumentNumbers) {
+  return taken ?? sql<string>`${sql.lit(numbers.prefix)} || nextval(${sql.lit(numbers.sequence)})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { forUpdate, nextSequenceText, nextSequenceValue, numbersInInsert } from '../../db/dialect.js';
+import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
 /** All SQL of orders, their lines, allocations, events and shipment confirmations. */
@@ -16,13 +16,7 @@ export interface OrderKey {
   svcpoid: string;
 }
 
-/** Where SVCPOIDs come from: a prefix and a service-wide sequence. */
-const SVCPOID_PREFIX = 'DN-';
-const SVCPOID_SEQUENCE = 'order_svcpoid_seq';
-
-async function nextSvcpoid(db: Db): Promise<string> {
-  return `${SVCPOID_PREFIX}${await nextSequenceValue(db, SVCPOID_SEQUENCE)}`;
-}
+const SVCPOIDS: DocumentNumbers = { prefix: 'DN-', sequence: 'order_svcpoid_seq' };
 
 /** Which live orders of a customer to find: every number given must match. */
 export interface LiveOrderKey {
@@ -69,16 +63,15 @@ export async function findOrder(db: Db, key: OrderKey, options: { lock?: boolean
 const insertOrderQuery = compiledOnce((db: Db, row: Insertable<OrderTable>) =>
   db
     .insertInto('orders')
-    .values({ ...row, svcpoid: row.svcpoid ?? nextSequenceText(SVCPOID_PREFIX, SVCPOID_SEQUENCE) })
+    .values({ ...row, svcpoid: numberInInsert(row.svcpoid, SVCPOIDS) })
     .returning('svcpoid'),
 );
 
 /**
- * Inserts a new document under the next SVCPOID and answers it: on PostgreSQL the insert takes the
- * number itself, on SQLite the counter gives it first.
+ * Inserts a new document under the next SVCPOID and answers it (numberBeforeInsert, numberInInsert).
  */
 export async function insertOrder(db: Db, row: Omit<Insertable<OrderTable>, 'svcpoid'>): Promise<string> {
-  const svcpoid = numbersInInsert(db) ? undefined : await nextSvcpoid(db);
+  const svcpoid = await numberBeforeInsert(db, SVCPOIDS);
   const { rows } = await insertOrderQuery(db, { ...row, svcpoid } as Insertable<OrderTable>);
   return rows[0]!.svcpoid;
 }

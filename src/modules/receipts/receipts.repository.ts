@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { forUpdate, nextSequenceText, nextSequenceValue, numbersInInsert } from '../../db/dialect.js';
+import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
 /** All SQL of receipts and their lines. */
@@ -15,13 +15,7 @@ export interface ReceiptKey {
   svcpoid: string;
 }
 
-/** Where SVCPOIDs come from: a prefix and a service-wide sequence. */
-const SVCPOID_PREFIX = 'RN-';
-const SVCPOID_SEQUENCE = 'receipt_svcpoid_seq';
-
-async function nextSvcpoid(db: Db): Promise<string> {
-  return `${SVCPOID_PREFIX}${await nextSequenceValue(db, SVCPOID_SEQUENCE)}`;
-}
+const SVCPOIDS: DocumentNumbers = { prefix: 'RN-', sequence: 'receipt_svcpoid_seq' };
 
 /** Which live receipts of a customer to find: every number given must match. */
 export interface LiveReceiptKey {
@@ -99,16 +93,15 @@ export async function findLiveForImport(db: Db, key: ImportedReceiptKey): Promis
 const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) =>
   db
     .insertInto('receipts')
-    .values({ ...row, svcpoid: row.svcpoid ?? nextSequenceText(SVCPOID_PREFIX, SVCPOID_SEQUENCE) })
+    .values({ ...row, svcpoid: numberInInsert(row.svcpoid, SVCPOIDS) })
     .returning('svcpoid'),
 );
 
 /**
- * Inserts a new document under the next SVCPOID and answers it: on PostgreSQL the insert takes the
- * number itself, on SQLite the counter gives it first.
+ * Inserts a new document under the next SVCPOID and answers it (numberBeforeInsert, numberInInsert).
  */
 export async function insertReceipt(db: Db, row: Omit<Insertable<ReceiptTable>, 'svcpoid'>): Promise<string> {
-  const svcpoid = numbersInInsert(db) ? undefined : await nextSvcpoid(db);
+  const svcpoid = await numberBeforeInsert(db, SVCPOIDS);
   const { rows } = await insertReceiptQuery(db, { ...row, svcpoid } as Insertable<ReceiptTable>);
   return rows[0]!.svcpoid;
 }
