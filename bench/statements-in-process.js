@@ -9,6 +9,9 @@
  *
  *   npm run build && node bench/statements-in-process.js rn-import   # or adjust-1, adjust-20, dn-import, x12-dn-import
  *   STATEMENTS_REQUESTS=5000 node bench/statements-in-process.js adjust-1
+ *   node bench/statements-in-process.js adjust-1 postgres             # a temporary PostgreSQL database instead
+ *
+ * On PostgreSQL a statement's time is its round trip: from handing it to pg to its answer.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,12 +19,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, vacuumAnalyze } from './postgres.js';
 import { adjustmentBody, itemIdOf, orderImportBody, receiptImportBody } from './payload.js';
 import { BENCH_KEY_RATE_LIMIT } from './seed.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const SqliteDatabase = require('better-sqlite3');
+const pg = require('pg');
 
 const TENANT = { company: 'STMT', customer: 'CUSTS', facility: 'FAC1' };
 const ITEMS = 1000;
@@ -85,9 +90,24 @@ function shippingOrder940(n, itemIds) {
   ].join('\n');
 }
 
-/** Times every statement better-sqlite3 runs, by its SQL text. */
+/** Times every statement better-sqlite3 or pg runs, by its SQL text. */
 function timeStatements() {
   const totals = new Map();
+  const add = (sqlText, started) => {
+    const total = totals.get(sqlText) ?? { count: 0, ns: 0n };
+    total.count += 1;
+    total.ns += process.hrtime.bigint() - started;
+    totals.set(sqlText, total);
+  };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function timed(config, values) {
+    const started = process.hrtime.bigint();
+    const sqlText = typeof config === 'string' ? config : config.text;
+    const done = () => add(sqlText, started);
+    const answer = query.call(this, config, values);
+    answer.then(done, done);
+    return answer;
+  };
   const statementClass = Object.getPrototypeOf(new SqliteDatabase(':memory:').prepare('select 1'));
   for (const method of ['run', 'all', 'get']) {
     const original = statementClass[method];
@@ -96,10 +116,7 @@ function timeStatements() {
       try {
         return original.apply(this, args);
       } finally {
-        const total = totals.get(this.source) ?? { count: 0, ns: 0n };
-        total.count += 1;
-        total.ns += process.hrtime.bigint() - started;
-        totals.set(this.source, total);
+        add(this.source, started);
       }
     };
   }
@@ -110,16 +127,19 @@ async function main() {
   const scenarioName = process.argv[2] ?? 'rn-import';
   const requestOf = SCENARIOS[scenarioName];
   if (!requestOf) throw new Error(`scenario must be one of ${Object.keys(SCENARIOS).join(', ')}`);
+  const onPostgres = process.argv[3] === 'postgres';
   const totals = timeStatements();
   const tmp = mkdtempSync(join(tmpdir(), 'wharf-statements-'));
-  const databaseUrl = `sqlite:${join(tmp, 'wharf.db')}`;
+  const databases = new TemporaryDatabases(process.env.BENCH_POSTGRES_URL ?? DEFAULT_ADMIN_URL);
+  const databaseUrl = onPostgres ? await databases.create('statements') : `sqlite:${join(tmp, 'wharf.db')}`;
   const cli = (...args) => execFileSync('node', [join(root, 'dist', 'cli.js'), ...args, '--db', databaseUrl], { encoding: 'utf8' }).trim();
   cli('migrate');
   cli('company', 'add', TENANT.company);
   cli('customer', 'add', TENANT.company, TENANT.customer);
   cli('facility', 'add', TENANT.company, TENANT.facility);
   const key = cli('key', 'create', '--role', 'admin', '--company', TENANT.company, '--rate-limit', String(BENCH_KEY_RATE_LIMIT));
-  cli('x12', 'partner', 'add', '--company', TENANT.company, '--customer', TENANT.customer, '--id', 'STMTX12');
+  // Only the X12 scenario has a partner, as in npm run bench: a partner's advices add statements to every confirmation and adjustment.
+  if (scenarioName === 'x12-dn-import') cli('x12', 'partner', 'add', '--company', TENANT.company, '--customer', TENANT.customer, '--id', 'STMTX12');
 
   const { loadConfig } = await import(join(root, 'dist', 'config.js'));
   const { openDatabase } = await import(join(root, 'dist', 'server.js'));
@@ -149,13 +169,15 @@ async function main() {
       adjustmentBody(TENANT, { adjustmentNo: 'OPENING', itemIds: Array.from({ length: 50 }, (_, i) => itemIdOf(i + 1)), qty: '1000000' }),
     );
     for (let n = 0; n < WARMUP; n++) await send(...requestOf(n));
+    // Plans made on the seeded tables, as a production database has them (see bench/postgres.js).
+    if (onPostgres) await vacuumAnalyze(databaseUrl);
     totals.clear();
     const started = performance.now();
     for (let n = WARMUP; n < WARMUP + REQUESTS; n++) await send(...requestOf(n));
     const perRequestUs = ((performance.now() - started) * 1000) / REQUESTS;
 
     let inStatements = 0;
-    console.log(`${scenarioName}, ${REQUESTS} requests in process (SQLite, synchronous=FULL):`);
+    console.log(`${scenarioName}, ${REQUESTS} requests in process (${onPostgres ? 'PostgreSQL' : 'SQLite, synchronous=FULL'}):`);
     console.log('| µs a request | run a request | statement |\n|---|---|---|');
     for (const [sqlText, { count, ns }] of [...totals].sort((a, b) => Number(b[1].ns - a[1].ns))) {
       const us = Number(ns) / 1000 / REQUESTS;
@@ -165,12 +187,13 @@ async function main() {
       );
     }
     console.log(
-      `\nA request: ${perRequestUs.toFixed(0)} µs, of which ${inStatements.toFixed(0)} µs in SQLite's statements (COMMIT and its fsync included).`,
+      `\nA request: ${perRequestUs.toFixed(0)} µs, of which ${inStatements.toFixed(0)} µs in ${onPostgres ? "PostgreSQL's round trips" : "SQLite's statements (COMMIT and its fsync included)"}.`,
     );
   } finally {
     await app.close();
     await db.destroy();
     rmSync(tmp, { recursive: true, force: true });
+    await databases.dropAll();
   }
 }
 

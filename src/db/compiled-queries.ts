@@ -78,14 +78,15 @@ const adapterOf = (db: Database): object => db.getExecutor().adapter;
 
 /**
  * Wraps a query builder so that each database compiles it once per shape of its parameters (see
- * above); the returned function runs it in `db` (a transaction or the pool) with `params`.
+ * above); the returned function answers the compiled query with `params` bound, for `db` (a
+ * transaction or the pool) to run.
  */
-export function compiledOnce<D extends Database, P, O>(
+export function boundOnce<D extends Database, P, O>(
   // A query builder's compile() takes nothing; an sql`…` template's takes the database.
   build: (db: D, params: P) => { compile(db: D): CompiledQuery<O> },
-): (db: D, params: P) => Promise<QueryResult<O>> {
+): (db: D, params: P) => CompiledQuery<O> {
   const byAdapter = new WeakMap<object, LRUCache<string, Shaped>>();
-  return async (db, params) => {
+  return (db, params) => {
     const adapter = adapterOf(db);
     let shapes = byAdapter.get(adapter);
     if (!shapes) byAdapter.set(adapter, (shapes = new LRUCache({ max: SHAPES_PER_QUERY })));
@@ -97,6 +98,14 @@ export function compiledOnce<D extends Database, P, O>(
       shapes.set(shape, shaped);
     }
     const parameters = shaped.bindings.map((binding) => bind(binding, params));
-    return db.executeQuery<O>({ ...shaped.query, parameters });
+    return { ...shaped.query, parameters } as CompiledQuery<O>;
   };
+}
+
+/** boundOnce, run: the returned function runs the query in `db` with `params`. */
+export function compiledOnce<D extends Database, P, O>(
+  build: (db: D, params: P) => { compile(db: D): CompiledQuery<O> },
+): (db: D, params: P) => Promise<QueryResult<O>> {
+  const bound = boundOnce(build);
+  return async (db, params) => db.executeQuery<O>(bound(db, params));
 }

@@ -8,12 +8,14 @@ import {
   PostgresDialect,
   type DialectAdapter,
   type Dialect,
+  type Driver,
   type Kysely,
   type PostgresPool,
   type PostgresPoolClient,
 } from 'kysely';
 import { compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
+import { TrailingWritesDriver } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -306,9 +308,14 @@ class TransactionLockPostgresAdapter extends PostgresAdapter {
   }
 }
 
+/** PostgreSQL as Wharf runs it: migration locks of a transaction, and trailing writes (trailing-writes.ts). */
 class TransactionLockPostgresDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionLockPostgresAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new TrailingWritesDriver(super.createDriver());
   }
 }
 
@@ -350,8 +357,15 @@ export function numberInInsert(taken: string | undefined, numbers: DocumentNumbe
  */
 export async function lockNames(trx: Kysely<any>, names: readonly string[]): Promise<void> {
   if (names.length === 0 || dialectNameOfDb(trx) !== 'postgres') return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(name, 0)) from unnest(${names}::text[]) as name`.execute(trx);
+  await lockNamesQuery(trx, { names: JSON.stringify(names) });
 }
+
+// Built without raw SQL, so that trailing writes can go out with it (it names no table).
+const lockNamesQuery = compiledOnce((trx: Kysely<any>, lock: { names: string }) =>
+  trx
+    .selectFrom((eb) => eb.fn('jsonb_array_elements_text', [eb.val(lock.names)]).as('name'))
+    .select((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.ref('name.value'), eb.lit(0)])]).as('locked')),
+);
 
 /**
  * Locks the rows a select reads until the transaction ends: FOR UPDATE on PostgreSQL. SQLite has

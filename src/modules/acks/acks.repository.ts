@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce } from '../../db/compiled-queries.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import type { Db } from '../../db/database.js';
 import type { AckTable } from './acks.tables.js';
 
@@ -18,10 +19,11 @@ export interface AckFilter {
   createdTo?: number;
 }
 
-const insertAckQuery = compiledOnce((db: Db, row: Insertable<AckTable>) => db.insertInto('acks').values(row));
+const insertAckQuery = boundOnce((db: Db, row: Insertable<AckTable>) => db.insertInto('acks').values(row));
 
+/** In a transaction, a trailing write (db/trailing-writes.ts): an ACK is read by later requests only. */
 export async function insertAck(db: Db, row: Insertable<AckTable>): Promise<void> {
-  await insertAckQuery(db, row);
+  await writeLater(db, insertAckQuery(db, row));
 }
 
 function filtered(db: Db, filter: AckFilter) {

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import type { Db } from '../../db/database.js';
 import type { IdempotencyRecordTable } from './idempotency.tables.js';
 
@@ -27,12 +28,17 @@ export async function findRecord(db: Db, key: RecordKey): Promise<IdempotencyRec
   return (await findRecordQuery(db, { companyId, keyId, idempotencyKey })).rows[0];
 }
 
-const insertRecordQuery = compiledOnce((db: Db, row: Insertable<IdempotencyRecordTable>) =>
+const insertRecordQuery = boundOnce((db: Db, row: Insertable<IdempotencyRecordTable>) =>
   db.insertInto('idempotency_records').values(row),
 );
 
+/**
+ * In a transaction, a trailing write (db/trailing-writes.ts): the last of a command. A concurrent
+ * request with the same key fails the transaction on the unique key when it is sent, at the latest
+ * just before the commit, as it would have at once.
+ */
 export async function insertRecord(db: Db, row: Insertable<IdempotencyRecordTable>): Promise<void> {
-  await insertRecordQuery(db, row);
+  await writeLater(db, insertRecordQuery(db, row));
 }
 
 export async function deleteRecordsBefore(db: Db, before: number): Promise<number> {

@@ -1,7 +1,8 @@
 import type { Insertable, Selectable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db, Trx } from '../../db/database.js';
 import { forUpdate } from '../../db/dialect.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import type { EventTable } from './events.tables.js';
 
 /** All SQL of the outbox: writing events, numbering them, and reading them back. */
@@ -12,11 +13,12 @@ export type NewEventRow = Insertable<EventTable>;
 /** Rows per insert: 9 parameters a row keeps the largest far below either database's limit. */
 export const EVENT_INSERT_CHUNK = 1000;
 
-const insertEventsQuery = compiledOnce((db: Db, rows: NewEventRow[]) => db.insertInto('events').values(rows));
+const insertEventsQuery = boundOnce((db: Db, rows: NewEventRow[]) => db.insertInto('events').values(rows));
 
+/** A trailing write (db/trailing-writes.ts): nothing later in the transaction reads the events it writes. */
 export async function insertEvents(trx: Trx, rows: NewEventRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
-    await insertEventsQuery(trx, rows.slice(start, start + EVENT_INSERT_CHUNK));
+    await writeLater(trx, insertEventsQuery(trx, rows.slice(start, start + EVENT_INSERT_CHUNK)));
   }
 }
 

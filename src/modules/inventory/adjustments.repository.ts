@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import type { Db } from '../../db/database.js';
 import type { InventoryAdjustmentTable } from './adjustments.tables.js';
 
@@ -30,7 +31,7 @@ export async function findAdjustment(db: Db, key: AdjustmentNumber): Promise<Adj
   return (await findAdjustmentQuery(db, key)).rows[0];
 }
 
-const setAnswerQuery = compiledOnce((db: Db, change: { companyId: string; id: number; answer: string }) =>
+const setAnswerQuery = boundOnce((db: Db, change: { companyId: string; id: number; answer: string }) =>
   db
     .updateTable('inventory_adjustments')
     .set({ answer: change.answer })
@@ -56,6 +57,7 @@ export async function claimNumber(db: Db, row: NewAdjustmentRow): Promise<number
   return rows.length > 0 ? Number(rows[0]!.id) : undefined;
 }
 
+/** In a transaction, a trailing write (db/trailing-writes.ts): the answer is read by a later request with the same number. */
 export async function setAnswer(db: Db, key: { companyId: string; id: number }, answer: string): Promise<void> {
-  await setAnswerQuery(db, { ...key, answer });
+  await writeLater(db, setAnswerQuery(db, { ...key, answer }));
 }

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import { writersLockRows } from '../../db/dialect.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
 
@@ -236,11 +237,12 @@ export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<Balan
     .executeTakeFirst();
 }
 
-const insertLedgerRowsQuery = compiledOnce((db: Db, rows: NewLedgerRow[]) => db.insertInto('inventory_ledger').values(rows));
+const insertLedgerRowsQuery = boundOnce((db: Db, rows: NewLedgerRow[]) => db.insertInto('inventory_ledger').values(rows));
 
+/** In a transaction, a trailing write (db/trailing-writes.ts): a later read of the ledger sends it first. */
 export async function insertLedgerRows(db: Db, rows: NewLedgerRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += LEDGER_INSERT_CHUNK) {
-    await insertLedgerRowsQuery(db, rows.slice(start, start + LEDGER_INSERT_CHUNK));
+    await writeLater(db, insertLedgerRowsQuery(db, rows.slice(start, start + LEDGER_INSERT_CHUNK)));
   }
 }
 

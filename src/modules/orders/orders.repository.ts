@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
@@ -127,10 +128,11 @@ export async function findLines(db: Db, key: OrderKey): Promise<OrderLineRow[]> 
   return (await findLinesQuery(db, key)).rows;
 }
 
-const insertLinesQuery = compiledOnce((db: Db, lines: Insertable<OrderLineTable>[]) => db.insertInto('order_lines').values(lines));
+const insertLinesQuery = boundOnce((db: Db, lines: Insertable<OrderLineTable>[]) => db.insertInto('order_lines').values(lines));
 
+/** In a transaction, a trailing write (db/trailing-writes.ts): a later read of the lines sends it first. */
 export async function insertLines(db: Db, lines: Insertable<OrderLineTable>[]): Promise<void> {
-  if (lines.length > 0) await insertLinesQuery(db, lines);
+  if (lines.length > 0) await writeLater(db, insertLinesQuery(db, lines));
 }
 
 /** Removes an order's lines; their allocations must have been released first (a foreign key holds them). */
@@ -184,7 +186,7 @@ const ALLOCATION_KEY = [
   'expiration_date',
 ] as const;
 
-const addAllocationsQuery = compiledOnce((db: Db, rows: Insertable<OrderAllocationTable>[]) =>
+const addAllocationsQuery = boundOnce((db: Db, rows: Insertable<OrderAllocationTable>[]) =>
   db
     .insertInto('order_allocations')
     .values(rows)
@@ -198,11 +200,12 @@ const ALLOCATIONS_PER_STATEMENT = 1000;
 
 /**
  * Adds to what lines hold allocated: a new balance gets its row, a balance a line already holds
- * grows. No (line, balance) twice in one call.
+ * grows. No (line, balance) twice in one call. In a transaction, a trailing write
+ * (db/trailing-writes.ts): a later read of the allocations sends it first.
  */
 export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTable>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += ALLOCATIONS_PER_STATEMENT)
-    await addAllocationsQuery(db, rows.slice(i, i + ALLOCATIONS_PER_STATEMENT));
+    await writeLater(db, addAllocationsQuery(db, rows.slice(i, i + ALLOCATIONS_PER_STATEMENT)));
 }
 
 /** Where backorders wait: items and UOMs of a customer in a facility, in orders of these statuses. */

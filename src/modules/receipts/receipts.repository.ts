@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { compiledOnce } from '../../db/compiled-queries.js';
+import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
+import { writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
@@ -118,10 +119,11 @@ export async function deleteLines(db: Db, key: ReceiptKey): Promise<void> {
   await db.deleteFrom('receipt_lines').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid).execute();
 }
 
-const insertLinesQuery = compiledOnce((db: Db, lines: Insertable<ReceiptLineTable>[]) => db.insertInto('receipt_lines').values(lines));
+const insertLinesQuery = boundOnce((db: Db, lines: Insertable<ReceiptLineTable>[]) => db.insertInto('receipt_lines').values(lines));
 
+/** In a transaction, a trailing write (db/trailing-writes.ts): a later read of the lines sends it first. */
 export async function insertLines(db: Db, lines: Insertable<ReceiptLineTable>[]): Promise<void> {
-  if (lines.length > 0) await insertLinesQuery(db, lines);
+  if (lines.length > 0) await writeLater(db, insertLinesQuery(db, lines));
 }
 
 /** The moves of a document, oldest first: its timeline. */

@@ -161,6 +161,8 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     updated_at: now,
     updated_by_key_id: keyId,
   };
+  // Read before the lines are written: those wait to go out with the ACK and the events (trailing writes).
+  const warnings = await importWarnings(trx, request);
   const svcpoid = live
     ? live.svcpoid
     : await repo.insertReceipt(trx, {
@@ -194,7 +196,6 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     })),
   );
 
-  const warnings = await importWarnings(trx, request);
   await acks.recordSuccess(trx, subject, {
     svcpoid,
     status: warnings.length > 0 ? 'Warning' : 'Success',
