@@ -104,8 +104,15 @@ function collectTables(value: unknown, found: Set<string>): boolean {
   return Object.values(node).every((child) => collectTables(child, found));
 }
 
-/** Whether `next` may carry the queued writes as its WITH clauses: it names none of their tables, and they fit. */
+/** The statements a WITH list may precede. */
+const MAY_FOLLOW_WITH = new Set(['SelectQueryNode', 'InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode']);
+
+/**
+ * Whether `next` may carry the queued writes as its WITH clauses: a select, an insert, an update or
+ * a delete that names none of their tables, and with them within PARAMETERS_PER_STATEMENT.
+ */
 function mayCarry(queued: readonly CompiledQuery[], next: CompiledQuery): boolean {
+  if (!MAY_FOLLOW_WITH.has(next.query.kind)) return false;
   const nextTables = tablesOf(next.query);
   if (nextTables === null) return false;
   let parameters = next.parameters.length;

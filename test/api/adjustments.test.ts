@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { buildApp, EDI_PREFIX } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/connect.js';
@@ -250,6 +250,32 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
       ['CS', '2'],
       ['EA', '3'],
     ]);
+  });
+
+  it('reads an item found once never again, and an item imported after a warning counts at once', async () => {
+    const itemReads = () => sent.filter((text) => text.startsWith('select "item_id" from "items"')).length;
+    const sent: string[] = [];
+    const executeQuery = db().executeQuery.bind(db());
+    const spy = vi.spyOn(db(), 'executeQuery').mockImplementation((query) => {
+      sent.push(query.sql);
+      return executeQuery(query);
+    });
+    try {
+      const phantom = uniqueId('PH');
+      const line = (itemId: string) => ({ ItemNumber: itemId, LotNo: 'L1', UOM: 'EA', Qty: '1' });
+      const first = await adjust(uniqueId('KN'), [line('LAMP'), line(phantom)]);
+      expect(first.json().Adjustment).toMatchObject({ Status: 'Warning', Warnings: [`Items not in the item master: ${phantom}`] });
+      const readsBefore = itemReads();
+      const known = await adjust(uniqueId('KN'), [line('LAMP')]);
+      expect(known.json().Adjustment).toMatchObject({ Status: 'Success', Warnings: [] });
+      expect(itemReads()).toBe(readsBefore);
+      await importItems(ctx(), { tenant, key: customerKey, items: [phantom] });
+      const imported = await adjust(uniqueId('KN'), [line('LAMP'), line(phantom)]);
+      expect(imported.json().Adjustment).toMatchObject({ Status: 'Success', Warnings: [] });
+      expect(itemReads()).toBe(readsBefore + 1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('moves stock between lots, goods types and statuses; a key missing in To keeps its From value', async () => {

@@ -1,4 +1,4 @@
-import type { Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { asScaled, formatDecimal, parseDecimal } from '../../lib/decimal.js';
 import { invalid } from '../../lib/refusal.js';
@@ -65,9 +65,9 @@ function presentBalance(line: inventory.PostedLine): AdjustedBalance {
 }
 
 /** An item missing from the customer's item master is adjusted anyway, with a warning. */
-async function unknownItemWarnings(trx: Trx, request: AdjustmentRequest): Promise<string[]> {
+async function unknownItemWarnings(db: Db, request: AdjustmentRequest): Promise<string[]> {
   const itemIds = request.Items.map((line) => line.ItemNumber);
-  const unknown = await items.findUnknownItemIds(trx, request.CompanyID, request.CustomerID, itemIds);
+  const unknown = await items.findUnknownItemIds(db, request.CompanyID, request.CustomerID, itemIds);
   return unknown.length > 0 ? [`Items not in the item master: ${unknown.join(', ')}`] : [];
 }
 
@@ -122,8 +122,10 @@ function answerOf(request: AdjustmentRequest, warnings: string[], posted: invent
 const ADJUSTMENT_TYPES: Record<Postings['kind'], string> = { qty: 'Quantity', property: 'Property' };
 
 /** Applies an adjustment once per AdjustmentNo, in the request's one transaction; its event tells which. */
-function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Postings): Promise<AdjustmentResult> {
+async function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Postings): Promise<AdjustmentResult> {
   const { identity, principal } = cx;
+  // Read before the transaction, from committed items, which the item master remembers once found.
+  const warnings = await unknownItemWarnings(cx.db, request);
   return runCommand(cx, {
     run: async (trx) => {
       const at = cx.clock.now();
@@ -136,7 +138,6 @@ function applyOnce(cx: CommandContext, request: AdjustmentRequest, postings: Pos
           `AdjustmentNo ${request.AdjustmentNo} was already applied with a different body`,
         );
       }
-      const warnings = await unknownItemWarnings(trx, request);
       const answer = answerOf(request, warnings, await post(trx, request, postings, principal.keyId, at));
       await repo.setAnswer(trx, { companyId: request.CompanyID, id }, JSON.stringify(answer));
       events.recordEvent(trx, {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -154,10 +155,27 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
 }
 
 /** The item IDs among `itemIds` that the customer's item master does not have, in their order. */
+/** Items remembered per database as found: the most a process keeps. */
+const KNOWN_ITEMS_KEPT = 50_000;
+const knownItemsOf = new WeakMap<Db, LRUCache<string, true>>();
+
+/**
+ * The IDs among `itemIds` that the customer's item master does not have, in their first order.
+ * An item is never deleted, so one found in committed data stays known: read outside a transaction
+ * (`db`, not a transaction, which may see uncommitted rows), the items found are remembered and
+ * not read again, and a request whose items are all remembered reads nothing. What is not found
+ * is read every time: an item imported a moment ago counts at once.
+ */
 export async function findUnknownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
   const wanted = [...new Set(itemIds)];
-  const known = new Set(await repo.findKnownItemIds(db, companyId, customerId, wanted));
-  return wanted.filter((id) => !known.has(id));
+  let remembered = db.isTransaction ? undefined : knownItemsOf.get(db);
+  if (!db.isTransaction && !remembered) knownItemsOf.set(db, (remembered = new LRUCache({ max: KNOWN_ITEMS_KEPT })));
+  const nameOf = (itemId: string) => JSON.stringify([companyId, customerId, itemId]);
+  const toRead = remembered ? wanted.filter((id) => !remembered.has(nameOf(id))) : wanted;
+  if (toRead.length === 0) return [];
+  const known = new Set(await repo.findKnownItemIds(db, companyId, customerId, toRead));
+  for (const id of known) remembered?.set(nameOf(id), true);
+  return toRead.filter((id) => !known.has(id));
 }
 
 export interface ItemDescription {

@@ -1,4 +1,4 @@
-import type { Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import { ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { parseScheduleDate, skippedTimeProblems } from '../../http/time.js';
@@ -48,12 +48,12 @@ function importProblems(content: AsnContent): string[] {
 }
 
 /** What is saved but worth telling: the answer's Status becomes Warning with these in Error. */
-async function importWarnings(trx: Trx, request: ReceiptImportRequest): Promise<string[]> {
+async function importWarnings(db: Db, request: ReceiptImportRequest): Promise<string[]> {
   const content = request.ASNContent;
   const lines = content.Items ?? [];
   const warnings: string[] = [];
   const unknown = await items.findUnknownItemIds(
-    trx,
+    db,
     request.CompanyID,
     request.CustomerID,
     lines.map((l) => l.ItemNumber),
@@ -111,7 +111,7 @@ async function cancelByCustomer(
   return answerOf(receipt.customer_id, receipt.po_no, receipt.reference_no, receipt.svcpoid, []);
 }
 
-async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
+async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportRequest, warnings: string[]): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
   const referenceNo = content.ReferenceNo ?? null;
   const now = cx.clock.now();
@@ -161,8 +161,6 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     updated_at: now,
     updated_by_key_id: keyId,
   };
-  // Read before the lines are written: those wait to go out with the ACK and the events (trailing writes).
-  const warnings = await importWarnings(trx, request);
   const svcpoid = live
     ? live.svcpoid
     : await repo.insertReceipt(trx, {
@@ -217,10 +215,12 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
  * RN import (spec 2.3, 2.4): creates, updates or cancels a receipt by (customer, facility, PONo)
  * and writes its ACK in the same transaction; a refusal's failure ACK is written after the rollback.
  */
-export function importReceipt(cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
+export async function importReceipt(cx: CommandContext, request: ReceiptImportRequest): Promise<ReceiptImportResult> {
   const content = request.ASNContent;
+  // Read before the transaction, from committed items, which the item master remembers once found.
+  const warnings = content.ActionCode === 'Cancelled' ? [] : await importWarnings(cx.db, request);
   return runCommand(cx, {
-    run: (trx) => applyImport(trx, cx, request),
+    run: (trx) => applyImport(trx, cx, request, warnings),
     acknowledge: ackedDocument(request, { poNo: content.PONo, referenceNo: content.ReferenceNo ?? null }),
   });
 }
