@@ -13,7 +13,10 @@ import { createTestDatabase, DIALECTS, describeEachDialect, type TestDatabase } 
  */
 
 const companyInsert = (db: Db, companyId: string) =>
-  db.insertInto('companies').values({ company_id: companyId, name: `${companyId} Co`, created_at: 0 }).compile();
+  db
+    .insertInto('companies')
+    .values({ company_id: companyId, name: `${companyId} Co`, created_at: 0 })
+    .compile();
 const customerInsert = (db: Db, companyId: string, customerId: string) =>
   db.insertInto('customers').values({ company_id: companyId, customer_id: customerId, name: customerId, created_at: 0 }).compile();
 const companyIds = async (db: Db) =>
@@ -190,7 +193,9 @@ describe('joinWrites', () => {
       CompiledQuery.raw(`delete from "t" where "a" = $1`, [1]),
       CompiledQuery.raw(`with "change"("k") as (values ($1)) update "u" set "n" = "n" + 1 from "change"`, [2]),
     ]);
-    expect(joined.sql).toBe(`with trailing_1 as (delete from "t" where "a" = $1), "change"("k") as (values ($2)) update "u" set "n" = "n" + 1 from "change"`);
+    expect(joined.sql).toBe(
+      `with trailing_1 as (delete from "t" where "a" = $1), "change"("k") as (values ($2)) update "u" set "n" = "n" + 1 from "change"`,
+    );
     expect(joined.parameters).toEqual([1, 2]);
   });
 

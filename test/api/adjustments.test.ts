@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { buildApp, EDI_PREFIX } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -257,7 +257,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     const sent: string[] = [];
     const executeQuery = db().executeQuery.bind(db());
     const spy = vi.spyOn(db(), 'executeQuery').mockImplementation((query) => {
-      sent.push(query.sql);
+      sent.push((query as CompiledQuery).sql);
       return executeQuery(query);
     });
     try {

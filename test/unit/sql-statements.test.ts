@@ -591,7 +591,7 @@ describe('inserts of documents and their postings', () => {
       });
     const [found] = await sentBy('sqlite', waiting);
     expect(found!.sql).toBe(
-      'select "l".*, (select coalesce(sum("a"."quantity"), 0) as "held" from "order_allocations" as "a" where "a"."company_id" = "l"."company_id" and "a"."svcpoid" = "l"."svcpoid" and "a"."line_no" = "l"."line_no") as "allocated" from "orders" as "o" inner join "order_lines" as "l" on "l"."company_id" = "o"."company_id" and "l"."svcpoid" = "o"."svcpoid" where "o"."company_id" = ? and "o"."customer_id" = ? and "o"."facility_id" = ? and "o"."status" in (\'Imported\', \'Open\') and "l"."item_id" in (?, ?) and "l"."uom" in (?) order by "o"."created_at", "o"."svcpoid", "l"."line_no"',
+      'select "l".*, (select coalesce(sum("a"."quantity"), 0) as "held" from "order_allocations" as "a" where "a"."company_id" = "l"."company_id" and "a"."svcpoid" = "l"."svcpoid" and "a"."line_no" = "l"."line_no") as "allocated" from "orders" as "o" cross join "order_lines" as "l" where "l"."company_id" = "o"."company_id" and "l"."svcpoid" = "o"."svcpoid" and "o"."company_id" = ? and "o"."customer_id" = ? and "o"."facility_id" = ? and "o"."status" in (\'Imported\', \'Open\') and "l"."item_id" in (?, ?) and "l"."uom" in (?) order by "o"."created_at", "o"."svcpoid", "l"."line_no"',
     );
     expect(found!.parameters).toEqual(['CO', 'CU', 'F1', 'A-1', 'B-2', 'EA']);
     const [live] = await sentBy('postgres', (db) => receipts.findLive(db, { companyId: 'CO', customerId: 'CU', poNo: 'P-1' }));

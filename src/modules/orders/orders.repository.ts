@@ -227,7 +227,11 @@ function waitingLinesQuery(statuses: readonly string[]) {
   return compiledOnce((db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
     db
       .selectFrom('orders as o')
-      .innerJoin('order_lines as l', (join) => join.onRef('l.company_id', '=', 'o.company_id').onRef('l.svcpoid', '=', 'o.svcpoid'))
+      // CROSS JOIN makes SQLite read the orders first, through their partial index; planned freely
+      // (it has no statistics), it read every order line of the company by its primary key.
+      .crossJoin('order_lines as l')
+      .whereRef('l.company_id', '=', 'o.company_id')
+      .whereRef('l.svcpoid', '=', 'o.svcpoid')
       .selectAll('l')
       .select((eb) =>
         eb
