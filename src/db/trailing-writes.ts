@@ -156,12 +156,14 @@ class TrailingWritesConnection implements DatabaseConnection {
       this.#queued.push(query);
       return NO_ROWS;
     }
-    if (this.#queued.length > 0 && mayCarry(this.#queued, query)) {
-      const queued = this.#queued;
-      this.#queued = [];
-      return this.inner.executeQuery<R>(joinWrites([...queued, query]));
+    if (this.#queued.length > 0) {
+      if (mayCarry(this.#queued, query)) {
+        const queued = this.#queued;
+        this.#queued = [];
+        return this.inner.executeQuery<R>(joinWrites([...queued, query]));
+      }
+      await this.#flush(ROLLBACK.test(query.sql));
     }
-    await this.#flush(ROLLBACK.test(query.sql));
     return this.inner.executeQuery<R>(query);
   }
 

@@ -154,10 +154,17 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
   };
 }
 
-/** The item IDs among `itemIds` that the customer's item master does not have, in their order. */
 /** Items remembered per database as found: the most a process keeps. */
 const KNOWN_ITEMS_KEPT = 50_000;
 const knownItemsOf = new WeakMap<Db, LRUCache<string, true>>();
+
+/** What `db` remembers of found items; nothing for a transaction, which may see uncommitted rows. */
+function rememberedItemsOf(db: Db): LRUCache<string, true> | undefined {
+  if (db.isTransaction) return undefined;
+  let remembered = knownItemsOf.get(db);
+  if (!remembered) knownItemsOf.set(db, (remembered = new LRUCache({ max: KNOWN_ITEMS_KEPT })));
+  return remembered;
+}
 
 /**
  * The IDs among `itemIds` that the customer's item master does not have, in their first order.
@@ -168,8 +175,7 @@ const knownItemsOf = new WeakMap<Db, LRUCache<string, true>>();
  */
 export async function findUnknownItemIds(db: Db, companyId: string, customerId: string, itemIds: string[]): Promise<string[]> {
   const wanted = [...new Set(itemIds)];
-  let remembered = db.isTransaction ? undefined : knownItemsOf.get(db);
-  if (!db.isTransaction && !remembered) knownItemsOf.set(db, (remembered = new LRUCache({ max: KNOWN_ITEMS_KEPT })));
+  const remembered = rememberedItemsOf(db);
   const nameOf = (itemId: string) => JSON.stringify([companyId, customerId, itemId]);
   const toRead = remembered ? wanted.filter((id) => !remembered.has(nameOf(id))) : wanted;
   if (toRead.length === 0) return [];
