@@ -295,11 +295,12 @@ export function itKeepsTheInvariants(context: () => TwoProcesses): void {
       expect(warnings).toHaveLength(50);
       for (const warning of warnings) expect(warning.Error).toBe('ALLOC: ordered 1, allocated 0, short 1');
       expect(new Set(orders.map((o) => o.SVCPOID)).size).toBe(150);
-      // Both processes allocated and both came up short: each saw the other's allocations.
+      // Both processes allocated, and together no more than the stock: each saw the other's
+      // allocations. Which of them comes up short depends on how the requests interleave (one may
+      // serve all 75 of its own before the stock runs out), so it is not asserted.
       for (const parity of [0, 1]) {
         const own = orders.filter((_, i) => i % 2 === parity).map((o) => o.Status);
         expect(own).toContain('Success');
-        expect(own).toContain('Warning');
       }
 
       expect(await inquireRows(b, 'ALLOC', 'A1')).toMatchObject([{ OnHand: '100', Allocated: '100', Available: '0' }]);
