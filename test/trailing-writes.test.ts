@@ -163,6 +163,24 @@ describe.skipIf(!postgresEnabled)('trailing writes on the wire [postgres]', () =
     expect(await companyIds(database.db)).toEqual(['TWK', 'TWL', 'TWM']);
   });
 
+  it('go out in more than one statement when joined they would pass 30,000 parameters', async () => {
+    // 7,000 companies of 3 parameters and 5,000 customers of 4: 21,000 and 20,000.
+    const companies = Array.from({ length: 7000 }, (_, i) => ({ company_id: `TWP${i}`, name: 'P', created_at: 0 }));
+    const customers = Array.from({ length: 5000 }, (_, i) => ({ company_id: 'TWP0', customer_id: `C${i}`, name: 'C', created_at: 0 }));
+    await inTransaction(database.db, async (trx) => {
+      await writeLater(trx, trx.insertInto('companies').values(companies).compile());
+      await writeLater(trx, trx.insertInto('customers').values(customers).compile());
+    });
+    expect(sent.map((text) => text.slice(0, 32))).toEqual([
+      'begin',
+      'insert into "companies" ("compan',
+      'insert into "customers" ("compan',
+      'commit',
+    ]);
+    expect((await companyIds(database.db)).length).toBe(7000);
+    expect((await customerIds(database.db)).length).toBe(5000);
+  });
+
   it('are dropped by a rollback, never sent', async () => {
     await expect(
       inTransaction(database.db, async (trx) => {
