@@ -149,6 +149,9 @@ export interface PoolStats {
   waiting: number;
 }
 
+/** pg's pipeline mode (pg 8.23), which @types/pg does not describe yet. */
+type PipelinedPoolConfig = pg.PoolConfig & { pipeline: boolean };
+
 const poolsOfDialects = new WeakMap<Dialect, pg.Pool>();
 const poolsOfDatabases = new WeakMap<Kysely<any>, pg.Pool>();
 
@@ -168,16 +171,18 @@ function createPostgresDialect(url: string, options: DialectOptions): Dialect {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // pg writes a statement without waiting for the answers to those before it (trailing-writes.ts).
+    pipeline: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID || oid === NUMERIC_OID
           ? parseSafeInteger
           : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
     },
-  });
+  } as PipelinedPoolConfig);
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  const dialect = new TransactionLockPostgresDialect({ pool: options.preparedStatements === false ? pool : new PreparingPool(pool) });
+  const dialect = new TransactionLockPostgresDialect({ pool: new PreparingPool(pool, options.preparedStatements !== false) });
   poolsOfDialects.set(dialect, pool);
   return dialect;
 }
@@ -198,9 +203,11 @@ function isStalePlan(error: unknown): boolean {
 
 /**
  * A pg pool whose clients send every parameterized statement under a name given to its SQL text,
- * the same on every connection of the process: pg then has PostgreSQL parse and plan it once per
- * connection, and later sends only its values. Parsing and planning each statement anew was half
- * of PostgreSQL's work for a write (docs/performance.md).
+ * the same on every connection of the process (unless `named` is false, for a pooler that does not
+ * keep prepared statements): pg then has PostgreSQL parse and plan it once per connection, and
+ * later sends only its values. Parsing and planning each statement anew was half of PostgreSQL's
+ * work for a write (docs/performance.md). The statements a client is given in one turn of the
+ * event loop go out in one socket write (sendsTogether).
  *
  * A statement gone stale on one connection is stale on all of them: the pool then closes each
  * connection it had before, as it is released or before it is handed out again, so that the retry
@@ -213,7 +220,10 @@ class PreparingPool implements PostgresPool {
   /** Bumped when a statement goes stale: connections of an earlier generation are closed. */
   #generation = 0;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly named: boolean,
+  ) {}
 
   async connect(): Promise<PostgresPoolClient> {
     for (;;) {
@@ -236,7 +246,7 @@ class PreparingPool implements PostgresPool {
   /** The name of the statement `text`, given on its first run; undefined past the most names. */
   #nameOf(text: string): string | undefined {
     let name = this.#names.get(text);
-    if (name === undefined && this.#names.size < NAMED_STATEMENTS_MAX) this.#names.set(text, (name = `wharf_${this.#names.size + 1}`));
+    if (name === undefined && this.named && this.#names.size < NAMED_STATEMENTS_MAX) this.#names.set(text, (name = `wharf_${this.#names.size + 1}`));
     return name;
   }
 
@@ -244,7 +254,9 @@ class PreparingPool implements PostgresPool {
     const generation = this.#generation;
     // Kysely opens and ends a transaction with these statements (its PostgresDriver).
     let inTransaction = false;
+    const together = sendsTogether(client);
     const query = async (text: string, values: readonly unknown[]) => {
+      together();
       const name = values.length === 0 ? undefined : this.#nameOf(text);
       if (name === undefined) {
         if (TRANSACTION_START.test(text)) inTransaction = true;
@@ -267,6 +279,27 @@ class PreparingPool implements PostgresPool {
       release: () => client.release(generation !== this.#generation),
     };
   }
+}
+
+/**
+ * Has what a client writes until the end of this turn of the event loop (its microtasks included)
+ * go out in one socket write: a pipelined BEGIN with the statement after it, the trailing writes
+ * with the statement that follows them. Each write is a system call, and on a small virtual machine
+ * the socket writes were a quarter of the server's CPU for a write (docs/performance.md).
+ */
+function sendsTogether(client: pg.PoolClient): () => void {
+  // A pool's clients are pg Clients; @types/pg gives only Client its connection.
+  const { stream } = (client as unknown as pg.Client).connection;
+  let corked = false;
+  return () => {
+    if (corked) return;
+    corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      corked = false;
+      stream.uncork();
+    });
+  };
 }
 
 const TRANSACTION_START = /^(?:begin|start transaction)\b/i;
@@ -360,7 +393,6 @@ export async function lockNames(trx: Kysely<any>, names: readonly string[]): Pro
   await lockNamesQuery(trx, { names: JSON.stringify(names) });
 }
 
-// Built without raw SQL, so that trailing writes can go out with it (it names no table).
 const lockNamesQuery = compiledOnce((trx: Kysely<any>, lock: { names: string }) =>
   trx
     .selectFrom((eb) => eb.fn('jsonb_array_elements_text', [eb.val(lock.names)]).as('name'))
