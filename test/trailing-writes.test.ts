@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { writeLater } from '../src/db/trailing-writes.js';
+import { lockNames } from '../src/db/dialect.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { createTestDatabase, DIALECTS, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
 
@@ -166,6 +167,23 @@ describe.skipIf(!postgresEnabled)('trailing writes on the wire [postgres]', () =
     });
     expect(wire).toEqual(['begin', insertCompany, insertCustomer, insertCompany, 'commit', SOCKET_WRITE]);
     expect(await companyIds(database.db)).toEqual(['TWI', 'TWJ']);
+  });
+
+  it('take locks the same way: an item lock goes out with the statement after it, which runs once it is held', async () => {
+    await inTransaction(database.db, async (trx) => {
+      await lockNames(trx, ['TWQ', 'TWR']);
+      await writeLater(trx, companyInsert(trx, 'TWQ'));
+      return companyIds(trx);
+    });
+    expect(wire).toEqual([
+      'begin',
+      'select pg_advisory_xact_lock(hashtextextended("name"."value", 0)) as "locked" from jsonb_array_elements_text($1) as "name"',
+      insertCompany,
+      'select "company_id" from "companies" order by "company_id"',
+      SOCKET_WRITE,
+      'commit',
+      SOCKET_WRITE,
+    ]);
   });
 
   it('are undone by a rollback, which drops their answers', async () => {

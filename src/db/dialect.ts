@@ -13,9 +13,9 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
 } from 'kysely';
-import { compiledOnce } from './compiled-queries.js';
+import { boundOnce, compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
-import { TrailingWritesDriver } from './trailing-writes.js';
+import { TrailingWritesDriver, writeLater } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -386,14 +386,16 @@ export function numberInInsert(taken: string | undefined, numbers: DocumentNumbe
 /**
  * Takes the locks named by `names`, in that order, until the transaction ends: PostgreSQL advisory
  * locks on each name's 64-bit hash (two names sharing a hash only wait for each other), in one
- * statement. SQLite needs none: its write transactions already run one at a time.
+ * statement. Nothing reads its answer, so it is sent as a trailing write (trailing-writes.ts): it
+ * goes out with the statement after it, which PostgreSQL runs only once the locks are held. SQLite
+ * needs none: its write transactions already run one at a time.
  */
 export async function lockNames(trx: Kysely<any>, names: readonly string[]): Promise<void> {
   if (names.length === 0 || dialectNameOfDb(trx) !== 'postgres') return;
-  await lockNamesQuery(trx, { names: JSON.stringify(names) });
+  await writeLater(trx, lockNamesQuery(trx, { names: JSON.stringify(names) }));
 }
 
-const lockNamesQuery = compiledOnce((trx: Kysely<any>, lock: { names: string }) =>
+const lockNamesQuery = boundOnce((trx: Kysely<any>, lock: { names: string }) =>
   trx
     .selectFrom((eb) => eb.fn('jsonb_array_elements_text', [eb.val(lock.names)]).as('name'))
     .select((eb) => eb.fn('pg_advisory_xact_lock', [eb.fn('hashtextextended', [eb.ref('name.value'), eb.lit(0)])]).as('locked')),

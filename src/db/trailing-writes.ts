@@ -7,7 +7,8 @@ import type { CompiledQuery, DatabaseConnection, Driver, Kysely, QueryResult, Tr
  * the answers to those before it, and the pool sends what is written in one turn of the event loop
  * in one socket write (dialect.ts): so a document's lines, its ACK, its events and the answer to an
  * Idempotency-Key travel with the statement after them, and cost no round trip of their own. BEGIN
- * is sent the same way, with the transaction's first statement.
+ * is sent the same way, with the transaction's first statement, and so are the item locks
+ * (dialect.ts lockNames), whose answer nothing reads either.
  *
  * PostgreSQL runs the statements in the order they were written, each as if it had been awaited:
  * a read sees the writes before it, and nothing is reordered. A write that fails aborts the
