@@ -224,8 +224,8 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
   ],
   [
     'setAnswer',
-    (db) => adjustments.setAnswer(db, { companyId: 'CO', id: 1 }, '{}'),
-    (db) => adjustments.setAnswer(db, { companyId: 'CP', id: 2 }, '[]'),
+    (db) => adjustments.setAnswer(db, { companyId: 'CO', facilityId: 'F1', customerId: 'CU', adjustmentNo: 'A1' }, '{}'),
+    (db) => adjustments.setAnswer(db, { companyId: 'CP', facilityId: 'F2', customerId: 'CV', adjustmentNo: 'A2' }, '[]'),
   ],
   [
     'increaseBalances',

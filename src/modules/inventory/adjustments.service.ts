@@ -139,7 +139,7 @@ async function applyOnce(cx: CommandContext, request: AdjustmentRequest, posting
         );
       }
       const answer = answerOf(request, warnings, await post(trx, request, postings, principal.keyId, at));
-      await repo.setAnswer(trx, { companyId: request.CompanyID, id }, JSON.stringify(answer));
+      await repo.setAnswer(trx, numberOf(request), JSON.stringify(answer));
       events.recordEvent(trx, {
         type: 'inventory.adjusted',
         keyId: principal.keyId,
