@@ -9,7 +9,9 @@ import { sentBy } from './helpers/recording-db.js';
  * adjustment's number in its unique index on either database, even with the statistics of a table
  * analyzed while it held one adjustment (autovacuum off, as on a CI server, or not come round yet):
  * by (company_id, id) PostgreSQL then took that index on company_id alone and read every
- * adjustment of the company, a cost that grew with each one applied.
+ * adjustment of the company, a cost that grew with each one applied. On PostgreSQL the table's
+ * pages keep room for the answer, so that the update stays on the row's page (migration
+ * 2026-11-28T0900).
  */
 
 const ADJUSTMENTS = 2000;
@@ -73,5 +75,12 @@ describeEachDialect('the update of an adjustment’s answer', (dialect) => {
         : /Index Scan using inventory_adjustments_number_uq[^\n]*\n\s*Index Cond: [^\n]*adjustment_no/,
     );
     expect(plan).not.toMatch(/SCAN inventory_adjustments|Seq Scan|Filter/);
+  });
+
+  it.runIf(dialect === 'postgres')('finds room on the row’s page: the table’s pages are filled to 70%', async () => {
+    const { rows } = await sql<{ reloptions: string[] }>`select reloptions from pg_class where relname = 'inventory_adjustments'`.execute(
+      database.db,
+    );
+    expect(rows).toEqual([{ reloptions: ['fillfactor=70'] }]);
   });
 });
