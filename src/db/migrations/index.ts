@@ -22,6 +22,7 @@ import * as x12Interchanges from './2026-11-27T1400-x12-interchanges.js';
 import * as x12Outbox from './2026-11-27T1500-x12-outbox.js';
 import * as x12Identities from './2026-11-27T1600-x12-identities.js';
 import * as adjustmentsFillfactor from './2026-11-28T0900-adjustments-fillfactor.js';
+import * as ledgerWithoutForeignKeys from './2026-11-28T1000-ledger-without-foreign-keys.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1500-x12-outbox': x12Outbox,
   '2026-11-27T1600-x12-identities': x12Identities,
   '2026-11-28T0900-adjustments-fillfactor': adjustmentsFillfactor,
+  '2026-11-28T1000-ledger-without-foreign-keys': ledgerWithoutForeignKeys,
 };
