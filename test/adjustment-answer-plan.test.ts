@@ -56,11 +56,7 @@ describeEachDialect('the update of an adjustment’s answer', (dialect) => {
 
   it('writes the answer of that adjustment only', async () => {
     await adjustments.setAnswer(database.db, number, '{"Adjustment":{}}');
-    const answers = await database.db
-      .selectFrom('inventory_adjustments')
-      .select('adjustment_no')
-      .where('answer', '<>', '{}')
-      .execute();
+    const answers = await database.db.selectFrom('inventory_adjustments').select('adjustment_no').where('answer', '<>', '{}').execute();
     expect(answers).toEqual([{ adjustment_no: 'A-7' }]);
   });
 

@@ -246,7 +246,8 @@ class PreparingPool implements PostgresPool {
   /** The name of the statement `text`, given on its first run; undefined past the most names. */
   #nameOf(text: string): string | undefined {
     let name = this.#names.get(text);
-    if (name === undefined && this.named && this.#names.size < NAMED_STATEMENTS_MAX) this.#names.set(text, (name = `wharf_${this.#names.size + 1}`));
+    if (name === undefined && this.named && this.#names.size < NAMED_STATEMENTS_MAX)
+      this.#names.set(text, (name = `wharf_${this.#names.size + 1}`));
     return name;
   }
 
