@@ -6,7 +6,7 @@
  * core 1, the load from core 0, 10 connections, 2 s warm-up and 10 s), then stops the server and
  * prints the shares of its CPU profile, cut to the measured seconds, by part.
  *
- *   npm run build && node bench/profile.js rn-import sqlite     # or adjust-1, adjust-20; postgres
+ *   npm run build && node bench/profile.js rn-import sqlite     # or adjust-1, adjust-20, dn-import; postgres
  *   node bench/profile.js rate sqlite                            # the rate quote (the bench's card and parcels)
  *   PROFILE_TOP=30 node bench/profile.js …                      # more of the frames with the most self time
  *   PROFILE_LIMITER=off node bench/profile.js …                 # the server without the rate limiter
@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, vacuumAnalyze } from './postgres.js';
-import { adjustmentBody, itemIdOf, receiptImportBody } from './payload.js';
+import { adjustmentBody, itemIdOf, orderImportBody, receiptImportBody } from './payload.js';
 import { choosePinning, freePort, ProcessGroup, runCli } from './processes.js';
 import { backendCpu, backendCpuBetween } from './proc-cpu.js';
 import { RATE_CARD_FILE, RATE_PATH, rateBody } from './rate-parcels.js';
@@ -33,6 +33,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliPath = join(root, 'dist', 'cli.js');
 const TENANT = { company: 'PROF', customer: 'CUSTP', facility: 'FAC1' };
 const ITEMS = 1000;
+/** The items the DN imports allocate from, five an order in turn. */
+const ORDER_ITEMS = 50;
 const SECONDS = 10;
 const WARMUP = 2;
 
@@ -85,6 +87,16 @@ function scenarioOf(name, key) {
       post(
         '/edi/3pl/adjust/inventory-adjust-qty-incremental',
         adjustmentBody(TENANT, { adjustmentNo: `A1-${++n}-${Date.now()}`, itemIds: [itemIdOf((n % ITEMS) + 1)] }),
+      ),
+    'dn-import': () =>
+      post(
+        '/edi/outbound/order',
+        orderImportBody(TENANT, {
+          poNo: `PROF-D-${++n}-${Date.now()}`,
+          referenceNo: `REF-D-${n}-${Date.now()}`,
+          n,
+          itemIds: Array.from({ length: 5 }, (_, i) => itemIdOf(((n * 5 + i) % ORDER_ITEMS) + 1)),
+        }),
       ),
     'adjust-20': () =>
       post(
@@ -201,6 +213,19 @@ async function main() {
         body: JSON.stringify({ CompanyID: TENANT.company, CustomerID: TENANT.customer, Items: items }),
       });
       if (seeded.status !== 200) throw new Error(`seeding the item master answered ${seeded.status}`);
+      if (scenarioName === 'dn-import') {
+        // Stock for every order's lines to allocate from, as bench/statements-in-process.js gives it.
+        const stock = await fetch(`${url}/shared/bam/v1/public/edi/3pl/adjust/inventory-adjust-qty-incremental`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `APIKey ${key}` },
+          body: adjustmentBody(TENANT, {
+            adjustmentNo: 'OPENING',
+            itemIds: Array.from({ length: ORDER_ITEMS }, (_, i) => itemIdOf(i + 1)),
+            qty: '1000000',
+          }),
+        });
+        if (stock.status !== 200) throw new Error(`seeding the opening stock answered ${stock.status}`);
+      }
     }
 
     const scenario = scenarioOf(scenarioName, key);
