@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/connect.js';
 import type { Db } from '../../src/db/database.js';
 import type { App } from '../../src/http/module.js';
+import { transactionRetries } from '../../src/db/transaction.js';
 import { formatDecimal } from '../../src/lib/decimal.js';
 import * as inventory from '../../src/modules/inventory/inventory.service.js';
 import { useTestApp } from '../helpers/app.js';
@@ -192,9 +193,12 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     const body = [{ ItemNumber: 'MUG', LotNo: lot, UOM: 'EA', Qty: '4' }];
     const first = await adjust(number, body);
     expect(first.statusCode).toBe(200);
+    const retriesBefore = transactionRetries.count;
     const again = await adjust(number, body, {}, adminKey);
     expect(again.statusCode).toBe(200);
     expect(again.body).toBe(first.body);
+    // The first attempt writes the number without waiting and fails on its unique key; the second replays.
+    expect(transactionRetries.count - retriesBefore).toBe(1);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await ledger(number)).toHaveLength(1);
@@ -208,6 +212,22 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
     const asMove = await move(number, [{ ItemNumber: 'MUG', UOM: 'EA', Qty: '1', From: { LotNo: lot }, To: { LotNo: 'X' } }]);
     expect(asMove.statusCode).toBe(409);
     expect(await onHand(lot)).toBe('4');
+  });
+
+  it('replays an applied AdjustmentNo even when its lines could no longer be posted', async () => {
+    const lot = uniqueId('L');
+    expect((await adjust(uniqueId('IN'), [{ ItemNumber: 'MUG', LotNo: lot, UOM: 'EA', Qty: '4' }])).statusCode).toBe(200);
+    const number = uniqueId('OUT');
+    const body = [{ ItemNumber: 'MUG', LotNo: lot, UOM: 'EA', Qty: '-4' }];
+    const first = await adjust(number, body);
+    expect(first.statusCode).toBe(200);
+    // Nothing is left to take: the number is found applied before the stock is looked at.
+    const again = await adjust(number, body);
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await onHand(lot)).toBe('0');
+    expect(await ledger(number)).toHaveLength(1);
   });
 
   it('takes an Idempotency-Key: the same request replays, another request under the key is 422', async () => {

@@ -223,6 +223,11 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
     (db) => adjustments.claimNumber(db, adjustmentRow('A2', 'Cycle count')),
   ],
   [
+    'insertNumber',
+    (db) => adjustments.insertNumber(db, adjustmentRow('A1', null)),
+    (db) => adjustments.insertNumber(db, adjustmentRow('A2', 'Cycle count')),
+  ],
+  [
     'setAnswer',
     (db) => adjustments.setAnswer(db, { companyId: 'CO', facilityId: 'F1', customerId: 'CU', adjustmentNo: 'A1' }, '{}'),
     (db) => adjustments.setAnswer(db, { companyId: 'CP', facilityId: 'F2', customerId: 'CV', adjustmentNo: 'A2' }, '[]'),

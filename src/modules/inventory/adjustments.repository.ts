@@ -56,13 +56,25 @@ const claimNumberQuery = compiledOnce((db: Db, row: NewAdjustmentRow) =>
 );
 
 /**
- * Inserts the adjustment's row and answers its id, or undefined (writing nothing) when its number
+ * Inserts the adjustment's row and answers whether it did: false (writing nothing) when its number
  * was applied before. A concurrent request with the same number waits on the unique key until this
  * transaction ends, then finds the number applied.
  */
-export async function claimNumber(db: Db, row: NewAdjustmentRow): Promise<number | undefined> {
+export async function claimNumber(db: Db, row: NewAdjustmentRow): Promise<boolean> {
   const { rows } = await claimNumberQuery(db, row);
-  return rows.length > 0 ? Number(rows[0]!.id) : undefined;
+  return rows.length > 0;
+}
+
+const insertNumberQuery = boundOnce((db: Db, row: NewAdjustmentRow) => db.insertInto('inventory_adjustments').values(row));
+
+/**
+ * Inserts the adjustment's row as a trailing write (db/trailing-writes.ts): its answer is awaited
+ * with the statements after it. A number applied before fails the transaction with a unique
+ * violation (on PostgreSQL at the next statement, which never runs: the transaction is aborted);
+ * a concurrent request with the same number waits on the unique key, then fails the same way.
+ */
+export async function insertNumber(db: Db, row: NewAdjustmentRow): Promise<void> {
+  await writeLater(db, insertNumberQuery(db, row));
 }
 
 /** In a transaction, a trailing write (db/trailing-writes.ts): the answer is read by a later request with the same number. */
