@@ -72,7 +72,13 @@ async function unknownItemWarnings(db: Db, request: AdjustmentRequest): Promise<
 }
 
 /** The adjustment's row as its number claims it, its answer still to come. */
-function numberRow(request: AdjustmentRequest, kind: Postings['kind'], requestHash: string, keyId: number, at: number): repo.NewAdjustmentRow {
+function numberRow(
+  request: AdjustmentRequest,
+  kind: Postings['kind'],
+  requestHash: string,
+  keyId: number,
+  at: number,
+): repo.NewAdjustmentRow {
   return {
     company_id: request.CompanyID,
     facility_id: request.FacilityID,
