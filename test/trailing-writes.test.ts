@@ -79,6 +79,17 @@ describeEachDialect('trailing writes', (dialect) => {
     expect(await customerIds(database.db)).toEqual([]);
   });
 
+  it('are dropped with their failure by a rollback: the transaction fails with the error that ended it', async () => {
+    await expect(
+      inTransaction(database.db, async (trx) => {
+        // No such company: on PostgreSQL this write fails in flight, and its failure is not awaited.
+        await writeLater(trx, customerInsert(trx, 'NOPE', 'CUST5'));
+        throw new Error('refused before any statement');
+      }),
+    ).rejects.toThrow(dialect === 'postgres' ? 'refused before any statement' : /FOREIGN KEY/);
+    expect(await customerIds(database.db)).toEqual([]);
+  });
+
   it('fail the statement after them with their own error, and nothing of the transaction is kept', async () => {
     await expect(
       inTransaction(database.db, async (trx) => {

@@ -15,7 +15,7 @@ import {
 } from 'kysely';
 import { boundOnce, compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
-import { TrailingWritesDriver, writeLater } from './trailing-writes.js';
+import { TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -303,7 +303,6 @@ function sendsTogether(client: pg.PoolClient): () => void {
   };
 }
 
-const TRANSACTION_START = /^(?:begin|start transaction)\b/i;
 const TRANSACTION_END = /^(?:commit|rollback)$/i;
 
 /**

@@ -36,7 +36,7 @@ export async function writeLater(trx: Kysely<any>, query: CompiledQuery): Promis
 
 const NO_ROWS: QueryResult<never> = { rows: [] };
 /** Kysely's PostgresDriver opens a transaction with one of these; its answer is awaited later too. */
-const TRANSACTION_START = /^\s*(?:begin|start transaction)\b/i;
+export const TRANSACTION_START = /^\s*(?:begin|start transaction)\b/i;
 const ROLLBACK = /^\s*rollback\b/i;
 const ignore = () => {};
 
