@@ -205,6 +205,19 @@ describeEachDialect('webhooks', (dialect) => {
     expect(byPath('/company').sort()).toEqual(['item.created', 'receipt.imported', 'receipt.imported']);
   });
 
+  it('never sends a customer’s endpoint another customer’s event of a type it takes', async () => {
+    const mine = await create({ Url: receiver.url('/mine'), EventTypes: ['receipt.imported'] });
+    const theirs = await create({ ...customer(1), Url: receiver.url('/theirs'), EventTypes: ['receipt.imported'] }, w.otherCustomer);
+    await importReceipt(0);
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(receiver.received.map((got) => got.path)).toEqual(['/mine']);
+    expect((await deliveries()).map((d: Json) => [d.EndpointID, d.EventType, d.Status])).toEqual([
+      [mine.EndpointID, 'receipt.imported', 'Succeeded'],
+    ]);
+    expect(await deliveries({ ...customer(1), EndpointID: theirs.EndpointID }, w.otherCustomer)).toEqual([]);
+    expect(await deliveries(customer(1), w.otherCustomer)).toEqual([]);
+  });
+
   it('sends an endpoint only the events that happen after it is made, even those fanned out after', async () => {
     await importReceipt(0);
     ctx().clock.advance(1);
