@@ -1,8 +1,9 @@
 import type { Duplex } from 'node:stream';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
-import { writeLater } from '../src/db/trailing-writes.js';
+import { sendAhead, writeLater } from '../src/db/trailing-writes.js';
 import { lockNames } from '../src/db/dialect.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { createTestDatabase, DIALECTS, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
@@ -20,8 +21,8 @@ const companyInsert = (db: Db, companyId: string) =>
     .compile();
 const customerInsert = (db: Db, companyId: string, customerId: string) =>
   db.insertInto('customers').values({ company_id: companyId, customer_id: customerId, name: customerId, created_at: 0 }).compile();
-const companyIds = async (db: Db) =>
-  (await db.selectFrom('companies').select('company_id').orderBy('company_id').execute()).map((row) => row.company_id);
+const companiesQuery = (db: Db) => db.selectFrom('companies').select('company_id').orderBy('company_id');
+const companyIds = async (db: Db) => (await companiesQuery(db).execute()).map((row) => row.company_id);
 const customerIds = async (db: Db) =>
   (await db.selectFrom('customers').select(['company_id', 'customer_id']).orderBy('customer_id').execute()).map(
     (row) => `${row.company_id}/${row.customer_id}`,
@@ -99,6 +100,28 @@ describeEachDialect('trailing writes', (dialect) => {
         throw new Error('the read after a failed write went through');
       }),
     ).rejects.toMatchObject({ code: dialect === 'postgres' ? '23503' : 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(await companyIds(database.db)).toEqual([]);
+  });
+
+  it('leave a read sent ahead in its place: it sees the writes before it, not those after, and answers when awaited', async () => {
+    const seen = await inTransaction(database.db, async (trx) => {
+      await writeLater(trx, companyInsert(trx, 'TWK'));
+      const ahead = await sendAhead(trx, companiesQuery(trx).compile());
+      await writeLater(trx, companyInsert(trx, 'TWL'));
+      const after = await companyIds(trx);
+      return { ahead: (await ahead()).rows.map((row) => row.company_id), after };
+    });
+    expect(seen).toEqual({ ahead: ['TWK'], after: ['TWK', 'TWL'] });
+  });
+
+  it('fail the statement after a read sent ahead that fails, with its error, and nothing of the transaction is kept', async () => {
+    await expect(
+      inTransaction(database.db, async (trx) => {
+        await writeLater(trx, companyInsert(trx, 'TWM'));
+        await sendAhead(trx, sql`select * from no_such_table`.compile(trx));
+        return companyIds(trx);
+      }),
+    ).rejects.toThrow(/no_such_table/);
     expect(await companyIds(database.db)).toEqual([]);
   });
 
@@ -195,6 +218,18 @@ describe.skipIf(!postgresEnabled)('trailing writes on the wire [postgres]', () =
       'commit',
       SOCKET_WRITE,
     ]);
+  });
+
+  it('send a read ahead the same way: it goes out with the statement after it, and answers when awaited', async () => {
+    const seen = await inTransaction(database.db, async (trx) => {
+      const ahead = await sendAhead(trx, companiesQuery(trx).compile());
+      await writeLater(trx, companyInsert(trx, 'TWS'));
+      const after = await companyIds(trx);
+      return { ahead: (await ahead()).rows.map((row) => row.company_id), after };
+    });
+    expect(seen).toEqual({ ahead: [], after: ['TWS'] });
+    const selectCompanies = 'select "company_id" from "companies" order by "company_id"';
+    expect(wire).toEqual(['begin', selectCompanies, insertCompany, selectCompanies, SOCKET_WRITE, 'commit', SOCKET_WRITE]);
   });
 
   it('are undone by a rollback, which drops their answers', async () => {

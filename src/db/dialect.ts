@@ -15,7 +15,7 @@ import {
 } from 'kysely';
 import { boundOnce, compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
-import { TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
+import { sendAhead, TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
 export type DialectName = 'sqlite' | 'postgres';
@@ -367,20 +367,30 @@ const nextCounterValue = compiledOnce((trx: Kysely<any>, counter: { name: string
     .returning('value'),
 );
 
-/**
- * A new document's number, taken before its insert where it must be: on SQLite the counter row's
- * next value, bumped inside the caller's write transaction. On PostgreSQL undefined: the insert
- * takes the sequence's next value itself (numberInInsert), one round trip fewer.
- */
-export async function numberBeforeInsert(trx: Kysely<any>, numbers: DocumentNumbers): Promise<string | undefined> {
-  if (dialectNameOfDb(trx) === 'postgres') return undefined;
-  const { rows } = await nextCounterValue(trx, { name: numbers.sequence });
-  return `${numbers.prefix}${Number((rows[0] as { value: number }).value)}`;
-}
+const nextSequenceValue = boundOnce(
+  (trx: Kysely<any>, sequence: { name: string }) => sql<{ value: number }>`select nextval(${sequence.name}::regclass) as value`,
+);
 
-/** The number an insert gives a new document: the one numberBeforeInsert took, else the sequence's next. */
-export function numberInInsert(taken: string | undefined, numbers: DocumentNumbers) {
-  return taken ?? sql<string>`${sql.lit(numbers.prefix)} || nextval(${sql.lit(numbers.sequence)})`;
+/** A new document's number, taken ahead (numberAhead): awaited once the document is certain to be new. */
+export type NumberAhead = () => Promise<string>;
+
+/**
+ * Takes a new document's number ahead of the lookup that decides whether the document is new. On
+ * PostgreSQL the sequence's next value is sent at once (sendAhead) and goes out with the lookup, so
+ * it costs no round trip of its own; a number the request then does not use is a gap in the
+ * sequence, as a rolled-back transaction's is (DESIGN §4: a sequence). On SQLite the counter row is
+ * bumped only when the number is awaited, inside the caller's write transaction, so its numbers
+ * stay without gaps.
+ */
+export async function numberAhead(trx: Kysely<any>, numbers: DocumentNumbers): Promise<NumberAhead> {
+  if (dialectNameOfDb(trx) === 'postgres') {
+    const answer = await sendAhead(trx, nextSequenceValue(trx, { name: numbers.sequence }));
+    return async () => `${numbers.prefix}${Number((await answer()).rows[0]!.value)}`;
+  }
+  return async () => {
+    const { rows } = await nextCounterValue(trx, { name: numbers.sequence });
+    return `${numbers.prefix}${Number((rows[0] as { value: number }).value)}`;
+  };
 }
 
 /**

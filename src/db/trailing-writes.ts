@@ -21,8 +21,10 @@ import type { CompiledQuery, DatabaseConnection, Driver, Kysely, QueryResult, Tr
  * SQLite runs a statement in microseconds without a round trip: there a trailing write runs at once.
  */
 
-/** The queries writeLater hands to a connection: their answers are not awaited. */
+/** The queries writeLater and sendAhead hand to a connection: their answers are not awaited. */
 const trailing = new WeakSet<CompiledQuery>();
+/** The answers of the queries sendAhead handed to a connection, for the caller to await later. */
+const answers = new WeakMap<CompiledQuery, Promise<QueryResult<unknown>>>();
 
 /**
  * Runs `query` in the transaction `trx` as a trailing write (see above): on PostgreSQL it is sent
@@ -32,6 +34,22 @@ const trailing = new WeakSet<CompiledQuery>();
 export async function writeLater(trx: Kysely<any>, query: CompiledQuery): Promise<void> {
   if (trx.isTransaction) trailing.add(query);
   await trx.executeQuery(query);
+}
+
+/** The result of a statement sent ahead, awaited when the caller needs it. */
+export type Answer<R> = () => Promise<QueryResult<R>>;
+
+/**
+ * Sends the read `query` in the transaction `trx` now, like a trailing write, and answers a function
+ * that awaits its result: on PostgreSQL it goes out with the transaction's next statement, which
+ * it does not depend on, and costs no round trip of its own. Elsewhere, and outside a transaction,
+ * it runs now.
+ */
+export async function sendAhead<R>(trx: Kysely<any>, query: CompiledQuery<R>): Promise<Answer<R>> {
+  if (trx.isTransaction) trailing.add(query);
+  const result = await trx.executeQuery(query);
+  const answer = (answers.get(query) as Promise<QueryResult<R>> | undefined) ?? Promise.resolve(result);
+  return () => answer;
 }
 
 const NO_ROWS: QueryResult<never> = { rows: [] };
@@ -53,6 +71,7 @@ class TrailingWritesConnection implements DatabaseConnection {
       // Awaited by the next statement; until then a failure must not count as unhandled.
       answer.catch(ignore);
       this.#inFlight.push(answer);
+      answers.set(query, answer);
       return NO_ROWS;
     }
     if (this.#inFlight.length === 0) return answer;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { compiledOnce } from '../../src/db/compiled-queries.js';
 import type { Db } from '../../src/db/database.js';
-import { numberBeforeInsert, type DialectName } from '../../src/db/dialect.js';
+import { numberAhead, type DialectName } from '../../src/db/dialect.js';
 import * as acks from '../../src/modules/acks/acks.repository.js';
 import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
 import * as adjustments from '../../src/modules/inventory/adjustments.repository.js';
@@ -208,9 +208,15 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
     (db) => items.findKnownItemIds(db, 'CP', 'CV', ['C', 'D']),
   ],
   [
-    'numberBeforeInsert',
-    (db) => numberBeforeInsert(db, { prefix: 'RN-', sequence: 'receipt_svcpoid_seq' }).catch(() => ''),
-    (db) => numberBeforeInsert(db, { prefix: 'DN-', sequence: 'order_svcpoid_seq' }).catch(() => ''),
+    'numberAhead',
+    (db) =>
+      numberAhead(db, { prefix: 'RN-', sequence: 'receipt_svcpoid_seq' })
+        .then((next) => next())
+        .catch(() => ''),
+    (db) =>
+      numberAhead(db, { prefix: 'DN-', sequence: 'order_svcpoid_seq' })
+        .then((next) => next())
+        .catch(() => ''),
   ],
   [
     'findAdjustment',

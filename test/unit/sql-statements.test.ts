@@ -606,26 +606,33 @@ describe('inserts of documents and their postings', () => {
       'select * from "receipts" where (("company_id" = ? and "customer_id" = ? and "status" <> \'Cancelled\' and "facility_id" = ? and "po_no" = ?) or ("company_id" = ? and "customer_id" = ? and "status" <> \'Cancelled\' and "reference_no" = ?)) order by "svcpoid"',
     );
     expect(imported!.parameters).toEqual(['CO', 'CU', 'F1', 'P-1', 'CO', 'CU', 'R-1']);
-    // PostgreSQL takes a new receipt's SVCPOID inside its insert: no round trip of its own.
-    const [inserted] = await sentBy('postgres', (db) =>
+    // PostgreSQL takes a new receipt's SVCPOID from its sequence, sent ahead with the lookup; the insert binds it.
+    const [number] = await sentBy('postgres', (db) =>
       receipts
-        .insertReceipt(db, {
-          company_id: 'CO',
-          customer_id: 'CU',
-          facility_id: 'F1',
-          po_no: 'P-1',
-          status: 'Imported',
-          receipt_type: 'Regular Receipt',
-          document: '{}',
-          updated_at: 1,
-          updated_by_key_id: 2,
-          created_at: 1,
-          created_by_key_id: 2,
-        })
+        .svcpoidAhead(db)
+        .then((next) => next())
         .catch(() => ''),
     );
+    expect(number!.sql).toBe('select nextval($1::regclass) as value');
+    expect(number!.parameters).toEqual(['receipt_svcpoid_seq']);
+    const [inserted] = await sentBy('postgres', (db) =>
+      receipts.insertReceipt(db, {
+        company_id: 'CO',
+        customer_id: 'CU',
+        facility_id: 'F1',
+        svcpoid: 'RN-7',
+        po_no: 'P-1',
+        status: 'Imported',
+        receipt_type: 'Regular Receipt',
+        document: '{}',
+        updated_at: 1,
+        updated_by_key_id: 2,
+        created_at: 1,
+        created_by_key_id: 2,
+      }),
+    );
     expect(inserted!.sql).toBe(
-      'insert into "receipts" ("company_id", "customer_id", "facility_id", "po_no", "status", "receipt_type", "document", "updated_at", "updated_by_key_id", "created_at", "created_by_key_id", "svcpoid") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \'RN-\' || nextval(\'receipt_svcpoid_seq\')) returning "svcpoid"',
+      'insert into "receipts" ("company_id", "customer_id", "facility_id", "svcpoid", "po_no", "status", "receipt_type", "document", "updated_at", "updated_by_key_id", "created_at", "created_by_key_id") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
     );
   });
 });

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { writeLater } from '../../db/trailing-writes.js';
-import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
+import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
 /** All SQL of orders, their lines, allocations, events and shipment confirmations. */
@@ -61,20 +61,16 @@ export async function findOrder(db: Db, key: OrderKey, options: { lock?: boolean
   return (await findOrderQuery(db, { ...key, lock: options.lock ?? false })).rows[0];
 }
 
-const insertOrderQuery = compiledOnce((db: Db, row: Insertable<OrderTable>) =>
-  db
-    .insertInto('orders')
-    .values({ ...row, svcpoid: numberInInsert(row.svcpoid, SVCPOIDS) })
-    .returning('svcpoid'),
-);
+const insertOrderQuery = boundOnce((db: Db, row: Insertable<OrderTable>) => db.insertInto('orders').values(row));
 
-/**
- * Inserts a new document under the next SVCPOID and answers it (numberBeforeInsert, numberInInsert).
- */
-export async function insertOrder(db: Db, row: Omit<Insertable<OrderTable>, 'svcpoid'>): Promise<string> {
-  const svcpoid = await numberBeforeInsert(db, SVCPOIDS);
-  const { rows } = await insertOrderQuery(db, { ...row, svcpoid } as Insertable<OrderTable>);
-  return rows[0]!.svcpoid;
+/** The next SVCPOID, taken ahead of the lookup that decides whether the order is new (numberAhead). */
+export function svcpoidAhead(db: Db): Promise<NumberAhead> {
+  return numberAhead(db, SVCPOIDS);
+}
+
+/** Inserts a new order under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
+export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
+  await writeLater(db, insertOrderQuery(db, row));
 }
 
 const updateOrderQuery = compiledOnce((db: Db, update: { key: OrderKey; changes: Updateable<OrderTable> }) =>

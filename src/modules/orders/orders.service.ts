@@ -138,6 +138,8 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
   const now = cx.clock.now();
   const keyId = cx.principal.keyId;
   const subject: acks.AckSubject = { ...ackedDocument(request, { poNo, referenceNo }), keyId, at: now };
+  // Sent with the lookup, before it answers whether the order is new.
+  const nextSvcpoid = content.ActionCode === 'Cancelled' ? undefined : await repo.svcpoidAhead(trx);
   // Locked: a shipment or an operator move of the same order waits for this import.
   const [live] = await repo.findLive(
     trx,
@@ -166,17 +168,18 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     updated_at: now,
     updated_by_key_id: keyId,
   };
-  const svcpoid = live
-    ? live.svcpoid
-    : await repo.insertOrder(trx, {
-        company_id: request.CompanyID,
-        customer_id: request.CustomerID,
-        facility_id: request.FacilityID,
-        ...header,
-        created_at: now,
-        created_by_key_id: keyId,
-      });
-  if (live) {
+  const svcpoid = live ? live.svcpoid : await nextSvcpoid!();
+  if (!live) {
+    await repo.insertOrder(trx, {
+      company_id: request.CompanyID,
+      customer_id: request.CustomerID,
+      facility_id: request.FacilityID,
+      svcpoid,
+      ...header,
+      created_at: now,
+      created_by_key_id: keyId,
+    });
+  } else {
     // An update starts over: what the old lines held goes back to stock before the new lines allocate.
     const key = { companyId: request.CompanyID, svcpoid };
     await releaseOrder(trx, live, now);

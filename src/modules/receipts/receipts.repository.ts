@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { writeLater } from '../../db/trailing-writes.js';
-import { forUpdate, numberBeforeInsert, numberInInsert, type DocumentNumbers } from '../../db/dialect.js';
+import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
 /** All SQL of receipts and their lines. */
@@ -91,20 +91,16 @@ export async function findLiveForImport(db: Db, key: ImportedReceiptKey): Promis
   return (await findImportedQuery(db, key)).rows;
 }
 
-const insertReceiptQuery = compiledOnce((db: Db, row: Insertable<ReceiptTable>) =>
-  db
-    .insertInto('receipts')
-    .values({ ...row, svcpoid: numberInInsert(row.svcpoid, SVCPOIDS) })
-    .returning('svcpoid'),
-);
+const insertReceiptQuery = boundOnce((db: Db, row: Insertable<ReceiptTable>) => db.insertInto('receipts').values(row));
 
-/**
- * Inserts a new document under the next SVCPOID and answers it (numberBeforeInsert, numberInInsert).
- */
-export async function insertReceipt(db: Db, row: Omit<Insertable<ReceiptTable>, 'svcpoid'>): Promise<string> {
-  const svcpoid = await numberBeforeInsert(db, SVCPOIDS);
-  const { rows } = await insertReceiptQuery(db, { ...row, svcpoid } as Insertable<ReceiptTable>);
-  return rows[0]!.svcpoid;
+/** The next SVCPOID, taken ahead of the lookup that decides whether the receipt is new (numberAhead). */
+export function svcpoidAhead(db: Db): Promise<NumberAhead> {
+  return numberAhead(db, SVCPOIDS);
+}
+
+/** Inserts a new receipt under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
+export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
+  await writeLater(db, insertReceiptQuery(db, row));
 }
 
 const updateReceiptQuery = compiledOnce((db: Db, update: { key: ReceiptKey; changes: Updateable<ReceiptTable> }) =>

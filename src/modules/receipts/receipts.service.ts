@@ -118,6 +118,8 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   const keyId = cx.principal.keyId;
   const subject: acks.AckSubject = { ...ackedDocument(request, { poNo: content.PONo, referenceNo }), keyId, at: now };
   const key = { companyId: request.CompanyID, customerId: request.CustomerID, facilityId: request.FacilityID, poNo: content.PONo };
+  // Sent with the lookup, before it answers whether the receipt is new.
+  const nextSvcpoid = content.ActionCode === 'Cancelled' ? undefined : await repo.svcpoidAhead(trx);
   // Locked: a confirmation or an operator move of the same receipt waits for this import. The
   // holder of the ReferenceNo, read in the same round trip, is locked too; its import is refused.
   const found =
@@ -161,18 +163,19 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
     updated_at: now,
     updated_by_key_id: keyId,
   };
-  const svcpoid = live
-    ? live.svcpoid
-    : await repo.insertReceipt(trx, {
-        company_id: request.CompanyID,
-        customer_id: request.CustomerID,
-        facility_id: request.FacilityID,
-        po_no: content.PONo,
-        ...header,
-        created_at: now,
-        created_by_key_id: keyId,
-      });
-  if (live) {
+  const svcpoid = live ? live.svcpoid : await nextSvcpoid!();
+  if (!live) {
+    await repo.insertReceipt(trx, {
+      company_id: request.CompanyID,
+      customer_id: request.CustomerID,
+      facility_id: request.FacilityID,
+      svcpoid,
+      po_no: content.PONo,
+      ...header,
+      created_at: now,
+      created_by_key_id: keyId,
+    });
+  } else {
     const documentKey = { companyId: request.CompanyID, svcpoid };
     await repo.updateReceipt(trx, documentKey, header);
     // An update replaces the lines; nothing has been received on them (Imported or Open only).
