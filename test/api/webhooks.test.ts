@@ -386,6 +386,46 @@ describeEachDialect('webhooks', (dialect) => {
     });
   });
 
+  it('replays a delivery asked for during its attempt once that attempt ends, never beside it', async () => {
+    await create();
+    await importReceipt();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const attemptArrived = new Promise<void>((resolve) => (arrived = resolve));
+    receiver.answerWith(() => {
+      arrived();
+      return { status: 200, body: 'ok', heldUntil: released };
+    });
+    const attempting = dispatcher.runOnce();
+    await attemptArrived;
+    const [delivery] = await deliveries();
+    const replayed = await expectOk(ctx().post(`${DELIVERY}/replay`, { ...customer(), DeliveryID: delivery.DeliveryID }, w.customer));
+    expect(replayed.json()).toEqual({ Replayed: 1 });
+    // The attempt still holds the delivery: another dispatcher takes nothing.
+    const other = createDispatcher({ db: ctx().database.db, clock: ctx().clock, sender, concurrency: 4, leaseMs: 60 * SECOND, pollMs: 50 });
+    expect(await other.runOnce()).toBe(0);
+    release();
+    expect(await attempting).toBe(1);
+
+    // The attempt succeeded, yet the replay asked for another: the delivery is due now.
+    const [afterAttempt] = await deliveries();
+    expect(afterAttempt).toMatchObject({
+      Status: 'Pending',
+      NextAttemptWhen: new Date(ctx().clock.now()).toISOString(),
+      Attempts: [{ AttemptNo: 1, StatusCode: 200 }],
+    });
+    receiver.answerWith({ status: 204 });
+    expect(await dispatcher.runOnce()).toBe(1);
+    const [replayedDelivery] = await deliveries();
+    expect(replayedDelivery).toMatchObject({ Status: 'Succeeded', NextAttemptWhen: null });
+    expect(replayedDelivery.Attempts.map((a: Json) => [a.AttemptNo, a.StatusCode])).toEqual([
+      [1, 200],
+      [2, 204],
+    ]);
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it('forgets the deliveries that ended longer ago than the retention, with their attempts, and keeps what is pending', async () => {
     await create();
     await importReceipt();

@@ -18,6 +18,8 @@ export interface Answer {
   body?: string;
   /** Waits this long before answering. */
   delayMs?: number;
+  /** Waits for this before answering (then for `delayMs`): a test holds an attempt open while it acts. */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface Receiver {
@@ -37,13 +39,15 @@ export async function startReceiver(): Promise<Receiver> {
     request.on('end', () => {
       const got = { path: request.url ?? '/', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(got);
-      const { status, headers = {}, body = '', delayMs = 0 } = typeof answer === 'function' ? answer(got) : answer;
+      const { status, headers = {}, body = '', delayMs = 0, heldUntil } = typeof answer === 'function' ? answer(got) : answer;
       // Unref'd: an answer held back (a test's hung receiver) never keeps the test process alive.
-      setTimeout(() => {
-        if (response.destroyed) return;
-        response.writeHead(status, headers);
-        response.end(body);
-      }, delayMs).unref();
+      void Promise.resolve(heldUntil).then(() =>
+        setTimeout(() => {
+          if (response.destroyed) return;
+          response.writeHead(status, headers);
+          response.end(body);
+        }, delayMs).unref(),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

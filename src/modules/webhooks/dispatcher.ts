@@ -133,7 +133,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** Takes up to `limit` due deliveries and starts their attempts; answers the attempts. */
   async function startDue(limit: number): Promise<Promise<void>[]> {
     const now = clock.now();
-    // A due delivery held under another lease is still found here; the claim then takes none.
+    // A delivery replayed during an attempt is due under that attempt's lease: found here, taken by
+    // no claim until the attempt ends.
     if (!(await repo.hasDue(db, now))) return [];
     const claimed = await inTransaction(db, (trx) => repo.claimDue(trx, { now, until: now + leaseMs, limit }));
     if (claimed.length === 0) return [];

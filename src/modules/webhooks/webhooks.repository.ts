@@ -158,9 +158,10 @@ export async function hasDue(db: Db, now: number): Promise<boolean> {
 
 /**
  * Takes up to `limit` due deliveries of enabled endpoints, the earliest due first, and holds them
- * until `until`: a delivery whose holder died is due again once its lease has passed. On
- * PostgreSQL the rows are locked and those another dispatcher is taking are skipped, so two
- * dispatchers never take one delivery; SQLite's writers take turns anyway.
+ * until `until`: a delivery whose holder died is due again once its lease has passed, so its next
+ * attempt is then. A replay during the attempt moves that time to its own, which is how settling
+ * knows of it (settleDelivery). On PostgreSQL the rows are locked and those another dispatcher is
+ * taking are skipped, so two dispatchers never take one delivery; SQLite's writers take turns anyway.
  */
 export async function claimDue(trx: Trx, { now, until, limit }: { now: number; until: number; limit: number }): Promise<ClaimedDelivery[]> {
   const due = takeUnlocked(
@@ -179,7 +180,7 @@ export async function claimDue(trx: Trx, { now, until, limit }: { now: number; u
   );
   const rows = await trx
     .updateTable('webhook_deliveries')
-    .set({ leased_until: until, updated_at: now })
+    .set({ leased_until: until, next_attempt_at: until, updated_at: now })
     // By the whole key: PostgreSQL's primary key leads with company_id, and `id` alone would scan it.
     .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', due.$asTuple('company_id', 'id')))
     .returning(['id', 'company_id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt_count', 'retry_step', 'leased_until'])
@@ -193,7 +194,9 @@ export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptTable>
 
 /**
  * Writes an attempt's outcome to its delivery, only while the lease is the one that attempt held:
- * a dispatcher that outlived its lease finds the delivery taken over and changes nothing.
+ * a dispatcher that outlived its lease finds the delivery taken over and changes nothing. A replay
+ * that came during the attempt moved the next attempt off the lease's end (claimDue): the attempt
+ * is then counted, but the delivery stays as the replay queued it, due again.
  */
 export async function settleDelivery(
   db: Db,
@@ -202,7 +205,17 @@ export async function settleDelivery(
 ): Promise<boolean> {
   const result = await db
     .updateTable('webhook_deliveries')
-    .set({ ...changes, leased_until: null })
+    .set((eb) => {
+      const notReplayed = eb('next_attempt_at', '=', claimed.leased_until);
+      return {
+        status: eb.case().when(notReplayed).then(changes.status).else(eb.ref('status')).end(),
+        retry_step: eb.case().when(notReplayed).then(changes.retry_step).else(eb.ref('retry_step')).end(),
+        next_attempt_at: eb.case().when(notReplayed).then(changes.next_attempt_at).else(eb.ref('next_attempt_at')).end(),
+        attempt_count: changes.attempt_count,
+        updated_at: changes.updated_at,
+        leased_until: null,
+      };
+    })
     .where('company_id', '=', claimed.company_id)
     .where('id', '=', claimed.id)
     .where('leased_until', '=', claimed.leased_until)
@@ -306,7 +319,8 @@ export async function findAttempts(db: Db, companyId: string, deliveryIds: numbe
 
 /**
  * Queues one delivery again, due at `now`, at the start of the retry schedule. A dispatcher that
- * holds it keeps it until its attempt ends: the replay never runs beside that attempt.
+ * holds it keeps it until its attempt ends: the replay never runs beside that attempt, and comes
+ * after it (settleDelivery leaves a delivery replayed meanwhile due).
  */
 export async function requeueDelivery(trx: Trx, companyId: string, id: number, now: number): Promise<void> {
   await trx
