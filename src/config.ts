@@ -142,7 +142,7 @@ const settings = {
       minimum: 1000,
       default: 60_000,
       description:
-        'How long a dispatching process holds a delivery it took; a process killed meanwhile loses it to another after this (keep it above the 15 s an attempt may take)',
+        'How long a dispatching process holds a delivery it took; a process killed meanwhile loses it to another after this. At least 20000, above the 15 s an attempt may take: a process that dispatches refuses to start with less',
     }),
   },
   webhookPollMs: {

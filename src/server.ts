@@ -11,7 +11,7 @@ import { systemClock } from './lib/clock.js';
 import { invalid, notFound } from './lib/refusal.js';
 import { forgetExpired } from './modules/commands/commands.service.js';
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
-import { startWebhookWorker, type WebhookWorker } from './modules/webhooks/worker.js';
+import { requireLeaseLongerThanAttempt, startWebhookWorker, type WebhookWorker } from './modules/webhooks/worker.js';
 
 /** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
 const FORGET_EVERY_MS = 60 * 60 * 1000;
@@ -62,6 +62,8 @@ export async function openExistingDatabase(config: Config): Promise<Db> {
  * webhooks (unless told not to).
  */
 export async function startServer(config: Config, options: { migrate?: boolean; webhooks?: boolean } = {}): Promise<RunningServer> {
+  // Before the database is opened and the port taken: a refused setting changes nothing.
+  if (options.webhooks !== false) requireLeaseLongerThanAttempt(config);
   const db = openDatabase(config);
   try {
     if (options.migrate !== false) await migrateToLatest(db);
@@ -102,6 +104,7 @@ export interface RunningWorker {
  * and is up to date (it never migrates: the servers do). Logs JSON lines, as the server does.
  */
 export async function startWorker(config: Config): Promise<RunningWorker> {
+  requireLeaseLongerThanAttempt(config);
   const db = await openExistingDatabase(config);
   const log = pino({ level: config.logLevel });
   let webhooks: WebhookWorker;

@@ -7,6 +7,7 @@ import { expectGracefulStops, freePorts, runWharf, startWharf, waitReady, type W
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 import { createTenant, post, PROCESS_TEST_MS, QTY, type Tenant } from './helpers/two-processes.js';
 import { uniqueId } from './helpers/factories.js';
+import { MIN_WEBHOOK_LEASE_MS } from '../src/modules/webhooks/worker.js';
 
 /**
  * Webhooks are never lost and shared by processes (DESIGN §13), proven with the real `wharf serve`:
@@ -39,8 +40,9 @@ for (const { name: dialect, enabled } of DIALECTS) {
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_POLL_MS: '50',
-      // Short, so that the takeover comes soon; an attempt here never takes this long.
-      WEBHOOK_LEASE_MS: '2000',
+      // The shortest a dispatching process accepts (above the 15 s an attempt may take), so that the
+      // takeover comes as soon as it may.
+      WEBHOOK_LEASE_MS: String(MIN_WEBHOOK_LEASE_MS),
     };
     let database: TestDatabase | undefined;
     let url: string;

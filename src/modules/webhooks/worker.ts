@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../config.js';
+import { ConfigError, type Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { onEventsCommitted } from '../events/events.service.js';
 import { forgetEndedDeliveries } from './deliveries.service.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
-import { createSender } from './sender.js';
+import { ATTEMPT_TIMEOUT_MS, createSender } from './sender.js';
 import type { WebhookTally } from './webhook-metrics.js';
 
 /**
@@ -17,6 +17,24 @@ import type { WebhookTally } from './webhook-metrics.js';
 
 const FORGET_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The shortest WEBHOOK_LEASE_MS a dispatching process accepts: an attempt may take
+ * ATTEMPT_TIMEOUT_MS, and taking, signing and recording it take a little more. A lease that ends
+ * sooner lets another process take the delivery while the attempt still runs and attempt it too.
+ */
+export const MIN_WEBHOOK_LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+
+/**
+ * Refuses a lease that an attempt could outlast. The process that dispatches checks it before it
+ * opens anything; one that only serves (`--no-webhooks`) or runs a command holds no lease.
+ */
+export function requireLeaseLongerThanAttempt(config: Pick<Config, 'webhookLeaseMs'>): void {
+  if (config.webhookLeaseMs >= MIN_WEBHOOK_LEASE_MS) return;
+  throw new ConfigError([
+    `WEBHOOK_LEASE_MS must be at least ${MIN_WEBHOOK_LEASE_MS}, above the ${ATTEMPT_TIMEOUT_MS / 1000} s a webhook attempt may take: a shorter lease lets another process attempt the same delivery at once (got ${config.webhookLeaseMs})`,
+  ]);
+}
 export interface WebhookWorker {
   dispatcher: Dispatcher;
   stop(): Promise<void>;
