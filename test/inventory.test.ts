@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { Refusal } from '../src/lib/refusal.js';
+import { allocateFromBalances } from '../src/modules/inventory/inventory.repository.js';
 import { MAX_SCALED, asScaled, formatDecimal, parseDecimal, type Scaled } from '../src/lib/decimal.js';
 import {
   compareBalanceKeys,
@@ -728,5 +729,33 @@ describeEachDialect('inventory postings', (dialect) => {
     expect(attempts).toBe(16);
     // 8 postings took 1 of each; 8 added 1 to A and C and took 1 of B and D
     expect(await Promise.all(items.map((itemId) => onHandOf(itemId)))).toEqual([['100'], ['84'], ['100'], ['84']]);
+  });
+
+  it("fails the transaction on the balances' CHECK when an allocation sent without waiting takes more than is free, and keeps nothing", async () => {
+    const itemId = uniqueId('IT');
+    await post([{ itemId, uom: 'EA', quantity: q('5') }]);
+    const key = {
+      company_id: tenant.companyId,
+      customer_id: tenant.customerIds[0]!,
+      facility_id: tenant.facilityIds[0]!,
+      item_id: itemId,
+      uom: 'EA',
+      lot_no: '',
+      goods_type: '',
+      title_id: '',
+      inventory_status: 'Available',
+      expiration_date: '',
+    };
+    await inTransaction(db, (trx) => allocateFromBalances(trx, [{ key, quantity: q('2') }], clock.now()));
+    const [balance] = await balances({ itemId });
+    expect([formatDecimal(balance!.onHand), formatDecimal(balance!.allocated)]).toEqual(['5', '2']);
+    await expect(
+      inTransaction(db, async (trx) => {
+        await allocateFromBalances(trx, [{ key, quantity: q('1') }], clock.now());
+        await allocateFromBalances(trx, [{ key, quantity: q('3') }], clock.now());
+      }),
+    ).rejects.toMatchObject({ code: dialect === 'postgres' ? '23514' : 'SQLITE_CONSTRAINT_CHECK' });
+    const [after] = await balances({ itemId });
+    expect([formatDecimal(after!.onHand), formatDecimal(after!.allocated)]).toEqual(['5', '2']);
   });
 });

@@ -154,9 +154,10 @@ function decreaseValues(changes: BalanceChange[]) {
 
 const DECREASE_COLUMNS = `balance_change(ordinal, ${KEY_COLUMNS.join(', ')}, on_hand_change, from_allocated)` as const;
 
-const decreaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceChange[]; at: number }) =>
+/** The balances `changes` name, as `c`, joined to the changes (see decreaseBalances for the locks). */
+const changedBalances = (db: Db, changes: BalanceChange[]) =>
   db
-    .with(DECREASE_COLUMNS, () => decreaseValues(change.changes))
+    .with(DECREASE_COLUMNS, () => decreaseValues(changes))
     .updateTable('inventory_balances')
     .from(
       writersLockRows(db)
@@ -171,7 +172,10 @@ const decreaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceCh
               .forUpdate(['t'])
               .as('c')
         : 'balance_change as c',
-    )
+    );
+
+const decreaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceChange[]; at: number }) =>
+  changedBalances(db, change.changes)
     .set((eb) => ({
       on_hand: eb('inventory_balances.on_hand', '+', eb.ref('c.on_hand_change')),
       allocated: eb('inventory_balances.allocated', '-', eb.ref('c.from_allocated')),
@@ -213,20 +217,24 @@ export async function decreaseBalances(db: Db, changes: BalanceChange[], at: num
   return (await decreaseBalancesQuery(db, { changes, at })).rows;
 }
 
+const allocateQuery = boundOnce((db: Db, change: { changes: BalanceChange[]; at: number }) =>
+  changedBalances(db, change.changes)
+    .set((eb) => ({ allocated: eb('inventory_balances.allocated', '-', eb.ref('c.from_allocated')), updated_at: change.at }))
+    .where((eb) => eb.and(KEY_COLUMNS.map((column) => eb(`inventory_balances.${column}`, '=', eb.ref(`c.${column}`))))),
+);
+
 /**
- * Allocates each take's quantity (> 0) of its balance, in one conditional statement: only while that
- * much is still free. An allocation is a change that leaves on-hand as it is and takes −quantity
- * "out of" the allocation, which decreaseBalances's conditions then read as: on-hand stays at least
- * the allocation grown by quantity. A balance that no longer has it free is left unchanged and is
- * missing from the answer. Takes in key order, no balance twice, at most BALANCE_CHANGE_CHUNK.
+ * Allocates each take's quantity (> 0) of its balance, in one statement whose answer nothing reads:
+ * in a transaction, a trailing write (db/trailing-writes.ts). The caller read the balances under
+ * their items' locks, which keep every other writer of them out until the commit, so each take is
+ * free and each balance there; a take beyond what is free would fail the statement on the
+ * balances' CHECK (allocated ≤ on-hand), and the transaction with it. An allocation is a change
+ * that leaves on-hand as it is and takes −quantity "out of" the allocation. Takes in key order, no
+ * balance twice, at most BALANCE_CHANGE_CHUNK.
  */
-export async function allocateFromBalances(
-  db: Db,
-  takes: { key: BalanceKeyColumns; quantity: number }[],
-  at: number,
-): Promise<ChangedBalance[]> {
+export async function allocateFromBalances(db: Db, takes: { key: BalanceKeyColumns; quantity: number }[], at: number): Promise<void> {
   const changes = takes.map(({ key, quantity }) => ({ key, quantity: 0, fromAllocated: -quantity }));
-  return (await decreaseBalancesQuery(db, { changes, at })).rows;
+  await writeLater(db, allocateQuery(db, { changes, at }));
 }
 
 export async function findBalance(db: Db, key: BalanceKeyColumns): Promise<BalanceRow | undefined> {

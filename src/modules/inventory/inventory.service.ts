@@ -255,10 +255,10 @@ function allocatableFor(request: AllocationRequest, row: repo.BalanceRow): boole
 /**
  * Allocates each request in turn, as allocateStock would one after another, from one read of the
  * balances of all their items: what an earlier request takes is no longer free for a later one.
- * The takes are then made in one conditional statement, in key order. The items' locks (and on
- * SQLite, writers taking turns) keep every other writer of these balances out between the read and
- * the update, so a take the update refuses is a bug: the transaction fails rather than allocate
- * what it did not read. The requests share one company, customer and facility. Answers each
+ * The takes are then made in one statement, in key order, that nothing waits for. The items' locks
+ * (and on SQLite, writers taking turns) keep every other writer of these balances out between the
+ * read and the update, so each take is free; one that were not would fail the balances' CHECK and
+ * the transaction with it, rather than allocate what the read did not find. The requests share one company, customer and facility. Answers each
  * request's allocations, in the order of the requests.
  */
 export async function allocateEach(trx: Trx, requests: readonly AllocationRequest[]): Promise<Allocation[][]> {
@@ -292,13 +292,12 @@ export async function allocateEach(trx: Trx, requests: readonly AllocationReques
   const inKeyOrder = [...totals].sort(([a], [b]) => compareBalanceKeys(balanceKeyOf(a), balanceKeyOf(b)));
   for (let i = 0; i < inKeyOrder.length; i += repo.BALANCE_CHANGE_CHUNK) {
     const chunk = inKeyOrder.slice(i, i + repo.BALANCE_CHANGE_CHUNK);
-    const changed = await repo.allocateFromBalances(
-      trx,
-      chunk.map(([row, quantity]) => ({ key: balanceColumnsOf(scope, balanceKeyOf(row)), quantity })),
-      at,
+    const takes = chunk.map(([row, quantity]) => ({ key: balanceColumnsOf(scope, balanceKeyOf(row)), quantity }));
+    await repo.allocateFromBalances(trx, takes, at);
+    // What the read found, changed by the take: no other writer came between them (see above).
+    chunk.forEach(([row], index) =>
+      noteBalanceChanged(trx, { ...takes[index]!.key, on_hand: row.on_hand, allocated: row.allocated + takes[index]!.quantity }),
     );
-    if (changed.length !== chunk.length) throw new Error("an allocation found less free stock than it read under its items' locks");
-    for (const balance of changed) noteBalanceChanged(trx, balance);
   }
   // A request visits each balance once, so its takes are its allocations.
   return planned.map((takes) => takes.map(({ row, quantity }) => ({ key: balanceKeyOf(row), quantity: asScaled(quantity) })));
