@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start
-         * @description Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404. The deliveries become Pending and due at once, and Replayed says how many.
+         * @description Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.
          */
         post: operations["replayWebhookDeliveries"];
         delete?: never;
@@ -15931,6 +15931,31 @@ export interface operations {
                      *       {
                      *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
                      *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The move is not allowed in the current state, or a document number was reused. */
+            409: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-Endpoint ep_demo_acme is disabled (Disabled by its owner): enable it, then replay its deliveries",
+                     *         "error": "Endpoint ep_demo_acme is disabled (Disabled by its owner): enable it, then replay its deliveries"
                      *       }
                      *     ]
                      */

@@ -35,7 +35,13 @@ const BY_SUBJECT: [RegExp, { 404: string; 409: string }][] = [
   ],
   [/Order|Shipment/, { 404: 'Not found order DN-999', 409: 'Order DN-1 is Shipped; open needs Imported' }],
   [/Inventory/, { 404: '', 409: 'AdjustmentNo ADJ-1001 was already applied with a different body' }],
-  [/WebhookDeliveries/, { 404: 'Not found delivery dlv_01J0000000000000000000000', 409: '' }],
+  [
+    /WebhookDeliveries/,
+    {
+      404: 'Not found delivery dlv_01J0000000000000000000000',
+      409: 'Endpoint ep_demo_acme is disabled (Disabled by its owner): enable it, then replay its deliveries',
+    },
+  ],
   [/Webhook/, { 404: 'Not found endpoint ep_unknown', 409: '' }],
   [/Customer/, { 404: 'Customer GLOBEX not found in company DEMO', 409: 'Customer ACME already exists in company DEMO' }],
   [/Facilit/, { 404: 'Facility ORD1 not found in company DEMO', 409: 'Facility LAX1 already exists in company DEMO' }],

@@ -386,6 +386,37 @@ describeEachDialect('webhooks', (dialect) => {
     });
   });
 
+  it('refuses with 409 a replay that would queue deliveries of a disabled endpoint, changing nothing; replays once it is enabled', async () => {
+    const endpoint = await create();
+    const since = new Date(ctx().clock.now()).toISOString();
+    await importReceipt();
+    receiver.answerWith({ status: 410 });
+    await dispatcher.runOnce();
+    const [gone] = await deliveries();
+    expect(gone).toMatchObject({ Status: 'Failed', NextAttemptWhen: null });
+
+    const refusal = problems(
+      `Endpoint ${endpoint.EndpointID} is disabled (The endpoint answered 410 Gone): enable it, then replay its deliveries`,
+    );
+    const one = await ctx().post(`${DELIVERY}/replay`, { ...customer(), DeliveryID: gone.DeliveryID }, w.customer);
+    expect({ status: one.statusCode, body: one.json() }).toEqual({ status: 409, body: refusal });
+    const all = await ctx().post(`${DELIVERY}/replay`, { ...customer(), EndpointID: endpoint.EndpointID, Since: since }, w.customer);
+    expect({ status: all.statusCode, body: all.json() }).toEqual({ status: 409, body: refusal });
+    expect(await deliveries()).toEqual([gone]);
+    // Nothing to queue since a later time: nothing is promised, whatever the endpoint's state.
+    ctx().clock.advance(SECOND);
+    const later = new Date(ctx().clock.now()).toISOString();
+    const none = await ctx().post(`${DELIVERY}/replay`, { ...customer(), EndpointID: endpoint.EndpointID, Since: later }, w.customer);
+    expect({ status: none.statusCode, body: none.json() }).toEqual({ status: 200, body: { Replayed: 0 } });
+
+    receiver.answerWith({ status: 200 });
+    await expectOk(ctx().post(`${ENDPOINT}/update`, { ...customer(), EndpointID: endpoint.EndpointID, Enabled: true }, w.customer));
+    const replayed = await expectOk(ctx().post(`${DELIVERY}/replay`, { ...customer(), DeliveryID: gone.DeliveryID }, w.customer));
+    expect(replayed.json()).toEqual({ Replayed: 1 });
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect((await deliveries())[0]).toMatchObject({ Status: 'Succeeded', NextAttemptWhen: null });
+  });
+
   it('replays a delivery asked for during its attempt once that attempt ends, never beside it', async () => {
     await create();
     await importReceipt();
@@ -574,6 +605,42 @@ describeEachDialect('webhook metrics', (dialect) => {
     expect(valueOf(samples, 'wharf_webhook_lag_seconds_sum')).toBe(12);
     expect(valueOf(samples, 'wharf_webhook_lag_seconds_bucket', { le: '5' })).toBe(0);
     expect(valueOf(samples, 'wharf_webhook_lag_seconds_bucket', { le: '10' })).toBe(2);
+    await sender.close();
+    await receiver.close();
+  });
+
+  it('counts in the queue depth only the deliveries of enabled endpoints: a disabled one’s wait, and go once it is enabled', async () => {
+    const w = await createWorld(ctx().database.db, ctx().clock);
+    const receiver = await startReceiver();
+    const sender = createSender({ allowPrivate: true });
+    const dispatcher = createDispatcher({
+      db: ctx().database.db,
+      clock: ctx().clock,
+      sender,
+      concurrency: 16,
+      leaseMs: 60_000,
+      pollMs: 50,
+    });
+    const customer = { CompanyID: w.tenant.companyId, CustomerID: w.tenant.customerIds[0]! };
+    const endpoint = (await expectOk(ctx().post(`${ENDPOINT}/create`, { ...customer, Url: receiver.url() }, w.customer))).json().Endpoint;
+    const depth = async () => valueOf(await readMetrics(ctx().app), 'wharf_webhook_queue_depth');
+    const enable = (Enabled: boolean) =>
+      expectOk(ctx().post(`${ENDPOINT}/update`, { ...customer, EndpointID: endpoint.EndpointID, Enabled }, w.customer));
+    receiver.answerWith({ status: 500 });
+    await expectOk(ctx().post(paths.RECEIPT_IMPORT, receiptBody({ tenant: w.tenant }), w.customer));
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(await depth()).toBe(1);
+
+    await enable(false);
+    expect(await depth()).toBe(0);
+    ctx().clock.advance(6 * SECOND);
+    expect(await dispatcher.runOnce()).toBe(0);
+
+    receiver.answerWith({ status: 200 });
+    await enable(true);
+    expect(await depth()).toBe(1);
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(await depth()).toBe(0);
     await sender.close();
     await receiver.close();
   });

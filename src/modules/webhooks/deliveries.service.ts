@@ -5,7 +5,7 @@ import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { offsetWindow } from '../../http/time.js';
-import { invalid, notFound } from '../../lib/refusal.js';
+import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
 import * as events from '../events/events.service.js';
 import { requireEndpoint, scopeOf } from './endpoints.service.js';
@@ -145,8 +145,19 @@ export async function searchDeliveries(db: Db, principal: Principal, request: De
 }
 
 /**
+ * No dispatcher attempts a disabled endpoint's deliveries: a replay that queued some would answer
+ * Replayed and send nothing. Its owner enables it first (which also says the receiver is back).
+ */
+function requireEnabled(endpoint: repo.EndpointRow): void {
+  if (endpoint.enabled === 1) return;
+  throw conflict(`Endpoint ${endpoint.endpoint_id} is disabled (${endpoint.disabled_reason}): enable it, then replay its deliveries`);
+}
+
+/**
  * Queues again one delivery (DeliveryID), or every delivery to an endpoint of an event made at or
- * after Since (EndpointID and Since), each at the start of the retry schedule and due now.
+ * after Since (EndpointID and Since), each at the start of the retry schedule and due now. Refused
+ * when it would queue deliveries of a disabled endpoint; one that finds nothing to queue answers
+ * Replayed: 0, true whatever the endpoint's state.
  */
 export function replayDeliveries(cx: CommandContext, request: DeliveryReplayRequest): Promise<DeliveryReplayResult> {
   const scope = scopeOf(cx.principal, request);
@@ -161,11 +172,16 @@ export function replayDeliveries(cx: CommandContext, request: DeliveryReplayRequ
       if (request.DeliveryID !== undefined) {
         const [delivery] = await repo.pageDeliveries(trx, { ...scope, deliveryId: request.DeliveryID }, 0, 1);
         if (!delivery) throw notFound(`Not found delivery ${request.DeliveryID}`);
+        const [endpoint] = await repo.findEndpointsByKeys(trx, [{ companyId: delivery.company_id, id: delivery.endpoint_id }]);
+        requireEnabled(endpoint!);
         await repo.requeueDelivery(trx, delivery.company_id, delivery.id, now);
         return { Replayed: 1 };
       }
       const endpoint = await requireEndpoint(trx, scope, request.EndpointID!);
-      return { Replayed: await repo.requeueEndpointSince(trx, { companyId: endpoint.company_id, id: endpoint.id }, since!, now) };
+      const replayed = await repo.requeueEndpointSince(trx, { companyId: endpoint.company_id, id: endpoint.id }, since!, now);
+      // A refusal rolls the requeue back with the command's transaction.
+      if (replayed > 0) requireEnabled(endpoint);
+      return { Replayed: replayed };
     },
   });
 }

@@ -38,7 +38,7 @@ export class WebhookTally implements DispatchObserver {
     return [
       {
         name: 'wharf_webhook_queue_depth',
-        help: 'Webhook deliveries waiting for an attempt (due now or later), in the whole database',
+        help: 'Webhook deliveries waiting for an attempt (due now or later) to enabled endpoints, in the whole database',
         type: 'gauge',
         aggregator: 'sum',
         values: [{ labels: {}, value: await repo.countPending(db) }],

@@ -223,12 +223,17 @@ export async function settleDelivery(
   return result.numUpdatedRows > 0n;
 }
 
-/** Deliveries still to attempt: the queue's depth (for /metrics). */
+/**
+ * Deliveries still to attempt: the queue's depth (for /metrics). Those of a disabled endpoint are
+ * not: nothing attempts them until it is enabled again, and they would show as a stuck queue.
+ */
 export async function countPending(db: Db): Promise<number> {
   const { count } = await db
-    .selectFrom('webhook_deliveries')
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('next_attempt_at', 'is not', null)
+    .where('d.next_attempt_at', 'is not', null)
+    .where('e.enabled', '=', 1)
     .executeTakeFirstOrThrow();
   return Number(count);
 }

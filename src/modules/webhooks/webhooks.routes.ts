@@ -141,9 +141,9 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...change,
         summary: "Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start",
         description:
-          'Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404. The deliveries become Pending and due at once, and Replayed says how many.',
+          'Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.',
         body: DeliveryReplayRequestSchema,
-        response: { 200: DeliveryReplayResultSchema, ...errorResponses(404) },
+        response: { 200: DeliveryReplayResultSchema, ...errorResponses(404, 409) },
       },
       preHandler,
     },
