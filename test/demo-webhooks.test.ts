@@ -11,7 +11,8 @@ import { PROCESS_TEST_MS } from './helpers/two-processes.js';
 
 /**
  * `npm run demo` shows webhooks working on one machine (DESIGN §13): the real `wharf demo` allows
- * local receivers, prints how to make an endpoint and watch its deliveries, and delivers to one.
+ * local receivers, prints how to make an endpoint and watch its deliveries, and delivers to one; the
+ * receiver it suggests, run as printed, takes each delivery at the first attempt.
  */
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,9 +22,9 @@ describe('the demo and webhooks', () => {
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
   it(
-    'allows a loopback endpoint, prints the curl lines to make and watch one, and delivers to it',
+    'allows a loopback endpoint, prints the curl lines to make and watch one and a receiver that answers, and delivers to both',
     async () => {
-      const [port] = await freePorts(1);
+      const [port, receiverPort] = await freePorts(2);
       // The environment says no private addresses; the demo allows them anyway.
       const env = { ...process.env, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_POLL_MS: '20' };
       const child = spawn(
@@ -39,6 +40,7 @@ describe('the demo and webhooks', () => {
       child.stdout.on('data', (chunk) => (output += String(chunk)));
       child.stderr.on('data', (chunk) => (output += String(chunk)));
       const receiver = await startReceiver();
+      let suggested: ReturnType<typeof spawn> | undefined;
       try {
         // Ready when it has printed everything; an exit before that fails with what it printed.
         while (!output.includes('Ctrl-C stops.')) {
@@ -77,7 +79,43 @@ describe('the demo and webhooks', () => {
           type: 'item.created',
           data: { CompanyID: 'DEMO', CustomerID: 'ACME', ItemID: 'DEMO-WEBHOOK', Status: 'Active' },
         });
+
+        // The suggested receiver, its script as printed (in single quotes, for a shell) on another
+        // port: it must answer 2xx, or every attempt would fail and be retried.
+        const script = /^ {2}node -e '([^']+)'$/m.exec(output)?.[1];
+        expect(script, 'a node -e receiver line').toContain('listen(9000,');
+        expect(output).toContain('"Url":"http://127.0.0.1:9000/hooks"');
+        let printed = '';
+        suggested = spawn(process.execPath, ['-e', script!.replace('listen(9000,', `listen(${receiverPort},`)], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        suggested.stdout!.on('data', (chunk) => (printed += String(chunk)));
+        while ((await fetch(`http://127.0.0.1:${receiverPort}/`).catch(() => undefined)) === undefined) await pause(25);
+        const toSuggested = await send('/edi/webhook/endpoint/create', {
+          CompanyID: 'DEMO',
+          CustomerID: 'ACME',
+          Url: `http://127.0.0.1:${receiverPort}/hooks`,
+          EventTypes: ['item.created'],
+        });
+        expect(toSuggested.status).toBe(200);
+        const { EndpointID } = ((await toSuggested.json()) as { Endpoint: { EndpointID: string } }).Endpoint;
+        expect(
+          (await send('/edi/item-master/import', { CompanyID: 'DEMO', CustomerID: 'ACME', Items: [{ itemID: 'DEMO-RECEIVER' }] })).status,
+        ).toBe(200);
+        type Delivery = { Status: string; Attempts: { StatusCode: number | null }[] };
+        const deliveries = async () =>
+          (
+            (await (
+              await send('/edi/webhook/delivery/search-by-paging', { CompanyID: 'DEMO', CustomerID: 'ACME', EndpointID })
+            ).json()) as {
+              results: { data: Delivery[] };
+            }
+          ).results.data;
+        while ((await deliveries())[0]?.Status !== 'Succeeded') await pause(25);
+        expect((await deliveries()).map((d) => [d.Status, d.Attempts.map((a) => a.StatusCode)])).toEqual([['Succeeded', [204]]]);
+        expect(JSON.parse(printed.trim())).toMatchObject({ type: 'item.created', data: { ItemID: 'DEMO-RECEIVER' } });
       } finally {
+        suggested?.kill('SIGTERM');
         child.kill('SIGTERM');
         await receiver.close();
       }
