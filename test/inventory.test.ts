@@ -5,6 +5,7 @@ import { Refusal } from '../src/lib/refusal.js';
 import { allocateFromBalances } from '../src/modules/inventory/inventory.repository.js';
 import { MAX_SCALED, asScaled, formatDecimal, parseDecimal, type Scaled } from '../src/lib/decimal.js';
 import {
+  balanceColumnsOf,
   compareBalanceKeys,
   countBalances,
   findBalances,
@@ -734,18 +735,10 @@ describeEachDialect('inventory postings', (dialect) => {
   it("fails the transaction on the balances' CHECK when an allocation sent without waiting takes more than is free, and keeps nothing", async () => {
     const itemId = uniqueId('IT');
     await post([{ itemId, uom: 'EA', quantity: q('5') }]);
-    const key = {
-      company_id: tenant.companyId,
-      customer_id: tenant.customerIds[0]!,
-      facility_id: tenant.facilityIds[0]!,
-      item_id: itemId,
-      uom: 'EA',
-      lot_no: '',
-      goods_type: '',
-      title_id: '',
-      inventory_status: 'Available',
-      expiration_date: '',
-    };
+    const key = balanceColumnsOf(
+      { companyId: tenant.companyId, customerId: tenant.customerIds[0]!, facilityId: tenant.facilityIds[0]! },
+      normalizeBalanceKey({ itemId, uom: 'EA' }),
+    );
     await inTransaction(db, (trx) => allocateFromBalances(trx, [{ key, quantity: q('2') }], clock.now()));
     const [balance] = await balances({ itemId });
     expect([formatDecimal(balance!.onHand), formatDecimal(balance!.allocated)]).toEqual(['5', '2']);
