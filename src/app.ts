@@ -16,7 +16,7 @@ import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type
 import { dateTimeFormats } from './http/formats.js';
 import { CONSOLE_DIR, registerConsole } from './http/console.js';
 import { registerMetrics } from './http/metrics.js';
-import { limitRequests } from './http/rate-limit.js';
+import { limitRequests, type LimitOf } from './http/rate-limit.js';
 import { readJsonBodies } from './http/request-body.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { RequestLog } from './http/request-log.js';
@@ -266,13 +266,17 @@ export async function buildApp({
         return refusal;
       }
     };
+    // One counter for the EDI and admin scopes: a key's admin calls count against its EDI limit, in
+    // one count per key (in memory on SQLite, where two counters would each allow the limit).
+    const countEdi = requestCounter(db, clock, 'edi');
+    const ediLimitOf: LimitOf = (principal) => principal.rateLimit ?? config.rateLimitEdi;
     await app.register(
       async (edi) => {
         edi.setErrorHandler(createErrorHandler(onRejectedBody));
         edi.decorateRequest('principal');
         edi.addHook('onRequest', authenticate(lookupKey));
         if (config.rateLimitEdi > 0) {
-          limitRequests(edi, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+          limitRequests(edi, countEdi, ediLimitOf);
         }
         for (const registerRoutes of ediModules) registerRoutes(edi, deps);
         webhookRoutes(edi, deps, { allowPrivate: config.webhookAllowPrivate });
@@ -287,7 +291,7 @@ export async function buildApp({
         adminScope.addHook('onRequest', authenticate(lookupKey));
         // Admin calls count against the key's limit of the EDI operations.
         if (config.rateLimitEdi > 0) {
-          limitRequests(adminScope, requestCounter(db, clock, 'edi'), (principal) => principal.rateLimit ?? config.rateLimitEdi);
+          limitRequests(adminScope, countEdi, ediLimitOf);
         }
         adminRoutes(adminScope, deps);
       },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, EDI_PREFIX } from '../../src/app.js';
+import { ADMIN_PREFIX } from '../../src/modules/admin/admin.routes.js';
 import { loadConfig } from '../../src/config.js';
 import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import { loadRateCard } from '../../src/modules/rating/rating.service.js';
@@ -104,6 +105,30 @@ describeEachDialect('rate limits', (dialect) => {
       expect(answer.statusCode).toBe(200);
       expect(limitHeaders(answer)).toEqual({ limit: undefined, remaining: undefined, reset: undefined, retryAfter: undefined });
     }
+  });
+
+  it("counts a key's EDI and admin requests as one: the sum past the limit is 429 on either", async () => {
+    startOfTest();
+    const admin = await createKey(ctx().database.db, ctx().clock, tenant, 'admin');
+    const customers = () =>
+      ctx().app.inject({ method: 'GET', url: `${ADMIN_PREFIX}/customers`, headers: { authorization: `APIKey ${admin}` } });
+    const answers = [
+      await ctx().post(INVENTORY_SEARCH, search(), admin),
+      await customers(),
+      await ctx().post(INVENTORY_SEARCH, search(), admin),
+      await customers(),
+      await ctx().post(INVENTORY_SEARCH, search(), admin),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429, 429]);
+    expect(answers.map(limitHeaders)).toEqual([
+      { limit: '3', remaining: '2', reset: RESET, retryAfter: undefined },
+      { limit: '3', remaining: '1', reset: RESET, retryAfter: undefined },
+      { limit: '3', remaining: '0', reset: RESET, retryAfter: undefined },
+      { limit: '3', remaining: '0', reset: RESET, retryAfter: RESET },
+      { limit: '3', remaining: '0', reset: RESET, retryAfter: RESET },
+    ]);
+    expect(answers[3]!.json()).toEqual(problems(tooMany(3)));
+    expect(answers[4]!.json()).toEqual(problems(tooMany(3)));
   });
 
   it('limits the rate engine by its own default, and answers 429 in its envelope', async () => {
