@@ -8,7 +8,9 @@ import { createTestDatabase, describeEachDialect } from './helpers/dialects.js';
 
 /**
  * `wharf backup <file>`: on SQLite an online copy that opens as the database, with everything
- * committed (the WAL's last commits included); on PostgreSQL the pg_dump command to run.
+ * committed (the WAL's last commits included); on PostgreSQL the pg_dump command to run, whose dump
+ * restores. Without pg_dump or pg_restore that restore is skipped with a message, except under CI,
+ * where that fails.
  */
 
 const execFileAsync = promisify(execFile);
@@ -77,9 +79,18 @@ describeEachDialect('wharf backup', (dialect) => {
   });
 
   it.runIf(dialect === 'postgres')(
-    'prints a pg_dump command whose dump restores as the database (when pg_dump is installed)',
+    'prints a pg_dump command whose dump restores as the database (skipped without pg_dump, except under CI)',
     async (context) => {
-      if (!(await installed('pg_dump')) || !(await installed('pg_restore'))) return context.skip();
+      const missing = [];
+      for (const program of ['pg_dump', 'pg_restore']) if (!(await installed(program))) missing.push(program);
+      if (missing.length > 0) {
+        // Required under CI, like PostgreSQL itself and pgbouncer: a missing tool fails there rather than skipping.
+        if (process.env.CI) {
+          throw new Error(`CI needs pg_dump and pg_restore (Debian package postgresql-client) on the PATH; missing: ${missing.join(', ')}`);
+        }
+        console.warn(`\n*** ${missing.join(' and ')} not installed: the pg_dump restore test is SKIPPED ***\n`);
+        return context.skip(`${missing.join(' and ')} not installed`);
+      }
       const file = join(target.dir, 'wharf.dump');
       const printed = await wharf('backup', file);
       expect(printed.code).toBe(0);
