@@ -796,14 +796,15 @@ function randomSegments(size: number): string {
   return out.toString('latin1', 0, at);
 }
 
-describe('ten megabytes of garbage is refused, quickly and without a throw', () => {
-  it('random bytes as latin1, and a string of "*"', { timeout: 20_000 }, () => {
+// No wall-clock bound here: the suite must pass on a busy machine. The reader scans each body once,
+// a few seconds at most for these on a quiet machine; a reader that went super-linear on 10 MB
+// would run for many minutes, and the suite's test timeout (30 s) fails it.
+describe('ten megabytes of garbage is refused without a throw', () => {
+  it('random bytes as latin1, and a string of "*"', () => {
     const bytes = randomBytes(TEN_MB).toString('latin1');
-    const started = performance.now();
     const random = readInterchange(bytes);
     const stars = readInterchange('*'.repeat(TEN_MB));
     const isaStars = readInterchange(`ISA${'*'.repeat(TEN_MB)}`);
-    expect(performance.now() - started).toBeLessThan(5_000);
     for (const result of [random, stars, isaStars]) {
       expectWellFormed(result);
       expect(result.ok).toBe(false);
@@ -812,18 +813,16 @@ describe('ten megabytes of garbage is refused, quickly and without a throw', () 
     expect(interchangeCodes(isaStars)).toEqual([InterchangeNote.invalidAuthorizationQualifier]);
   });
 
-  it('a valid ISA, GS and ST, then ten megabytes of random segments and no IEA: a premature end (023)', { timeout: 20_000 }, () => {
+  it('a valid ISA, GS and ST, then ten megabytes of random segments and no IEA: a premature end (023)', () => {
     const body = randomSegments(TEN_MB);
     expect(body.length).toBeGreaterThanOrEqual(TEN_MB);
-    const started = performance.now();
     const result = readInterchange(HEAD + body);
-    expect(performance.now() - started).toBeLessThan(10_000);
     expectWellFormed(result);
     expect(interchangeCodes(result)).toEqual([InterchangeNote.prematureEnd]);
     expect(!result.ok && result.header?.senderId).toBe('ACMEBRANDS');
   });
 
-  it('a problem quotes a bounded part of a hostile value, whatever its length', { timeout: 20_000 }, () => {
+  it('a problem quotes a bounded part of a hostile value, whatever its length', () => {
     // Ten megabytes in each trailer field: shown() cuts each to 20 characters.
     const long = '9'.repeat(TEN_MB);
     const trailers = readInterchange(`${HEAD}SE*${long}*${long}~GE*${long}*${long}~IEA*1*000000101~`);
@@ -839,7 +838,7 @@ describe('ten megabytes of garbage is refused, quickly and without a throw', () 
 
   // A structure problem quotes at most 20 characters of the segment's id: a body of one 10 MB
   // "segment" must not become a 10 MB TA1 message and log line.
-  it('a 10 MB segment id outside a group or set is quoted in a short message', { timeout: 20_000 }, () => {
+  it('a 10 MB segment id outside a group or set is quoted in a short message', () => {
     const result = readInterchange(HEAD.split('GS*')[0] + 'X'.repeat(TEN_MB));
     // Ten megabytes without a terminator: a segment cut short.
     expect(interchangeCodes(result)).toEqual([InterchangeNote.prematureEnd]);
