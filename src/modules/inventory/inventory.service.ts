@@ -258,8 +258,9 @@ function allocatableFor(request: AllocationRequest, row: repo.BalanceRow): boole
  * The takes are then made in one statement, in key order, that nothing waits for. The items' locks
  * (and on SQLite, writers taking turns) keep every other writer of these balances out between the
  * read and the update, so each take is free; one that were not would fail the balances' CHECK and
- * the transaction with it, rather than allocate what the read did not find. The requests share one company, customer and facility. Answers each
- * request's allocations, in the order of the requests.
+ * the transaction with it, rather than allocate what the read did not find. The requests share
+ * one company, customer and facility. Answers each request's allocations, in the order of the
+ * requests.
  */
 export async function allocateEach(trx: Trx, requests: readonly AllocationRequest[]): Promise<Allocation[][]> {
   if (requests.length === 0) return [];
