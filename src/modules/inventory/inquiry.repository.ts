@@ -12,8 +12,7 @@ import type { LedgerRow } from './inventory.repository.js';
  * | filters (besides the facility)       | index inventory_ledger_… (its columns after company_id)      |
  * |--------------------------------------|-------------------------------------------------------------|
  * | a source ID (with or without a type) | source_idx (source_type, source_id)                          |
- * | an item and a customer               | item_idx (customer_id, item_id, created_at, id)              |
- * | an item, no customer                 | facility_item_idx (facility_id, item_id, created_at, id)     |
+ * | an item (with or without a customer) | facility_item_idx (facility_id, item_id, created_at, id)     |
  * | a customer, no item                  | customer_idx (customer_id, created_at, id)                   |
  * | neither                              | facility_idx (facility_id, created_at, id)                   |
  *
@@ -45,13 +44,12 @@ export interface LedgerSearchFilter {
   sourceId?: string;
 }
 
-export type LedgerAccessPath = 'source' | 'customer-item' | 'facility-item' | 'customer' | 'facility';
+export type LedgerAccessPath = 'source' | 'item' | 'customer' | 'facility';
 
 /** The index columns (after company_id) each path seeks, as in the table above. */
 const SEEK_COLUMNS: Record<LedgerAccessPath, readonly string[]> = {
   source: ['source_type', 'source_id'],
-  'customer-item': ['customer_id', 'item_id', 'created_at'],
-  'facility-item': ['facility_id', 'item_id', 'created_at'],
+  item: ['facility_id', 'item_id', 'created_at'],
   customer: ['customer_id', 'created_at'],
   facility: ['facility_id', 'created_at'],
 };
@@ -59,7 +57,7 @@ const SEEK_COLUMNS: Record<LedgerAccessPath, readonly string[]> = {
 /** The most selective index the filter can seek. */
 export function ledgerAccessPath(filter: LedgerSearchFilter): LedgerAccessPath {
   if (filter.sourceId !== undefined) return 'source';
-  if (filter.itemId !== undefined) return filter.customerId !== undefined ? 'customer-item' : 'facility-item';
+  if (filter.itemId !== undefined) return 'item';
   return filter.customerId !== undefined ? 'customer' : 'facility';
 }
 
