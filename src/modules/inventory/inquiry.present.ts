@@ -10,18 +10,18 @@ import type { InventoryRow, InventoryStatus, PostingRow } from './inquiry.schema
 const orNull = (value: string) => (value === '' ? null : value);
 
 /** A balance's key and quantities, as the inventory search and the inventory.changed event show them. */
-export function presentBalance(balance: Pick<Balance, keyof BalanceKey | 'onHand' | 'allocated' | 'available'>): InventoryRow {
+export function presentBalance(key: BalanceKey, quantities: Pick<Balance, 'onHand' | 'allocated' | 'available'>): InventoryRow {
   return {
-    ItemNumber: balance.itemId,
-    LotNo: orNull(balance.lotNo),
-    GoodsType: orNull(balance.goodsType),
-    TitleID: orNull(balance.titleId),
-    InventoryStatus: balance.inventoryStatus as InventoryStatus,
-    ExpirationDate: orNull(balance.expirationDate),
-    UOM: balance.uom,
-    OnHand: formatDecimal(balance.onHand),
-    Allocated: formatDecimal(balance.allocated),
-    Available: formatDecimal(balance.available),
+    ItemNumber: key.itemId,
+    LotNo: orNull(key.lotNo),
+    GoodsType: orNull(key.goodsType),
+    TitleID: orNull(key.titleId),
+    InventoryStatus: key.inventoryStatus as InventoryStatus,
+    ExpirationDate: orNull(key.expirationDate),
+    UOM: key.uom,
+    OnHand: formatDecimal(quantities.onHand),
+    Allocated: formatDecimal(quantities.allocated),
+    Available: formatDecimal(quantities.available),
   };
 }
 

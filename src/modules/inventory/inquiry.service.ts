@@ -54,7 +54,7 @@ export async function searchInventory(db: Db, request: InventorySearchRequest): 
   const totalCount = await inventory.countBalances(db, filter);
   const balances = page.offset < totalCount ? await inventory.findBalances(db, filter, page) : [];
   return {
-    results: { head: [...INVENTORY_HEAD], data: balances.map(presentBalance) },
+    results: { head: [...INVENTORY_HEAD], data: balances.map((balance) => presentBalance(balance, balance)) },
     paging: pagingOf(page, totalCount, balances.length),
   };
 }

@@ -95,7 +95,16 @@ const increaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceCh
     .insertInto('inventory_balances')
     .values(
       change.changes.map(({ key, quantity }) => ({
-        ...keyEquals(key),
+        company_id: key.company_id,
+        customer_id: key.customer_id,
+        facility_id: key.facility_id,
+        item_id: key.item_id,
+        uom: key.uom,
+        lot_no: key.lot_no,
+        goods_type: key.goods_type,
+        title_id: key.title_id,
+        inventory_status: key.inventory_status,
+        expiration_date: key.expiration_date,
         on_hand: quantity,
         allocated: 0,
         first_received_at: change.at,

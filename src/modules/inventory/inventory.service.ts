@@ -96,6 +96,22 @@ export interface PageWindow {
   pageSize: number;
 }
 
+/** A posted line's result; every key written out (see the ledger rows below). */
+function postedLineOf(key: BalanceKey, quantity: Scaled, balance: repo.BalanceQuantities): PostedLine {
+  return {
+    itemId: key.itemId,
+    uom: key.uom,
+    lotNo: key.lotNo,
+    goodsType: key.goodsType,
+    titleId: key.titleId,
+    inventoryStatus: key.inventoryStatus,
+    expirationDate: key.expirationDate,
+    quantity,
+    onHand: asScaled(balance.on_hand),
+    allocated: asScaled(balance.allocated),
+  };
+}
+
 /**
  * Applies every line of a posting to its balance and writes one ledger row per line; answers each
  * line's resulting balance, in the order of `lines`. Run it inside the caller's transaction: a
@@ -157,12 +173,7 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
           throw new Error(`the balance of ${describeBalanceKey(step.key)} changed during a posting`);
         }
       }
-      results[posted.index] = {
-        ...posted.key,
-        quantity: posted.quantity,
-        onHand: asScaled(balance.on_hand),
-        allocated: asScaled(balance.allocated),
-      };
+      results[posted.index] = postedLineOf(posted.key, posted.quantity, balance);
     }
   }
 
@@ -175,7 +186,17 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     lines
       .filter(({ quantity }) => quantity !== 0)
       .map(({ index, line, key, quantity }) => ({
-        ...balanceColumnsOf(posting, key),
+        // Every column written out: a spread followed by more keys costs V8 microseconds an object.
+        company_id: posting.companyId,
+        customer_id: posting.customerId,
+        facility_id: posting.facilityId,
+        item_id: key.itemId,
+        uom: key.uom,
+        lot_no: key.lotNo,
+        goods_type: key.goodsType,
+        title_id: key.titleId,
+        inventory_status: key.inventoryStatus,
+        expiration_date: key.expirationDate,
         quantity,
         on_hand_after: results[index]!.onHand,
         source_type: posting.sourceType,
@@ -229,7 +250,7 @@ export async function allocateStock(trx: Trx, request: AllocationRequest): Promi
         lostRace = true;
         break;
       }
-      noteBalanceChanged(trx, { ...balanceColumnsOf(request, balanceKeyOf(row)), ...allocated });
+      noteBalanceChanged(trx, Object.assign(balanceColumnsOf(request, balanceKeyOf(row)), allocated));
       const key = balanceKeyOf(row);
       const id = JSON.stringify(key);
       taken.set(id, { key, quantity: asScaled((taken.get(id)?.quantity ?? 0) + take) });

@@ -26,7 +26,7 @@ function rowOf(balance: ChangedBalance): InventoryRow {
   const onHand = asScaled(balance.on_hand);
   const allocated = asScaled(balance.allocated);
   const available = asScaled(key.inventoryStatus === DEFAULT_INVENTORY_STATUS ? onHand - allocated : 0);
-  return presentBalance({ ...key, onHand, allocated, available });
+  return presentBalance(key, { onHand, allocated, available });
 }
 
 /** The rows cut into events' worth: at most 100, and MAX_BALANCES_BYTES of JSON, each. */

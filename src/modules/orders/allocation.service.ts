@@ -25,7 +25,9 @@ const blankToUndefined = (value: string) => (value === '' ? undefined : value);
 /** What an order line may take: its item and UOM, and its lot, goods type and title when it names them. */
 export function allocatableBy(order: OrderRef, line: repo.OrderLineRow) {
   return {
-    ...scopeOf(order),
+    companyId: order.company_id,
+    customerId: order.customer_id,
+    facilityId: order.facility_id,
     itemId: line.item_id,
     uom: line.uom,
     lotNo: blankToUndefined(line.lot_no),
@@ -65,7 +67,7 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
   const sorted = [...lines].sort(itemOrder);
   const allocations = await inventory.allocateEach(
     trx,
-    sorted.map((line) => ({ ...allocatableBy(order, line), quantity: asScaled(line.ordered_qty), at })),
+    sorted.map((line) => Object.assign(allocatableBy(order, line), { quantity: asScaled(line.ordered_qty), at })),
   );
   await repo.addAllocations(
     trx,

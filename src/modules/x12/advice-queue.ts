@@ -186,7 +186,7 @@ async function allBalances(trx: Trx, key: { companyId: string; customerId: strin
   const pageSize = 1000;
   for (let offset = 0; ; offset += pageSize) {
     const page = await inventory.findBalances(trx, key, { offset, pageSize });
-    rows.push(...page.map(presentBalance));
+    rows.push(...page.map((balance) => presentBalance(balance, balance)));
     if (page.length < pageSize) return rows;
   }
 }
