@@ -31,10 +31,10 @@ import { eventRoutes } from './modules/events/events.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
 import { inventoryInquiryRoutes } from './modules/inventory/inquiry.routes.js';
 import { recordStockChanges } from './modules/inventory/stock-events.js';
-import { takeStockMadeAvailable } from './modules/inventory/transaction-stock.js';
+import { readAheadForStockMadeAvailable, takeStockMadeAvailable } from './modules/inventory/transaction-stock.js';
 import { itemRoutes } from './modules/items/items.routes.js';
 import { requestCounter } from './modules/limits/request-counters.js';
-import { fillBackorders } from './modules/orders/allocation.service.js';
+import { fillBackorders, readWaitingLinesAhead } from './modules/orders/allocation.service.js';
 import { orderSearchRoutes } from './modules/orders/order-searches.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { RATE_PREFIX, rateRoutes } from './modules/rating/rating.routes.js';
@@ -80,6 +80,8 @@ const ediModules: ((app: App, deps: RouteDeps) => void)[] = [
  * below orders, and the X12 bridge above both, so they meet here.
  */
 export function settleWith(partnersOf: PartnersOf): Settle {
+  // The fill's read of waiting lines goes out with the posting that frees the stock.
+  readAheadForStockMadeAvailable(readWaitingLinesAhead);
   return async (trx, change) => {
     await fillBackorders(trx, takeStockMadeAvailable(trx), change);
     recordStockChanges(trx, change);

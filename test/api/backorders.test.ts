@@ -1,4 +1,10 @@
-import { beforeAll, expect, it } from 'vitest';
+import type { CompiledQuery } from 'kysely';
+import { beforeAll, expect, it, vi } from 'vitest';
+import { inTransaction } from '../../src/db/transaction.js';
+import { asScaled } from '../../src/lib/decimal.js';
+import { postStock } from '../../src/modules/inventory/inventory.service.js';
+import { takeStockMadeAvailable } from '../../src/modules/inventory/transaction-stock.js';
+import { fillBackorders } from '../../src/modules/orders/allocation.service.js';
 import { formatWithOffset } from '../../src/http/time.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
@@ -136,6 +142,29 @@ describeEachDialect('backorders', (dialect) => {
     await adjust(item, '100');
     expect(await allocated(waiting.svcpoid)).toEqual(['10']);
     expect(await balance(item)).toEqual([['Available', '104', '10', '94']]);
+  });
+
+  it('a posting sends the read of the waiting lines before its balance statement, and the fill uses that read', async () => {
+    const item = uniqueId('IT');
+    const other = uniqueId('IT');
+    const waiting = await order([{ ItemID: item, OrderedQty: '3', UOM: 'EA' }]);
+    const sent: string[] = [];
+    await inTransaction(ctx().database.db, async (trx) => {
+      const executeQuery = trx.executeQuery.bind(trx);
+      vi.spyOn(trx, 'executeQuery').mockImplementation((query) => {
+        sent.push((query as CompiledQuery).sql);
+        return executeQuery(query);
+      });
+      const scope = { companyId: world.tenant.companyId, customerId: world.tenant.customerIds[0]!, facilityId: world.tenant.facilityIds[0]! };
+      const lines = [item, other].map((itemId) => ({ itemId, uom: 'EA', quantity: asScaled(50_000) }));
+      await postStock(trx, { ...scope, keyId: null, sourceType: 'adjustment', sourceId: uniqueId('ADJ'), at: ctx().clock.now(), lines });
+      await fillBackorders(trx, takeStockMadeAvailable(trx), { at: ctx().clock.now(), keyId: 0 });
+    });
+    const kinds = sent.map((text) =>
+      text.includes('from "orders" as "o" cross join "order_lines"') ? 'waiting lines' : text.startsWith('insert into "inventory_balances"') ? 'balances' : 'other',
+    );
+    expect(kinds.filter((kind) => kind !== 'other')).toEqual(['waiting lines', 'balances']);
+    expect(await allocated(waiting.svcpoid)).toEqual(['3']);
   });
 
   it('an adjustment of 1000 lines, the most there may be, fills the orders waiting for any of its items', async () => {

@@ -13,7 +13,7 @@ import {
 } from './balance-keys.js';
 import { applyStatement, statementsOf, stepsOf, type BalanceStep, type PostingLine } from './balance-statements.js';
 import * as repo from './inventory.repository.js';
-import { lockItems, noteBalanceChanged, noteMadeAvailable } from './transaction-stock.js';
+import { announceStockMadeAvailable, lockItems, noteBalanceChanged, noteMadeAvailable, type StockMadeAvailable } from './transaction-stock.js';
 
 // Other modules name balances through this service, as they call it.
 export * from './balance-keys.js';
@@ -96,6 +96,17 @@ export interface PageWindow {
   pageSize: number;
 }
 
+/** The items and UOMs whose Available stock a posting's lines increase. */
+function stockMadeAvailableBy(posting: StockPosting, lines: PostingLine<StockPostingLine>[]): StockMadeAvailable[] {
+  const stock = new Map<string, StockMadeAvailable>();
+  for (const { key, quantity } of lines) {
+    if (quantity <= 0 || key.inventoryStatus !== DEFAULT_INVENTORY_STATUS) continue;
+    const item = { companyId: posting.companyId, customerId: posting.customerId, facilityId: posting.facilityId, itemId: key.itemId, uom: key.uom };
+    stock.set(JSON.stringify([key.itemId, key.uom]), item);
+  }
+  return [...stock.values()];
+}
+
 /** A posted line's result; every key written out (see the ledger rows below). */
 function postedLineOf(key: BalanceKey, quantity: Scaled, balance: repo.BalanceQuantities): PostedLine {
   return {
@@ -142,6 +153,7 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     posting,
     ordered.map(({ key }) => key),
   );
+  await announceStockMadeAvailable(trx, stockMadeAvailableBy(posting, lines));
 
   const steps = stepsOf(posting, ordered);
   const after = new Map<BalanceStep, repo.BalanceQuantities>();

@@ -67,6 +67,25 @@ export function noteMadeAvailable(trx: Trx, scope: StockScope, key: ItemUom): vo
   made.set(JSON.stringify(stock), stock);
 }
 
+/** What reads ahead for stock about to be made Available (one posting's, of one scope): the backorder fill, registered by app.ts. */
+export type StockReadAhead = (trx: Trx, stock: StockMadeAvailable[]) => Promise<void>;
+
+let stockReadAhead: StockReadAhead | undefined;
+
+/** Registers what a posting tells, before its statements, of the stock it is about to make Available. */
+export function readAheadForStockMadeAvailable(readAhead: StockReadAhead): void {
+  stockReadAhead = readAhead;
+}
+
+/**
+ * Tells the registered read-ahead of the stock a posting is about to make Available, under the
+ * items' locks and before the posting's statements: on PostgreSQL its read then goes out with them
+ * instead of costing a round trip of its own after them (see fillBackorders).
+ */
+export async function announceStockMadeAvailable(trx: Trx, stock: StockMadeAvailable[]): Promise<void> {
+  if (stock.length > 0) await stockReadAhead?.(trx, stock);
+}
+
 /**
  * The items a transaction has made Available so far (received, adjusted up, moved to Available,
  * released from an allocation), each once, in the order they were first freed; a second call

@@ -104,7 +104,7 @@ export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], chan
   for (const { scope, items } of scopes.values()) {
     // Under the items' locks (see lockItems in inventory/transaction-stock.ts), no import of them is between reading its stock and committing.
     await lockItems(trx, scope, items);
-    const waiting = await repo.findWaitingLines(trx, { ...scope, items, statuses: ALLOCATING_STATUSES });
+    const waiting = await waitingLines(trx, scope, items);
     const exhausted = new Set<string>();
     for (const candidate of waiting) {
       const item = JSON.stringify([candidate.item_id, candidate.uom]);
@@ -126,6 +126,42 @@ export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], chan
       if (got < need && takesAnyLot) exhausted.add(item);
     }
   }
+}
+
+/** The waiting lines of `items` read ahead in a transaction, and which scope and items they are of. */
+const waitingLinesAhead = new WeakMap<Trx, { id: string; lines: () => Promise<repo.WaitingLineRow[]> }>();
+
+/** One text for a scope and a set of items and UOMs, whatever their order. */
+const waitingLinesId = (scope: inventory.StockScope, items: readonly StockMadeAvailable[]) =>
+  JSON.stringify([scope.companyId, scope.customerId, scope.facilityId, items.map((item) => JSON.stringify([item.itemId, item.uom])).sort()]);
+
+function waitingFilter(scope: inventory.StockScope, items: readonly StockMadeAvailable[]): repo.WaitingLinesFilter {
+  return { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, items, statuses: ALLOCATING_STATUSES };
+}
+
+/**
+ * Reads ahead the waiting lines of stock a posting is about to make Available (registered with the
+ * inventory by app.ts): sent under the items' locks with the posting's statements, it costs no round
+ * trip of its own on PostgreSQL. The stock is one posting's, of one scope.
+ */
+export async function readWaitingLinesAhead(trx: Trx, stock: StockMadeAvailable[]): Promise<void> {
+  const scope = stock[0]!;
+  const lines = await repo.sendWaitingLinesAhead(trx, waitingFilter(scope, stock));
+  waitingLinesAhead.set(trx, { id: waitingLinesId(scope, stock), lines });
+}
+
+/**
+ * The waiting lines of `items`: those read ahead when they are of the same scope and items, else
+ * read now. What was read ahead is only a list of candidates, as a read now is: the fill reads each
+ * order and line again under the order's lock. The transactions that make stock Available by a
+ * posting (receipts, adjustments, property moves) change no order before their fill, so no line
+ * begins to wait between the two reads.
+ */
+async function waitingLines(trx: Trx, scope: inventory.StockScope, items: StockMadeAvailable[]): Promise<repo.WaitingLineRow[]> {
+  const ahead = waitingLinesAhead.get(trx);
+  waitingLinesAhead.delete(trx);
+  if (ahead && ahead.id === waitingLinesId(scope, items)) return ahead.lines();
+  return repo.findWaitingLines(trx, waitingFilter(scope, items));
 }
 
 /** Gives back everything the order still holds allocated. */

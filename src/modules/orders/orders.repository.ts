@@ -1,7 +1,7 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type QueryResult, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { writeLater } from '../../db/trailing-writes.js';
+import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
@@ -220,7 +220,7 @@ export interface WaitingLineRow extends OrderLineRow {
 
 /** The waiting-lines query of a list of statuses, which its SQL names as literals. */
 function waitingLinesQuery(statuses: readonly string[]) {
-  return compiledOnce((db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
+  return boundOnce((db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
     db
       .selectFrom('orders as o')
       // CROSS JOIN makes SQLite read the orders first, through their partial index; planned freely
@@ -264,19 +264,36 @@ const waitingLinesQueries = new Map<string, ReturnType<typeof waitingLinesQuery>
  * SVCPOID, line). The orders are found through the partial index of orders that still allocate.
  */
 export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Promise<WaitingLineRow[]> {
+  return waitingLinesIn(filter, await db.executeQuery(waitingLinesCompiled(db, filter)));
+}
+
+/**
+ * findWaitingLines sent ahead (db/trailing-writes.ts sendAhead): on PostgreSQL it goes out with the
+ * transaction's next statement; the function answered awaits the lines.
+ */
+export async function sendWaitingLinesAhead(db: Db, filter: WaitingLinesFilter): Promise<() => Promise<WaitingLineRow[]>> {
+  const answer = await sendAhead(db, waitingLinesCompiled(db, filter));
+  return async () => waitingLinesIn(filter, await answer());
+}
+
+function waitingLinesCompiled(db: Db, filter: WaitingLinesFilter) {
   const statusesKey = filter.statuses.join('\n');
   let query = waitingLinesQueries.get(statusesKey);
   if (!query) waitingLinesQueries.set(statusesKey, (query = waitingLinesQuery(filter.statuses)));
-  const { rows } = await query(db, {
+  return query(db, {
     companyId: filter.companyId,
     customerId: filter.customerId,
     facilityId: filter.facilityId,
     itemIds: [...new Set(filter.items.map((item) => item.itemId))],
     uoms: [...new Set(filter.items.map((item) => item.uom))],
   });
+}
+
+/** The rows of the waiting-lines query that are waiting lines of the filter's pairs of item and UOM. */
+function waitingLinesIn(filter: WaitingLinesFilter, { rows }: QueryResult<OrderLineRow & { allocated: number | string | null }>): WaitingLineRow[] {
   const wanted = new Set(filter.items.map((item) => JSON.stringify([item.itemId, item.uom])));
   return rows
-    .map((row) => ({ ...row, allocated: Number(row.allocated ?? 0) }))
+    .map((row) => Object.assign(row, { allocated: Number(row.allocated ?? 0) }))
     .filter((row) => wanted.has(JSON.stringify([row.item_id, row.uom])) && row.ordered_qty - row.shipped_qty > row.allocated);
 }
 
