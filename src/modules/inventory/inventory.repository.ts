@@ -94,22 +94,10 @@ const increaseBalancesQuery = compiledOnce((db: Db, change: { changes: BalanceCh
   db
     .insertInto('inventory_balances')
     .values(
-      change.changes.map(({ key, quantity }) => ({
-        company_id: key.company_id,
-        customer_id: key.customer_id,
-        facility_id: key.facility_id,
-        item_id: key.item_id,
-        uom: key.uom,
-        lot_no: key.lot_no,
-        goods_type: key.goods_type,
-        title_id: key.title_id,
-        inventory_status: key.inventory_status,
-        expiration_date: key.expiration_date,
-        on_hand: quantity,
-        allocated: 0,
-        first_received_at: change.at,
-        updated_at: change.at,
-      })),
+      // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
+      change.changes.map(({ key, quantity }) =>
+        Object.assign(keyEquals(key), { on_hand: quantity, allocated: 0, first_received_at: change.at, updated_at: change.at }),
+      ),
     )
     .onConflict((oc) =>
       oc

@@ -197,26 +197,18 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     trx,
     lines
       .filter(({ quantity }) => quantity !== 0)
-      .map(({ index, line, key, quantity }) => ({
-        // Every column written out: a spread followed by more keys costs V8 microseconds an object.
-        company_id: posting.companyId,
-        customer_id: posting.customerId,
-        facility_id: posting.facilityId,
-        item_id: key.itemId,
-        uom: key.uom,
-        lot_no: key.lotNo,
-        goods_type: key.goodsType,
-        title_id: key.titleId,
-        inventory_status: key.inventoryStatus,
-        expiration_date: key.expirationDate,
-        quantity,
-        on_hand_after: results[index]!.onHand,
-        source_type: posting.sourceType,
-        source_id: posting.sourceId,
-        source_line: line.sourceLine ?? posting.sourceLine ?? '',
-        key_id: posting.keyId,
-        created_at: posting.at,
-      })),
+      .map(({ index, line, key, quantity }) =>
+        // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
+        Object.assign(balanceColumnsOf(posting, key), {
+          quantity,
+          on_hand_after: results[index]!.onHand,
+          source_type: posting.sourceType,
+          source_id: posting.sourceId,
+          source_line: line.sourceLine ?? posting.sourceLine ?? '',
+          key_id: posting.keyId,
+          created_at: posting.at,
+        }),
+      ),
   );
   return results;
 }
