@@ -98,6 +98,15 @@ export async function vacuumAnalyze(url) {
   return (performance.now() - started) / 1000;
 }
 
+/**
+ * Ends the server's current checkpoint cycle now (CHECKPOINT needs a superuser, as the bench's
+ * admin URL is). A round that starts after one writes the same full pages to the WAL whichever
+ * side it measures, and the next checkpoint the WAL's volume starts is minutes away.
+ */
+export async function checkpoint(url) {
+  await withClient(url, (client) => client.query('checkpoint'));
+}
+
 /** The URL without its password, for messages. */
 export function redact(url) {
   const parsed = new URL(url);
