@@ -155,13 +155,21 @@ describeEachDialect('backorders', (dialect) => {
         sent.push((query as CompiledQuery).sql);
         return executeQuery(query);
       });
-      const scope = { companyId: world.tenant.companyId, customerId: world.tenant.customerIds[0]!, facilityId: world.tenant.facilityIds[0]! };
+      const scope = {
+        companyId: world.tenant.companyId,
+        customerId: world.tenant.customerIds[0]!,
+        facilityId: world.tenant.facilityIds[0]!,
+      };
       const lines = [item, other].map((itemId) => ({ itemId, uom: 'EA', quantity: asScaled(50_000) }));
       await postStock(trx, { ...scope, keyId: null, sourceType: 'adjustment', sourceId: uniqueId('ADJ'), at: ctx().clock.now(), lines });
       await fillBackorders(trx, takeStockMadeAvailable(trx), { at: ctx().clock.now(), keyId: 0 });
     });
     const kinds = sent.map((text) =>
-      text.includes('from "orders" as "o" cross join "order_lines"') ? 'waiting lines' : text.startsWith('insert into "inventory_balances"') ? 'balances' : 'other',
+      text.includes('from "orders" as "o" cross join "order_lines"')
+        ? 'waiting lines'
+        : text.startsWith('insert into "inventory_balances"')
+          ? 'balances'
+          : 'other',
     );
     expect(kinds.filter((kind) => kind !== 'other')).toEqual(['waiting lines', 'balances']);
     expect(await allocated(waiting.svcpoid)).toEqual(['3']);

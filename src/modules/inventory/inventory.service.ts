@@ -13,7 +13,13 @@ import {
 } from './balance-keys.js';
 import { applyStatement, statementsOf, stepsOf, type BalanceStep, type PostingLine } from './balance-statements.js';
 import * as repo from './inventory.repository.js';
-import { announceStockMadeAvailable, lockItems, noteBalanceChanged, noteMadeAvailable, type StockMadeAvailable } from './transaction-stock.js';
+import {
+  announceStockMadeAvailable,
+  lockItems,
+  noteBalanceChanged,
+  noteMadeAvailable,
+  type StockMadeAvailable,
+} from './transaction-stock.js';
 
 // Other modules name balances through this service, as they call it.
 export * from './balance-keys.js';
@@ -101,13 +107,19 @@ function stockMadeAvailableBy(posting: StockPosting, lines: PostingLine<StockPos
   const stock = new Map<string, StockMadeAvailable>();
   for (const { key, quantity } of lines) {
     if (quantity <= 0 || key.inventoryStatus !== DEFAULT_INVENTORY_STATUS) continue;
-    const item = { companyId: posting.companyId, customerId: posting.customerId, facilityId: posting.facilityId, itemId: key.itemId, uom: key.uom };
+    const item = {
+      companyId: posting.companyId,
+      customerId: posting.customerId,
+      facilityId: posting.facilityId,
+      itemId: key.itemId,
+      uom: key.uom,
+    };
     stock.set(JSON.stringify([key.itemId, key.uom]), item);
   }
   return [...stock.values()];
 }
 
-/** A posted line's result; every key written out (see the ledger rows below). */
+/** A posted line's result, its keys written out (see "Per-line objects" in docs/decisions.md). */
 function postedLineOf(key: BalanceKey, quantity: Scaled, balance: repo.BalanceQuantities): PostedLine {
   return {
     itemId: key.itemId,
@@ -153,7 +165,8 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     posting,
     ordered.map(({ key }) => key),
   );
-  await announceStockMadeAvailable(trx, stockMadeAvailableBy(posting, lines));
+  const madeAvailable = stockMadeAvailableBy(posting, lines);
+  await announceStockMadeAvailable(trx, madeAvailable);
 
   const steps = stepsOf(posting, ordered);
   const after = new Map<BalanceStep, repo.BalanceQuantities>();
@@ -189,9 +202,7 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
     }
   }
 
-  for (const { key, quantity } of lines) {
-    if (quantity > 0 && key.inventoryStatus === DEFAULT_INVENTORY_STATUS) noteMadeAvailable(trx, posting, key);
-  }
+  for (const stock of madeAvailable) noteMadeAvailable(trx, posting, stock);
   // In the order of the document's lines, so the ledger reads like it.
   await repo.insertLedgerRows(
     trx,

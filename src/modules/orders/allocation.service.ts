@@ -133,7 +133,12 @@ const waitingLinesAhead = new WeakMap<Trx, { id: string; lines: () => Promise<re
 
 /** One text for a scope and a set of items and UOMs, whatever their order. */
 const waitingLinesId = (scope: inventory.StockScope, items: readonly StockMadeAvailable[]) =>
-  JSON.stringify([scope.companyId, scope.customerId, scope.facilityId, items.map((item) => JSON.stringify([item.itemId, item.uom])).sort()]);
+  JSON.stringify([
+    scope.companyId,
+    scope.customerId,
+    scope.facilityId,
+    items.map((item) => JSON.stringify([item.itemId, item.uom])).sort(),
+  ]);
 
 function waitingFilter(scope: inventory.StockScope, items: readonly StockMadeAvailable[]): repo.WaitingLinesFilter {
   return { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, items, statuses: ALLOCATING_STATUSES };

@@ -290,7 +290,10 @@ function waitingLinesCompiled(db: Db, filter: WaitingLinesFilter) {
 }
 
 /** The rows of the waiting-lines query that are waiting lines of the filter's pairs of item and UOM. */
-function waitingLinesIn(filter: WaitingLinesFilter, { rows }: QueryResult<OrderLineRow & { allocated: number | string | null }>): WaitingLineRow[] {
+function waitingLinesIn(
+  filter: WaitingLinesFilter,
+  { rows }: QueryResult<OrderLineRow & { allocated: number | string | null }>,
+): WaitingLineRow[] {
   const wanted = new Set(filter.items.map((item) => JSON.stringify([item.itemId, item.uom])));
   return rows
     .map((row) => Object.assign(row, { allocated: Number(row.allocated ?? 0) }))
