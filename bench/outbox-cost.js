@@ -34,7 +34,8 @@
  * of 10 lines and the DN import of a new order of 5 allocating lines. Each runs against every server
  * in OUTBOX_ROUNDS rounds (default 3), each round a full run on each (no outbox, no dispatcher,
  * HEAD in odd rounds; the reverse in even ones; round 1 with a 2 s warm-up, later ones 1 s; on
- * PostgreSQL each run after a CHECKPOINT, so that none falls into a checkpoint's cycle alone). The run
+ * PostgreSQL each run after an ANALYZE and a CHECKPOINT, so that none has stale plans or a
+ * checkpoint's cycle alone). The run
  * prints the median and range of the rounds per database and scenario against the target, and
  * writes everything to bench/results/outbox-cost.json.
  *
@@ -63,7 +64,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharesOf, topFramesOf } from './cpu-profile.js';
 import { measure } from './load.js';
-import { DEFAULT_ADMIN_URL, TemporaryDatabases, checkpoint, redact, vacuumAnalyze } from './postgres.js';
+import { DEFAULT_ADMIN_URL, TemporaryDatabases, readyForRun, redact, vacuumAnalyze } from './postgres.js';
 import { backendCpu, backendCpuBetween, cpuSecondsOf } from './proc-cpu.js';
 import { ProcessGroup, choosePinning, freePort, wharfEnv } from './processes.js';
 import { machineOf, median, writeJson } from './report.js';
@@ -237,10 +238,9 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
           `${warmupSeconds} s warm-up + ${duration} s, ${connections} connections…`,
       );
       const { pid, statementsFile, kind, dbUrl } = servers[side];
-      // Each round of a side on PostgreSQL starts with a checkpoint done: a checkpoint that the
-      // WAL's volume starts during a round (every two minutes of DN imports with the server's
-      // defaults) slowed whichever side it fell on to a third (docs/performance.md).
-      if (kind === 'postgres') await checkpoint(dbUrl);
+      // Each run of a side on PostgreSQL starts from fresh statistics and a checkpoint done
+      // (readyForRun): either, left to chance, slowed whichever side it fell on (docs/performance.md).
+      if (kind === 'postgres') await readyForRun(dbUrl);
       const before = statementsFile && (await takeSnapshot(pid, statementsFile));
       const cpuBefore = { server: cpuSecondsOf(pid), postgres: kind === 'postgres' ? await backendCpu(dbUrl) : null };
       const startedAt = Date.now();

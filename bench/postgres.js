@@ -99,12 +99,19 @@ export async function vacuumAnalyze(url) {
 }
 
 /**
- * Ends the server's current checkpoint cycle now (CHECKPOINT needs a superuser, as the bench's
- * admin URL is). A round that starts after one writes the same full pages to the WAL whichever
- * side it measures, and the next checkpoint the WAL's volume starts is minutes away.
+ * Readies the database at `url` for a measured run: ANALYZE, as autovacuum would have by then (it is
+ * off on the bench's server, as on a CI server), and a CHECKPOINT (it needs a superuser, as the
+ * bench's admin URL is). Without the ANALYZE the statistics stay those of the seeding: a table
+ * seeded empty (the outbox bench's order lines) keeps looking empty, and a pooled connection's
+ * cached plan for a foreign-key check into it can stay a sequential scan while it grows. After the
+ * CHECKPOINT a run writes the same full pages to the WAL whichever side it measures, and the next
+ * checkpoint the WAL's volume starts is minutes away.
  */
-export async function checkpoint(url) {
-  await withClient(url, (client) => client.query('checkpoint'));
+export async function readyForRun(url) {
+  await withClient(url, async (client) => {
+    await client.query('analyze');
+    await client.query('checkpoint');
+  });
 }
 
 /** The URL without its password, for messages. */
