@@ -175,6 +175,27 @@ describeEachDialect('backorders', (dialect) => {
     expect(await allocated(waiting.svcpoid)).toEqual(['3']);
   });
 
+  it('a fill after two postings reads the waiting lines of both, not the second posting’s read ahead alone', async () => {
+    const first = uniqueId('IT');
+    const second = uniqueId('IT');
+    const waitingForFirst = await order([{ ItemID: first, OrderedQty: '2', UOM: 'EA' }]);
+    const waitingForSecond = await order([{ ItemID: second, OrderedQty: '2', UOM: 'EA' }]);
+    await inTransaction(ctx().database.db, async (trx) => {
+      const scope = {
+        companyId: world.tenant.companyId,
+        customerId: world.tenant.customerIds[0]!,
+        facilityId: world.tenant.facilityIds[0]!,
+      };
+      for (const itemId of [first, second]) {
+        const lines = [{ itemId, uom: 'EA', quantity: asScaled(20_000) }];
+        await postStock(trx, { ...scope, keyId: null, sourceType: 'adjustment', sourceId: uniqueId('ADJ'), at: ctx().clock.now(), lines });
+      }
+      await fillBackorders(trx, takeStockMadeAvailable(trx), { at: ctx().clock.now(), keyId: 0 });
+    });
+    expect(await allocated(waitingForFirst.svcpoid)).toEqual(['2']);
+    expect(await allocated(waitingForSecond.svcpoid)).toEqual(['2']);
+  });
+
   it('an adjustment of 1000 lines, the most there may be, fills the orders waiting for any of its items', async () => {
     const prefix = uniqueId('BIG');
     const itemIds = Array.from({ length: 1000 }, (_, i) => `${prefix}-${i}`);
