@@ -209,13 +209,14 @@ describe('SQLite file database', () => {
     }
   });
 
-  it('is created with its directory and opened with WAL, synchronous FULL, foreign keys and a busy timeout', async () => {
+  it('is created with its directory and opened with WAL, synchronous FULL, foreign keys, temporary files in memory and a busy timeout', async () => {
     const db = open();
     expect(dialectNameOfDb(db)).toBe('sqlite');
     await migrateToLatest(db);
     expect(await pragma(db, 'journal_mode')).toBe('wal');
     expect(await pragma(db, 'synchronous')).toBe(2);
     expect(await pragma(db, 'foreign_keys')).toBe(1);
+    expect(await pragma(db, 'temp_store')).toBe(2);
     expect(await pragma(db, 'busy_timeout')).toBe(2000);
   });
 
