@@ -32,23 +32,6 @@ export async function lockLastSequence(trx: Trx): Promise<number> {
   return Number(rows[0]!.last_sequence);
 }
 
-const takeSequencesQuery = compiledOnce((trx: Db, { count }: { count: number }) =>
-  trx
-    .updateTable('event_sequencer')
-    .set((eb) => ({ last_sequence: eb('last_sequence', '+', count) }))
-    .where('id', '=', 1)
-    .returning('last_sequence'),
-);
-
-/**
- * Takes the next `count` Sequences in one statement, the counter locked until the transaction ends;
- * answers the last Sequence given before them (the first taken is that plus one).
- */
-export async function takeSequences(trx: Trx, count: number): Promise<number> {
-  const { rows } = await takeSequencesQuery(trx, { count });
-  return Number(rows[0]!.last_sequence) - count;
-}
-
 /** The lowest and highest id of the events without a Sequence that this transaction sees. */
 export async function findUnsequencedRange(db: Db): Promise<{ first: number; last: number } | undefined> {
   const row = await db
@@ -147,12 +130,15 @@ export async function findEventsByKeys(db: Db, keys: { companyId: string; id: nu
     .execute();
 }
 
-/** The highest Sequence given and visible, or 0. */
-export async function findLastNumbered(db: Db): Promise<number> {
-  const row = await db
+const findLastNumberedQuery = compiledOnce((db: Db, _: object) =>
+  db
     .selectFrom('events')
     .select((eb) => eb.fn.max('sequence').as('last'))
-    .where('sequence', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return row.last === null ? 0 : Number(row.last);
+    .where('sequence', 'is not', null),
+);
+
+/** The highest Sequence given and visible, or 0: one seek to the end of events_sequence_idx. */
+export async function findLastNumbered(db: Db): Promise<number> {
+  const last = (await findLastNumberedQuery(db, {})).rows[0]!.last;
+  return last === null ? 0 : Number(last);
 }

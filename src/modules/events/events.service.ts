@@ -63,8 +63,10 @@ export function recordedEvents(trx: Trx): readonly NewEvent[] {
  * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the
  * change fails rather than a receiver getting what it cannot take.
  *
- * Where writers take turns (SQLite), the events get their Sequence here: no transaction can commit
- * a lower one after this one's, so the sequencer's second write of every event is not needed.
+ * Where writers take turns (SQLite), the events get their Sequence here, after the highest one
+ * given: no other transaction writes until this one ends, so none can commit a lower one after it,
+ * and the sequencer's second write of every event is not needed. (A grouped transaction that rolls
+ * back to its savepoint takes its events with it, and the next one gives the same numbers again.)
  * Elsewhere the sequencer numbers them once committed.
  */
 export async function writeRecordedEvents(trx: Trx): Promise<number> {
@@ -72,8 +74,7 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
   if (!events) return 0;
   recorded.delete(trx);
   const numberedNow = !writersLockRows(trx);
-  // One statement takes the Sequences and holds the counter until the commit.
-  let sequence = numberedNow ? await repo.takeSequences(trx, events.length) : 0;
+  let sequence = numberedNow ? await repo.findLastNumbered(trx) : 0;
   const rows = events.map(
     ({ type, data, json, keyId, at }): repo.NewEventRow => ({
       company_id: data.CompanyID,

@@ -98,7 +98,6 @@ export function balanceColumnsOf(scope: StockScope, key: BalanceKey): BalanceKey
   };
 }
 
-/** The balance key a row's key columns hold (a balance's, a ledger row's, an allocation's). */
 /** One text per balance: what tells two rows of one balance apart from rows of others. */
 export function balanceIdOf(columns: BalanceKeyColumns): string {
   return [
@@ -115,6 +114,7 @@ export function balanceIdOf(columns: BalanceKeyColumns): string {
   ].join('\u0000');
 }
 
+/** The balance key a row's key columns hold (a balance's, a ledger row's, an allocation's). */
 export function balanceKeyOf(row: BalanceKeyColumns): BalanceKey {
   return {
     itemId: row.item_id,
