@@ -24,6 +24,7 @@ import * as x12Identities from './2026-11-27T1600-x12-identities.js';
 import * as adjustmentsFillfactor from './2026-11-28T0900-adjustments-fillfactor.js';
 import * as ledgerWithoutForeignKeys from './2026-11-28T1000-ledger-without-foreign-keys.js';
 import * as ledgerItemIndex from './2026-11-28T1100-ledger-item-index.js';
+import * as documentsWithoutTenantLocks from './2026-11-29T0900-documents-without-tenant-locks.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T0900-adjustments-fillfactor': adjustmentsFillfactor,
   '2026-11-28T1000-ledger-without-foreign-keys': ledgerWithoutForeignKeys,
   '2026-11-28T1100-ledger-item-index': ledgerItemIndex,
+  '2026-11-29T0900-documents-without-tenant-locks': documentsWithoutTenantLocks,
 };
