@@ -17,28 +17,38 @@ export function formatWithOffset(epochMs: number, zone: string): string {
   return DateTime.fromMillis(epochMs, { zone }).toISO({ suppressMilliseconds: false, includeOffset: true })!;
 }
 
-/**
- * The instant a wall-clock time names in `zone`. A time that a DST change makes ambiguous (it
- * happens twice) takes the earlier instant, chosen explicitly: Luxon's own pick depends on the
- * offset in force today. A time that a DST change skips moves forward, as Luxon does: what was
- * stored before such times were refused (or read after a facility changed its zone) still shows.
- */
 /** Readings kept per text: a date is read up to four times a request (its format, AM/PM, DST, value), and documents share dates. */
 const READINGS_KEPT = 1000;
 
-/** `read`, remembering the answers for the last texts: a reading never changes (Luxon's DateTimes are immutable). */
-function remembered<T>(read: (text: string) => T): (text: string) => T {
+/**
+ * `read`, remembering the answers for the last arguments: a reading never changes (Luxon's
+ * DateTimes are immutable, and a zone's rules do not change while the process runs).
+ */
+function remembered<A extends (string | number)[], T>(read: (...args: A) => T): (...args: A) => T {
   const readings = new LRUCache<string, { value: T }>({ max: READINGS_KEPT });
-  return (text) => {
-    let reading = readings.get(text);
-    if (!reading) readings.set(text, (reading = { value: read(text) }));
+  return (...args) => {
+    // No argument but the last holds a NUL (zones and formats are names, numbers have none).
+    const key = args.length === 1 ? String(args[0]) : args.join('\u0000');
+    let reading = readings.get(key);
+    if (!reading) readings.set(key, (reading = { value: read(...args) }));
     return reading.value;
   };
 }
 
-function wallClockToInstant(wallClock: DateTime, zone: string): number {
-  const local = DateTime.fromObject(wallClock.toObject(), { zone });
+/**
+ * The instant a wall-clock time (given as if in UTC) names in `zone`, worked out once per pair. A
+ * time that a DST change makes ambiguous (it happens twice) takes the earlier instant, chosen
+ * explicitly: Luxon's own pick depends on the offset in force today. A time that a DST change
+ * skips moves forward, as Luxon does: what was stored before such times were refused (or read
+ * after a facility changed its zone) still shows.
+ */
+const instantInZone = remembered((zone: string, wallClockMs: number): number => {
+  const local = DateTime.fromObject(DateTime.fromMillis(wallClockMs, { zone: 'utc' }).toObject(), { zone });
   return Math.min(...local.getPossibleOffsets().map((candidate) => candidate.toMillis()));
+});
+
+function wallClockToInstant(wallClock: DateTime, zone: string): number {
+  return instantInZone(zone, wallClock.toMillis());
 }
 
 /** An offset after the time part (a date's own `-05` is not an offset). */
@@ -142,6 +152,11 @@ export function parseOrderDate(text: string, zone: string): number | undefined {
  * (a day's first instant exists even where midnight is skipped).
  */
 export function skippedTimeProblem(format: LocalTimeFormat, text: string, zone: string): string | undefined {
+  return skippedTimeIn(format, zone, text);
+}
+
+/** skippedTimeProblem, once per (format, zone, text): Luxon's zone arithmetic is most of a DN import's date work. */
+const skippedTimeIn = remembered((format: LocalTimeFormat, zone: string, text: string): string | undefined => {
   const reading = READERS[format](text);
   if (reading === undefined || 'instant' in reading || !reading.timeOfDay) return undefined;
   const { wallClock } = reading;
@@ -152,7 +167,7 @@ export function skippedTimeProblem(format: LocalTimeFormat, text: string, zone: 
   const before = DateTime.fromObject(wallClock.toObject(), { zone: FixedOffsetZone.instance(local.offset) }).setZone(zone).offset;
   const name = (offset: number) => FixedOffsetZone.instance(offset).name;
   return `${text} does not exist in ${zone}: its clocks move forward from ${name(before)} to ${name(local.offset)} on ${wallClock.toISODate()} and skip it`;
-}
+});
 
 /**
  * One problem per field whose local time `zone` skips, each naming the field: for a service to

@@ -88,6 +88,16 @@ describe('times a DST change skips', () => {
     expect(skippedTimeProblem('schedule-date', 'not a date', LA)).toBeUndefined();
   });
 
+  it('answers each zone for itself when one text is read in several (answers are remembered by text and zone)', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(skippedTimeProblem('local-date-time', '2026-03-08T02:30:00', LA)).toBe(`2026-03-08T02:30:00 ${gap}`);
+      expect(skippedTimeProblem('local-date-time', '2026-03-08T02:30:00', 'UTC')).toBeUndefined();
+      expect(skippedTimeProblem('schedule-date', '2026-03-08T02:30:00', 'UTC')).toBeUndefined();
+      expect(parseFacilityLocal('2026-03-05T14:07:09', LA)).toBe(at('2026-03-05T22:07:09.000Z'));
+      expect(parseFacilityLocal('2026-03-05T14:07:09', 'Europe/Berlin')).toBe(at('2026-03-05T13:07:09.000Z'));
+    }
+  });
+
   it('names each field that falls in a gap, skipping absent ones', () => {
     expect(
       skippedTimeProblems('order-date', { 'POContent.ShipNotBefore': '20260308023000', 'POContent.ScheduledDate': null, Other: '' }, LA),
