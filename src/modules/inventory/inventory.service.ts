@@ -332,8 +332,12 @@ export async function allocateEach(trx: Trx, requests: readonly AllocationReques
     const takes = chunk.map(([row, quantity]) => ({ key: balanceColumnsOf(scope, balanceKeyOf(row)), quantity }));
     await repo.allocateFromBalances(trx, takes, at);
     // What the read found, changed by the take: no other writer came between them (see above).
-    chunk.forEach(([row], index) =>
-      noteBalanceChanged(trx, { ...takes[index]!.key, on_hand: row.on_hand, allocated: row.allocated + takes[index]!.quantity }),
+    // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
+    chunk.forEach(([row, quantity]) =>
+      noteBalanceChanged(
+        trx,
+        Object.assign(balanceColumnsOf(scope, balanceKeyOf(row)), { on_hand: row.on_hand, allocated: row.allocated + quantity }),
+      ),
     );
   }
   // A request visits each balance once, so its takes are its allocations.
@@ -351,7 +355,7 @@ export async function releaseAllocations(trx: Trx, scope: StockScope, allocation
     const columns = balanceColumnsOf(scope, key);
     const released = await repo.releaseFromBalance(trx, columns, quantity, at);
     if (!released) throw new Error(`a release gave back more allocated stock of ${describeBalanceKey(key)} than there is`);
-    noteBalanceChanged(trx, { ...columns, ...released });
+    noteBalanceChanged(trx, Object.assign(columns, released));
     noteMadeAvailable(trx, scope, key);
   }
 }

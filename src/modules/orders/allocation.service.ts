@@ -42,12 +42,10 @@ const itemOrder = (a: repo.OrderLineRow, b: repo.OrderLineRow) =>
 
 /** The rows that record what a line now holds more: one per balance. */
 function allocationRows(order: OrderRef, line: repo.OrderLineRow, allocations: inventory.Allocation[]) {
-  return allocations.map(({ key, quantity }) => ({
-    ...inventory.balanceColumnsOf(scopeOf(order), key),
-    svcpoid: order.svcpoid,
-    line_no: line.line_no,
-    quantity,
-  }));
+  // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
+  return allocations.map(({ key, quantity }) =>
+    Object.assign(inventory.balanceColumnsOf(scopeOf(order), key), { svcpoid: order.svcpoid, line_no: line.line_no, quantity }),
+  );
 }
 
 /** Allocates up to `quantity` of Available stock to one line and records what the line now holds more. */
