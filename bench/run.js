@@ -18,7 +18,8 @@
  * second in rounds 2, 4, … (only round 1 has the full warm-up). For each pair the run prints the
  * median over the rounds of 1 − req/s with the limiter ÷ req/s without it, their range and each
  * round's req/s, against issue 14's targets (under 5% on SQLite, under 10% on PostgreSQL), and
- * writes them as `limiterCost`.
+ * writes them as `limiterCost`. Beside it, the same cost in the server's CPU a request (from /proc,
+ * warm-up included): 1 − CPU without ÷ CPU with, which the machine's noise moves less than req/s.
  *
  * Settings: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
  * BENCH_LIMITER_ROUNDS (the rounds of each limiter pair, default 3), BENCH_POSTGRES_URL (a server
@@ -36,6 +37,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './load.js';
 import { DEFAULT_ADMIN_URL, TemporaryDatabases, redact, vacuumAnalyze } from './postgres.js';
+import { cpuSecondsOf } from './proc-cpu.js';
 import { ProcessGroup, choosePinning, runPinned, wharfEnv } from './processes.js';
 import { describeInProcess } from './quote-in-process.js';
 import { RATE_CARD_FILE } from './rate-parcels.js';
@@ -70,7 +72,7 @@ import {
   seedReceipts,
   seedTenant,
 } from './seed.js';
-import { startServers } from './servers.js';
+import { serverPidOf, startServers } from './servers.js';
 import { verifyWrites } from './verify.js';
 import { log, positiveInteger, runBench } from './lifecycle.js';
 
@@ -277,12 +279,20 @@ async function main(state) {
     for (let round = 1; round <= roundCount; round++) {
       const warmupSeconds = round === 1 ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
       for (const side of round % 2 === 1 ? [without, withIt] : [withIt, without]) {
-        side.runs.push(await run(side.scenario, { warmupSeconds, round }));
+        const pid = serverPidOf(side.scenario.target.url);
+        const cpuBefore = cpuSecondsOf(pid);
+        const figures = await run(side.scenario, { warmupSeconds, round });
+        // The server's CPU a request, the warm-up's requests and CPU included (both counted from before it).
+        const requests = figures.requestsTotal + (figures.warmup?.requestsTotal ?? 0);
+        figures.cpuMicrosecondsPerRequest = ((cpuSecondsOf(pid) - cpuBefore) * 1e6) / requests;
+        side.runs.push(figures);
       }
     }
     rounds[limited.key] = withIt.runs.map((figures, i) => ({
       withLimiter: figures.requestsPerSecond,
       withoutLimiter: without.runs[i].requestsPerSecond,
+      cpuWithLimiter: figures.cpuMicrosecondsPerRequest,
+      cpuWithoutLimiter: without.runs[i].cpuMicrosecondsPerRequest,
     }));
     return sides.map(({ scenario, answerBytes, runs }) => {
       const byRate = runs.map((_, i) => i).sort((a, b) => runs[a].requestsPerSecond - runs[b].requestsPerSecond);
@@ -461,16 +471,32 @@ async function main(state) {
     }
   }
   const percent = (share) => `${(share * 100).toFixed(1)}%`;
-  for (const { scenario, database, withLimiter, withoutLimiter, cost, costRange, rounds: byRound, target, withinTarget } of limiterCost) {
+  for (const {
+    scenario,
+    database,
+    withLimiter,
+    withoutLimiter,
+    cost,
+    costRange,
+    cpuCost,
+    cpuCostRange,
+    rounds: byRound,
+    target,
+    withinTarget,
+  } of limiterCost) {
     const { scenario: title } = withBase.find((r) => r.key === scenario);
     const roundFigures = byRound.map(
-      (round, i) => `round ${i + 1} ${round.withLimiter.toFixed(0)} ÷ ${round.withoutLimiter.toFixed(0)} (${percent(round.cost)})`,
+      (round, i) =>
+        `round ${i + 1} ${round.withLimiter.toFixed(0)} ÷ ${round.withoutLimiter.toFixed(0)} (${percent(round.cost)}; ` +
+        `CPU ${round.cpuWithLimiter.toFixed(1)} vs ${round.cpuWithoutLimiter.toFixed(1)} µs a request)`,
     );
     out(
       `Rate limiter's cost, ${title} (${database}): 1 − with ÷ without = ${percent(cost)}, the median of ${byRound.length} ` +
         `round${byRound.length === 1 ? '' : 's'} (range ${percent(costRange[0])} to ${percent(costRange[1])}; target under ` +
         `${(target * 100).toFixed(0)}%: ${withinTarget ? 'within' : 'NOT within'}); req/s with ÷ without: ` +
-        `${roundFigures.join(', ')}; medians ${withLimiter.toFixed(0)} with it, ${withoutLimiter.toFixed(0)} without`,
+        `${roundFigures.join(', ')}; medians ${withLimiter.toFixed(0)} with it, ${withoutLimiter.toFixed(0)} without. ` +
+        `In the server's CPU a request: 1 − without ÷ with = ${percent(cpuCost)}, the median of the rounds ` +
+        `(range ${percent(cpuCostRange[0])} to ${percent(cpuCostRange[1])})`,
     );
   }
   if (page1Ratio !== null) {

@@ -8,13 +8,23 @@
 import { join } from 'node:path';
 import { freePort } from './processes.js';
 
+/** The process id of each server started, by its base URL: for the CPU a request (bench/proc-cpu.js). */
+export const serverPids = new Map();
+
 /** Starts `node <argv(port)>` as `name` on a free port; resolves with its base URL once `probe(url)` is true. */
 async function startServer(group, { name, argv, env, probe }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const entry = group.startServer(name, argv(String(port)), env);
   await group.waitUntilReady(entry, () => probe(url));
+  serverPids.set(url, entry.child.pid);
   return url;
+}
+
+/** The process id of the server a target URL goes to. */
+export function serverPidOf(targetUrl) {
+  for (const [url, pid] of serverPids) if (targetUrl.startsWith(`${url}/`)) return pid;
+  throw new Error(`no server started for ${targetUrl}`);
 }
 
 const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
