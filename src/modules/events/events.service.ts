@@ -66,8 +66,9 @@ export function recordedEvents(trx: Trx): readonly NewEvent[] {
  * Where writers take turns (SQLite), the events get their Sequence here, after the highest one
  * given: no other transaction writes until this one ends, so none can commit a lower one after it,
  * and the sequencer's second write of every event is not needed. (A grouped transaction that rolls
- * back to its savepoint takes its events with it, and the next one gives the same numbers again.)
- * Elsewhere the sequencer numbers them once committed.
+ * back to its savepoint takes its events with it, and the next one gives the same numbers again.
+ * A purge of old events must keep the newest, or Sequences would start again.) Elsewhere the
+ * sequencer numbers them once committed.
  */
 export async function writeRecordedEvents(trx: Trx): Promise<number> {
   const events = recorded.get(trx);
