@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Trx } from '../src/db/database.js';
+import { inTransaction } from '../src/db/transaction.js';
+import { recordEvent, sequenceEvents, writeRecordedEvents } from '../src/modules/events/events.service.js';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+
+/**
+ * Sequences are given once and grow with the events' commits (DESIGN §13). On SQLite they are
+ * given as the events are written, after the highest one given, and transactions that run together
+ * share one commit as savepoints of it: a member that fails takes its events and their numbers
+ * back, and the members after it number on from what is committed.
+ */
+
+describeEachDialect('event Sequences', (dialect) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  afterAll(async () => {
+    await database?.destroy();
+  });
+
+  /** A change that records one event and writes it; `fail` throws after the write. */
+  const change = (n: number, fail = false) =>
+    inTransaction(database.db, async (trx: Trx) => {
+      recordEvent(trx, { type: 'item.created', data: { CompanyID: 'CO', CustomerID: 'CU', ItemID: `I-${n}` }, keyId: null, at: n });
+      await writeRecordedEvents(trx);
+      if (fail) throw new Error(`change ${n} fails after writing its event`);
+      return n;
+    });
+
+  const numbered = async () => {
+    await sequenceEvents(database.db);
+    const rows = await database.db.selectFrom('events').select(['id', 'sequence', 'data']).orderBy('id').execute();
+    return rows.map((row) => ({ item: (JSON.parse(row.data) as { ItemID: string }).ItemID, sequence: Number(row.sequence) }));
+  };
+
+  it('numbers the events of changes that run together once each, none for a change that fails, in the order of their ids', async () => {
+    const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => change(n, n === 3)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const events = await numbered();
+    expect(events.map((event) => event.item)).toEqual(['I-1', 'I-2', 'I-4', 'I-5']);
+    const sequences = events.map((event) => event.sequence);
+    expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+    expect(new Set(sequences).size).toBe(4);
+    // SQLite numbers as it writes, so the failed change's number is given again to the next one.
+    if (dialect === 'sqlite') expect(sequences).toEqual([1, 2, 3, 4]);
+  });
+
+  it('numbers later changes after the highest Sequence given', async () => {
+    const before = Math.max(...(await numbered()).map((event) => event.sequence));
+    await change(6);
+    await change(7);
+    const later = (await numbered()).filter((event) => event.item === 'I-6' || event.item === 'I-7').map((event) => event.sequence);
+    expect(later[0]).toBeGreaterThan(before);
+    expect(later[1]).toBeGreaterThan(later[0]!);
+    if (dialect === 'sqlite') expect(later).toEqual([before + 1, before + 2]);
+  });
+});
