@@ -28,7 +28,7 @@ function remembered<A extends (string | number)[], T>(read: (...args: A) => T): 
   const readings = new LRUCache<string, { value: T }>({ max: READINGS_KEPT });
   return (...args) => {
     // No argument but the last holds a NUL (zones and formats are names, numbers have none).
-    const key = args.length === 1 ? String(args[0]) : args.join('\u0000');
+    const key = args.join('\u0000');
     let reading = readings.get(key);
     if (!reading) readings.set(key, (reading = { value: read(...args) }));
     return reading.value;
