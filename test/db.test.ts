@@ -52,8 +52,12 @@ const TABLES = [
   'x12_outbox',
   'x12_partners',
 ];
-/** SQLite has no sequences: a counters table stands in for them. */
-const tablesOf = (dialect: string) => (dialect === 'sqlite' ? [...TABLES, 'counters'].sort() : TABLES);
+/**
+ * SQLite has no sequences: a counters table stands in for them. Its ledger's item index is a table
+ * kept behind the writes, with its mark.
+ */
+const tablesOf = (dialect: string) =>
+  dialect === 'sqlite' ? [...TABLES, 'counters', 'inventory_ledger_items', 'inventory_ledger_items_mark'].sort() : TABLES;
 
 async function tableNames(db: Db): Promise<string[]> {
   return (await db.introspection.getTables()).map((t) => t.name).sort();

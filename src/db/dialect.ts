@@ -445,6 +445,14 @@ export function writersLockRows(db: Kysely<any>): boolean {
 }
 
 /**
+ * Whether the ledger's item index is a table filled behind the writes (SQLite, where that index
+ * cost a posting a page per line; migration 2026-11-29T1000) rather than an index (PostgreSQL).
+ */
+export function indexesLedgerItemsBehind(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'sqlite';
+}
+
+/**
  * Whether several processes may serve this database at once (PostgreSQL), so that what they count
  * between them must be counted in it. One process writes a SQLite database.
  */

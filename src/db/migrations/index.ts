@@ -25,6 +25,7 @@ import * as adjustmentsFillfactor from './2026-11-28T0900-adjustments-fillfactor
 import * as ledgerWithoutForeignKeys from './2026-11-28T1000-ledger-without-foreign-keys.js';
 import * as ledgerItemIndex from './2026-11-28T1100-ledger-item-index.js';
 import * as documentsWithoutTenantLocks from './2026-11-29T0900-documents-without-tenant-locks.js';
+import * as ledgerItemsBehind from './2026-11-29T1000-ledger-items-behind.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T1000-ledger-without-foreign-keys': ledgerWithoutForeignKeys,
   '2026-11-28T1100-ledger-item-index': ledgerItemIndex,
   '2026-11-29T0900-documents-without-tenant-locks': documentsWithoutTenantLocks,
+  '2026-11-29T1000-ledger-items-behind': ledgerItemsBehind,
 };

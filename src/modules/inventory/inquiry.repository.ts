@@ -1,5 +1,6 @@
-import { sql, type ExpressionBuilder } from 'kysely';
-import type { Database, Db } from '../../db/database.js';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { indexesLedgerItemsBehind } from '../../db/dialect.js';
 import type { LedgerRow } from './inventory.repository.js';
 
 /**
@@ -12,9 +13,12 @@ import type { LedgerRow } from './inventory.repository.js';
  * | filters (besides the facility)       | index inventory_ledger_… (its columns after company_id)      |
  * |--------------------------------------|-------------------------------------------------------------|
  * | a source ID (with or without a type) | source_idx (source_type, source_id)                          |
- * | an item (with or without a customer) | facility_item_idx (facility_id, item_id, created_at, id)     |
+ * | an item (with or without a customer) | facility_item_idx (facility_id, item_id, created_at, id) [1] |
  * | a customer, no item                  | customer_idx (customer_id, created_at, id)                   |
  * | neither                              | facility_idx (facility_id, created_at, id)                   |
+ *
+ * [1] On SQLite that index is the table inventory_ledger_items, kept behind the writes
+ * (ledger-items.ts): the item path reads it and the ledger's rows after its mark (itemPostingsBehind).
  *
  * The time window is a range on created_at in all but the source path, whose few rows are sorted.
  * A lot (a lot belongs to an item), a source type alone and every filter off the chosen index are
@@ -61,17 +65,43 @@ export function ledgerAccessPath(filter: LedgerSearchFilter): LedgerAccessPath {
   return filter.customerId !== undefined ? 'customer' : 'facility';
 }
 
-type LedgerColumn = 'facility_id' | 'customer_id' | 'item_id' | 'lot_no' | 'source_type' | 'source_id';
+type LedgerColumn = 'company_id' | 'facility_id' | 'customer_id' | 'item_id' | 'lot_no' | 'source_type' | 'source_id';
 
-function postings(db: Db, filter: LedgerSearchFilter) {
-  const seek = SEEK_COLUMNS[ledgerAccessPath(filter)];
-  // A column of the chosen index as itself; any other as an expression no index matches.
-  const column = (eb: ExpressionBuilder<Database, 'inventory_ledger'>, name: LedgerColumn) =>
-    seek.includes(name) ? eb.ref(name) : sql<string>`${sql.ref(name)} || ''`;
+/** A ledger row's columns, in the one order both parts of the item search on SQLite select them. */
+const LEDGER_COLUMNS = [
+  'id',
+  'company_id',
+  'customer_id',
+  'facility_id',
+  'item_id',
+  'uom',
+  'lot_no',
+  'goods_type',
+  'title_id',
+  'inventory_status',
+  'expiration_date',
+  'quantity',
+  'on_hand_after',
+  'source_type',
+  'source_id',
+  'source_line',
+  'key_id',
+  'created_at',
+] as const satisfies readonly (keyof LedgerRow)[];
+
+/**
+ * The filter's conditions: the columns in `seek` (those of the index to seek) as themselves, read
+ * from `seekTable`; every other as an expression no index matches, read from `table`. Unqualified
+ * when no table is named (the ledger alone).
+ */
+function conditionsOf(filter: LedgerSearchFilter, seek: readonly string[], table?: string, seekTable = table): Expression<SqlBool>[] {
+  const ref = (name: string, from: string | undefined) => sql.ref(from ? `${from}.${name}` : name);
+  const column = (name: LedgerColumn) => (seek.includes(name) ? ref(name, seekTable) : sql<string>`${ref(name, table)} || ''`);
   // created_at likewise on the source path, whose rows are few: an index on it must not win there.
-  const createdAt = seek.includes('created_at') ? sql.ref('created_at') : sql<number>`${sql.ref('created_at')} + 0`;
+  const createdAt = seek.includes('created_at') ? ref('created_at', seekTable) : sql<number>`${ref('created_at', table)} + 0`;
   const types = filter.sourceTypes;
   const equalities: [LedgerColumn, string | undefined][] = [
+    ['company_id', filter.companyId],
     ['facility_id', filter.facilityId],
     ['customer_id', filter.customerId],
     ['item_id', filter.itemId],
@@ -79,20 +109,52 @@ function postings(db: Db, filter: LedgerSearchFilter) {
     ['source_type', types?.length === 1 ? types[0] : undefined],
     ['source_id', filter.sourceId],
   ];
+  const conditions: Expression<SqlBool>[] = [];
+  for (const [name, value] of equalities) if (value !== undefined) conditions.push(sql<SqlBool>`${column(name)} = ${value}`);
+  if (types !== undefined && types.length > 1) conditions.push(sql<SqlBool>`${column('source_type')} in (${sql.join([...types])})`);
+  if (filter.createdFrom !== undefined) conditions.push(sql<SqlBool>`${createdAt} >= ${filter.createdFrom}`);
+  if (filter.createdTo !== undefined) conditions.push(sql<SqlBool>`${createdAt} <= ${filter.createdTo}`);
+  return conditions;
+}
 
-  let query = db.selectFrom('inventory_ledger').where('company_id', '=', filter.companyId);
-  for (const [name, value] of equalities) {
-    if (value !== undefined) query = query.where((eb) => eb(column(eb, name), '=', value));
-  }
-  if (types !== undefined && types.length > 1) query = query.where((eb) => eb(column(eb, 'source_type'), 'in', [...types]));
-  if (filter.createdFrom !== undefined) query = query.where(createdAt, '>=', filter.createdFrom);
-  if (filter.createdTo !== undefined) query = query.where(createdAt, '<=', filter.createdTo);
-  return query;
+/** The postings the filter selects, from the ledger's index its access path seeks. */
+function ledgerPostings(db: Db, filter: LedgerSearchFilter) {
+  const seek = ['company_id', ...SEEK_COLUMNS[ledgerAccessPath(filter)]];
+  return db.selectFrom('inventory_ledger').where((eb) => eb.and(conditionsOf(filter, seek)));
+}
+
+/** Whether the filter's postings are read through the item table kept behind the writes (SQLite). */
+const readsItemsBehind = (db: Db, filter: LedgerSearchFilter) => ledgerAccessPath(filter) === 'item' && indexesLedgerItemsBehind(db);
+
+/**
+ * An item's postings on SQLite, where the item index is a table kept behind the writes
+ * (ledger-items.ts): those it holds, in its order, and the ledger's rows after its mark, a short
+ * run of the newest ids. The two parts never share a row; SQLite merges their ordered outputs.
+ */
+function itemPostingsBehind(db: Db, filter: LedgerSearchFilter) {
+  const seek = ['company_id', ...SEEK_COLUMNS.item];
+  // The index's own id and time, so that its order is the one the search asks for.
+  const indexedColumns = LEDGER_COLUMNS.map((name) =>
+    name === 'id' ? 'items.ledger_id as id' : name === 'created_at' ? 'items.created_at as created_at' : (`ledger.${name}` as const),
+  );
+  const indexed = db
+    .selectFrom('inventory_ledger_items as items')
+    .innerJoin('inventory_ledger as ledger', 'ledger.id', 'items.ledger_id')
+    .select(indexedColumns)
+    .where((eb) => eb.and(conditionsOf(filter, seek, 'ledger', 'items')));
+  const afterMark = db
+    .selectFrom('inventory_ledger')
+    .select(LEDGER_COLUMNS)
+    .where('id', '>', (eb) => eb.selectFrom('inventory_ledger_items_mark').select('last_ledger_id').where('id', '=', 1))
+    .where((eb) => eb.and(conditionsOf(filter, [])));
+  return indexed.unionAll(afterMark);
 }
 
 /** The count query, exported (as the page query) so that a test can ask each database for its plan. */
 export function countLedgerQuery(db: Db, filter: LedgerSearchFilter) {
-  return postings(db, filter).select((eb) => eb.fn.countAll<number>().as('count'));
+  return readsItemsBehind(db, filter)
+    ? db.selectFrom(itemPostingsBehind(db, filter).as('postings')).select((eb) => eb.fn.countAll<number>().as('count'))
+    : ledgerPostings(db, filter).select((eb) => eb.fn.countAll<number>().as('count'));
 }
 
 export async function countLedger(db: Db, filter: LedgerSearchFilter): Promise<number> {
@@ -101,7 +163,9 @@ export async function countLedger(db: Db, filter: LedgerSearchFilter): Promise<n
 }
 
 export function pageLedgerQuery(db: Db, filter: LedgerSearchFilter, offset: number, limit: number) {
-  return postings(db, filter).selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset);
+  return readsItemsBehind(db, filter)
+    ? itemPostingsBehind(db, filter).orderBy('created_at').orderBy('id').limit(limit).offset(offset)
+    : ledgerPostings(db, filter).select(LEDGER_COLUMNS).orderBy('created_at').orderBy('id').limit(limit).offset(offset);
 }
 
 /** One page of postings, oldest first; the id breaks ties, so pages neither overlap nor skip. */

@@ -13,6 +13,7 @@ import {
 } from './balance-keys.js';
 import { applyStatement, statementsOf, stepsOf, type BalanceStep, type PostingLine } from './balance-statements.js';
 import * as repo from './inventory.repository.js';
+import { noteLedgerRowsPosted } from './ledger-items.js';
 import {
   announceStockMadeAvailable,
   lockItems,
@@ -204,23 +205,22 @@ export async function postStock(trx: Trx, posting: StockPosting): Promise<Posted
 
   for (const stock of madeAvailable) noteMadeAvailable(trx, posting, stock);
   // In the order of the document's lines, so the ledger reads like it.
-  await repo.insertLedgerRows(
-    trx,
-    lines
-      .filter(({ quantity }) => quantity !== 0)
-      .map(({ index, line, key, quantity }) =>
-        // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
-        Object.assign(balanceColumnsOf(posting, key), {
-          quantity,
-          on_hand_after: results[index]!.onHand,
-          source_type: posting.sourceType,
-          source_id: posting.sourceId,
-          source_line: line.sourceLine ?? posting.sourceLine ?? '',
-          key_id: posting.keyId,
-          created_at: posting.at,
-        }),
-      ),
-  );
+  const ledgerRows = lines
+    .filter(({ quantity }) => quantity !== 0)
+    .map(({ index, line, key, quantity }) =>
+      // Object.assign onto a fresh object, not a spread: see "Per-line objects" in docs/decisions.md.
+      Object.assign(balanceColumnsOf(posting, key), {
+        quantity,
+        on_hand_after: results[index]!.onHand,
+        source_type: posting.sourceType,
+        source_id: posting.sourceId,
+        source_line: line.sourceLine ?? posting.sourceLine ?? '',
+        key_id: posting.keyId,
+        created_at: posting.at,
+      }),
+    );
+  await repo.insertLedgerRows(trx, ledgerRows);
+  await noteLedgerRowsPosted(trx, ledgerRows.length);
   return results;
 }
 

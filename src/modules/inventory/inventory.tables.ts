@@ -39,7 +39,27 @@ export interface InventoryLedgerTable extends BalanceKeyColumns {
   created_at: number;
 }
 
+/**
+ * SQLite only: the ledger's item index, kept as a table filled behind the writes
+ * (ledger-items.ts): one row per posting up to the mark, in the order the item search reads.
+ */
+export interface InventoryLedgerItemTable {
+  company_id: string;
+  facility_id: string;
+  item_id: string;
+  created_at: number;
+  ledger_id: number;
+}
+
+/** SQLite only: one row, the last ledger id that inventory_ledger_items holds. */
+export interface InventoryLedgerItemsMarkTable {
+  id: number;
+  last_ledger_id: number;
+}
+
 export interface InventoryTables {
   inventory_balances: InventoryBalanceTable;
   inventory_ledger: InventoryLedgerTable;
+  inventory_ledger_items: InventoryLedgerItemTable;
+  inventory_ledger_items_mark: InventoryLedgerItemsMarkTable;
 }
