@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { indexesLedgerItemsBehind } from '../../db/dialect.js';
-import type { LedgerRow } from './inventory.repository.js';
+import { KEY_COLUMNS, type LedgerRow } from './inventory.repository.js';
 
 /**
  * The SQL of the ledger search (the balance search is inventory.repository's pageBalances, which
@@ -70,16 +70,7 @@ type LedgerColumn = 'company_id' | 'facility_id' | 'customer_id' | 'item_id' | '
 /** A ledger row's columns, in the one order both parts of the item search on SQLite select them. */
 const LEDGER_COLUMNS = [
   'id',
-  'company_id',
-  'customer_id',
-  'facility_id',
-  'item_id',
-  'uom',
-  'lot_no',
-  'goods_type',
-  'title_id',
-  'inventory_status',
-  'expiration_date',
+  ...KEY_COLUMNS,
   'quantity',
   'on_hand_after',
   'source_type',

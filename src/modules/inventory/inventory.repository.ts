@@ -59,7 +59,8 @@ function keyEquals(key: BalanceKeyColumns): BalanceKeyColumns {
   };
 }
 
-const KEY_COLUMNS = [
+/** A balance's key, in the order of the balances' primary key. */
+export const KEY_COLUMNS = [
   'company_id',
   'customer_id',
   'facility_id',
