@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '../src/db/connect.js';
 import type { Db } from '../src/db/database.js';
 import { indexesLedgerItemsBehind } from '../src/db/dialect.js';
 import * as repo from '../src/modules/inventory/inquiry.repository.js';
 import type { NewLedgerRow } from '../src/modules/inventory/inventory.repository.js';
 import { catchUpLedgerItems, LEDGER_ITEMS_BATCH } from '../src/modules/inventory/ledger-items.js';
 import { TestClock, useTestApp } from './helpers/app.js';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { createTestDatabase, describeEachDialect, DIALECTS, type TestDatabase } from './helpers/dialects.js';
 import { createKey, createTenant, expectOk, importItems, stock, type Tenant } from './helpers/factories.js';
 import { LEDGER_SEARCH } from './helpers/paths.js';
 
@@ -180,5 +181,54 @@ describeEachDialect('postings catch the item index up', (dialect) => {
     );
     const item = (await search({ ItemNumber: 'BOWL', Paging: { PageSize: 1 } })).json();
     expect(item.paging.totalCount).toBe(postings * LOTS);
+  });
+});
+
+describe.skipIf(!DIALECTS.find(({ name }) => name === 'sqlite')!.enabled)('a process that opens the database again [sqlite]', () => {
+  const ctx = useTestApp('sqlite');
+
+  it('counts the rows it finds after the mark at its first posting, then the rows it posts', async () => {
+    const { database, clock } = ctx();
+    const tenant = await createTenant(database.db, clock, { customers: 1, facilities: 1 });
+    const customerKey = await createKey(database.db, clock, tenant, 'customer');
+    await importItems(ctx(), { tenant, key: customerKey, items: ['MUG'] });
+    // What an earlier process posted and left short of a batch.
+    const left = LEDGER_ITEMS_BATCH - 2;
+    const earlier = Array.from({ length: left }, (_, n) => ({
+      company_id: tenant.companyId,
+      customer_id: tenant.customerIds[0]!,
+      facility_id: tenant.facilityIds[0]!,
+      item_id: 'MUG',
+      uom: 'EA',
+      lot_no: '',
+      goods_type: '',
+      title_id: '',
+      inventory_status: 'Available',
+      expiration_date: '',
+      quantity: 0,
+      on_hand_after: 0,
+      source_type: 'adjustment',
+      source_id: `EARLIER-${n}`,
+      source_line: '',
+      key_id: null,
+      created_at: clock.now(),
+    }));
+    for (let start = 0; start < left; start += 1000) {
+      await database.db.insertInto('inventory_ledger').values(earlier.slice(start, start + 1000)).execute();
+    }
+    const lastMarked = async () =>
+      (await database.db.selectFrom('inventory_ledger_items_mark').select('last_ledger_id').executeTakeFirstOrThrow()).last_ledger_id;
+
+    const reopened = connectDatabase(database.url, { poolSize: 1 });
+    try {
+      const next = { ...ctx(), database: { ...database, db: reopened } };
+      const postOne = () => stock(next, { tenant, items: [{ ItemNumber: 'MUG', Qty: '1' }] });
+      await postOne();
+      expect(await lastMarked()).toBe(0);
+      await postOne();
+      expect(await lastMarked()).toBe(LEDGER_ITEMS_BATCH);
+    } finally {
+      await reopened.destroy();
+    }
   });
 });

@@ -10,23 +10,30 @@ import { countAfterMark, indexLedgerItemsAfterMark } from './ledger-items.reposi
  * thousand rows over a thousand items write a tenth of the pages that posting them one by one did.
  *
  * One process writes a SQLite database, so it counts the rows it posts, starting from the rows it
- * found after the mark (a rolled-back change may leave the count a little ahead). The item search
- * reads the rows after the mark as well, so the count decides only when the work is done, never
- * what a search finds.
+ * finds after the mark at its first posting (a rolled-back change may leave the count a little
+ * ahead). The count is kept per opened database, so that a process that opens two (the tests) keeps
+ * them apart. The item search reads the rows after the mark as well, so the count decides only when
+ * the work is done, never what a search finds.
  */
 
 /** Rows after the mark that make a catch-up due: what an item search reads past the index, at most. */
 export const LEDGER_ITEMS_BATCH = 10_000;
 
-let afterMark: number | undefined;
+/** The rows after the mark, by opened database (its adapter, which its transactions share). */
+const afterMark = new WeakMap<object, number>();
 
 /** Counts the ledger rows a posting wrote in `trx`; catches the item index up when a batch is due. */
 export async function noteLedgerRowsPosted(trx: Trx, rows: number): Promise<void> {
   if (!indexesLedgerItemsBehind(trx)) return;
-  // The first posting of the process counts what is there, its own rows included.
-  afterMark = afterMark === undefined ? await countAfterMark(trx) : afterMark + rows;
-  if (afterMark < LEDGER_ITEMS_BATCH) return;
-  afterMark = 0;
+  const database = trx.getExecutor().adapter;
+  const counted = afterMark.get(database);
+  // The first posting to a database counts what is there, its own rows included.
+  const rowsAfterMark = counted === undefined ? await countAfterMark(trx) : counted + rows;
+  if (rowsAfterMark < LEDGER_ITEMS_BATCH) {
+    afterMark.set(database, rowsAfterMark);
+    return;
+  }
+  afterMark.set(database, 0);
   await indexLedgerItemsAfterMark(trx);
 }
 
