@@ -8,6 +8,7 @@ import { catchUpLedgerItems, LEDGER_ITEMS_BATCH } from '../src/modules/inventory
 import { TestClock, useTestApp } from './helpers/app.js';
 import { createTestDatabase, describeEachDialect, DIALECTS, type TestDatabase } from './helpers/dialects.js';
 import { createKey, createTenant, expectOk, importItems, stock, type Tenant } from './helpers/factories.js';
+import { insertLedgerRows, ledgerRow } from './helpers/ledger.js';
 import { LEDGER_SEARCH } from './helpers/paths.js';
 
 /**
@@ -43,28 +44,20 @@ describeEachDialect('the ledger search by item, whatever the item index holds', 
 
   /** Writes `count` postings straight into the ledger: few items, two customers and lots, times that sometimes go back. */
   async function post(count: number) {
-    const rows: NewLedgerRow[] = Array.from({ length: count }, () => ({
-      company_id: tenant.companyId,
-      customer_id: tenant.customerIds[random(2)]!,
-      facility_id: tenant.facilityIds[random(2)]!,
-      item_id: `I${random(4)}`,
-      uom: 'EA',
-      lot_no: random(2) === 0 ? '' : 'L1',
-      goods_type: '',
-      title_id: '',
-      inventory_status: 'Available',
-      expiration_date: '',
-      quantity: 10_000,
-      on_hand_after: 10_000,
-      source_type: 'adjustment',
-      source_id: `A-${written.length}`,
-      source_line: '',
-      key_id: null,
-      // Ties and a clock that steps back: the order is the time's, then the id's, never the id's alone.
-      created_at: 1_700_000_000_000 + random(20) * 1000,
-    }));
-    const inserted = await database.db.insertInto('inventory_ledger').values(rows).returning('id').execute();
-    rows.forEach((row, i) => written.push({ ...row, id: inserted[i]!.id }));
+    const rows = Array.from({ length: count }, () =>
+      ledgerRow({
+        company_id: tenant.companyId,
+        customer_id: tenant.customerIds[random(2)]!,
+        facility_id: tenant.facilityIds[random(2)]!,
+        item_id: `I${random(4)}`,
+        lot_no: random(2) === 0 ? '' : 'L1',
+        source_id: `A-${written.length}`,
+        // Ties and a clock that steps back: the order is the time's, then the id's, never the id's alone.
+        created_at: 1_700_000_000_000 + random(20) * 1000,
+      }),
+    );
+    const ids = await insertLedgerRows(database.db, rows);
+    rows.forEach((row, i) => written.push({ ...row, id: ids[i]! }));
   }
 
   const filters = (): repo.LedgerSearchFilter[] => {
@@ -194,28 +187,17 @@ describe.skipIf(!DIALECTS.find(({ name }) => name === 'sqlite')!.enabled)('a pro
     await importItems(ctx(), { tenant, key: customerKey, items: ['MUG'] });
     // What an earlier process posted and left short of a batch.
     const left = LEDGER_ITEMS_BATCH - 2;
-    const earlier = Array.from({ length: left }, (_, n) => ({
-      company_id: tenant.companyId,
-      customer_id: tenant.customerIds[0]!,
-      facility_id: tenant.facilityIds[0]!,
-      item_id: 'MUG',
-      uom: 'EA',
-      lot_no: '',
-      goods_type: '',
-      title_id: '',
-      inventory_status: 'Available',
-      expiration_date: '',
-      quantity: 0,
-      on_hand_after: 0,
-      source_type: 'adjustment',
-      source_id: `EARLIER-${n}`,
-      source_line: '',
-      key_id: null,
-      created_at: clock.now(),
-    }));
-    for (let start = 0; start < left; start += 1000) {
-      await database.db.insertInto('inventory_ledger').values(earlier.slice(start, start + 1000)).execute();
-    }
+    const earlier = Array.from({ length: left }, (_, n) =>
+      ledgerRow({
+        company_id: tenant.companyId,
+        customer_id: tenant.customerIds[0]!,
+        facility_id: tenant.facilityIds[0]!,
+        item_id: 'MUG',
+        source_id: `EARLIER-${n}`,
+        created_at: clock.now(),
+      }),
+    );
+    await insertLedgerRows(database.db, earlier);
     const lastMarked = async () =>
       (await database.db.selectFrom('inventory_ledger_items_mark').select('last_ledger_id').executeTakeFirstOrThrow()).last_ledger_id;
 

@@ -21,6 +21,7 @@ import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import { TestClock, useTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.js';
 import { buildReceipt, createKey, createTenant, uniqueId, type Tenant, problems, type World, createWorld } from '../helpers/factories.js';
+import { insertLedgerRows, ledgerRow } from '../helpers/ledger.js';
 import { INVENTORY_SEARCH, LEDGER_SEARCH, RECEIPT_CONFIRM } from '../helpers/paths.js';
 
 /** The documenting response schemas must describe what the routes send. */
@@ -621,31 +622,20 @@ describeEachDialect('ledger search plans', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     tenant = await createTenant(database.db, new TestClock(), { customers: 8, facilities: 4 });
-    const rows = Array.from({ length: 4000 }, (_, i) => ({
-      company_id: tenant.companyId,
-      customer_id: tenant.customerIds[i % 8]!,
-      facility_id: tenant.facilityIds[i % 4]!,
-      item_id: `I${i % 200}`,
-      uom: 'EA',
-      lot_no: `L${i % 30}`,
-      goods_type: '',
-      title_id: '',
-      inventory_status: 'Available',
-      expiration_date: '',
-      quantity: 10_000,
-      on_hand_after: 10_000,
-      source_type: LEDGER_SOURCE_TYPES[i % 4]!,
-      source_id: `RN-${Math.floor(i / 4)}`,
-      source_line: '',
-      key_id: 1,
-      created_at: 1_700_000_000_000 + i * 1000,
-    }));
-    for (let start = 0; start < rows.length; start += 500) {
-      await database.db
-        .insertInto('inventory_ledger')
-        .values(rows.slice(start, start + 500))
-        .execute();
-    }
+    const rows = Array.from({ length: 4000 }, (_, i) =>
+      ledgerRow({
+        company_id: tenant.companyId,
+        customer_id: tenant.customerIds[i % 8]!,
+        facility_id: tenant.facilityIds[i % 4]!,
+        item_id: `I${i % 200}`,
+        lot_no: `L${i % 30}`,
+        source_type: LEDGER_SOURCE_TYPES[i % 4]!,
+        source_id: `RN-${Math.floor(i / 4)}`,
+        key_id: 1,
+        created_at: 1_700_000_000_000 + i * 1000,
+      }),
+    );
+    await insertLedgerRows(database.db, rows);
   });
   afterAll(async () => {
     await database?.destroy();
