@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, { type FastifyServerOptions, type HTTPMethods } from 'fastify';
+import Fastify, { type FastifySchema, type FastifyServerOptions, type HTTPMethods } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
@@ -101,7 +101,7 @@ export interface AppOptions {
   /** What this process's webhook dispatcher counts, for /metrics (a new, empty one when absent). */
   webhookTally?: WebhookTally;
   /** Sees every route as it registers, with its full URL and schema: how a caller lists the routes the app serves. */
-  onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string; schema?: { body?: unknown } }) => void;
+  onRoute?: (route: { method: HTTPMethods | HTTPMethods[]; url: string; schema?: FastifySchema }) => void;
   /** The operator console's build to serve at /console/ (default: console/dist beside src/). */
   consoleDir?: string;
 }

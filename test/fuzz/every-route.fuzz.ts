@@ -6,7 +6,7 @@ import { buildFuzzWorld, fuzz, routeCollector, type FuzzWorld } from './harness.
 
 /**
  * `npm run fuzz`: FUZZ_REQUESTS (default 100,000) schema-driven requests over every route that
- * takes a body, half on each database, with a summary of the status codes. Zero 5xx, zero writes
+ * reads a request (harness.ts), half on each database, with a summary of the status codes. Zero 5xx, zero writes
  * from refused bodies (row counts of every watched table around each refused request), and the
  * process's heap after a full collection no larger at the end than at the first tenth, give or
  * take 64 MiB.
