@@ -104,7 +104,10 @@ function selectedGroups() {
   return GROUPS.filter((group) => named.includes(group));
 }
 
-/** The commit measured, and whether the working tree differed from it; undefined outside git. */
+/**
+ * The commit measured, and whether the working tree's src/ differed from it; undefined outside git.
+ * Read when the run starts, as the build it serves is: a commit made during a run is not what it measured.
+ */
 function sourceRevision() {
   const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
   const head = git('rev-parse', '--short', 'HEAD');
@@ -201,6 +204,7 @@ async function main(state) {
   const roundCount = positiveInteger('BENCH_LIMITER_ROUNDS', 3);
   const postgresAdminUrl = process.env.BENCH_POSTGRES_URL || DEFAULT_ADMIN_URL;
   const groups = selectedGroups();
+  const source = sourceRevision();
   const has = (group) => groups.includes(group);
   const writeBaselines = groups.some((group) => WRITE_GROUPS.includes(group));
   const limiterBaselines = groups.some((group) => LIMITER_GROUPS.includes(group));
@@ -340,7 +344,7 @@ async function main(state) {
     date: new Date().toISOString(),
     command: groups.length < GROUPS.length ? `BENCH_ONLY=${groups.join(',')} npm run bench` : 'npm run bench',
     groups,
-    source: sourceRevision(),
+    source,
     machine: machineOf(pinning.cores, loadAtStart),
     settings: {
       durationSeconds: duration,
