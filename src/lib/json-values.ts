@@ -20,7 +20,8 @@ export function isStorableText(text: string): boolean {
   return text.isWellFormed() && !text.includes('\u0000');
 }
 
-function textProblem(text: string): string | undefined {
+/** What keeps `text` from being stored exactly (a lone surrogate, a NUL character), if anything. */
+export function textProblem(text: string): string | undefined {
   if (!text.isWellFormed()) return 'a lone surrogate (an unpaired \\uD800-\\uDFFF escape)';
   if (text.includes('\u0000')) return 'a NUL character (\\u0000)';
   return undefined;

@@ -460,6 +460,27 @@ describeEachDialect('X12 interchanges in', (dialect) => {
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-98501')).toEqual([]);
   });
 
+  it('refuses an interchange holding a NUL character with 400 on both databases, and applies nothing', async () => {
+    const withNul = interchange('000000988', [['OW', '988', [['940', order940('N', 'SO-98801')]]]]).replace('W05*N*', 'W05*A\u0000B*');
+    const response = await postX12(withNul);
+    expect([response.statusCode, response.json()]).toEqual([400, problems('The body must not contain a NUL character (\\u0000)')]);
+    expect((await orders()).filter((o) => o.ReferenceNo === 'SO-98801')).toEqual([]);
+    expect(ctx().logs.filter((line) => line.level === 50)).toEqual([]);
+  });
+
+  it('answers a 997 when a value it copies holds the component separator, writing "?" for it, and applies nothing', async () => {
+    // GE01 and GS01 are simple values: the ">" of this interchange's ISA16 has no place in them, nor in the 997 that copies them.
+    const countedWrong = interchange('000000986', [['OW', '986', [['940', order940('N', 'SO-98601')]]]]).replace('GE*1*986~', 'GE*1>*986~');
+    const counted = await postX12(countedWrong);
+    expect(counted.statusCode).toBe(200);
+    expect(counted.body).toContain('AK1*OW*986~\nAK9*R*1?*1*0*5~');
+    const unknownGroup = interchange('000000987', [['OW', '987', [['940', order940('N', 'SO-98701')]]]]).replace('GS*OW*', 'GS*O>W*');
+    const unknown = await postX12(unknownGroup);
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body).toContain('AK1*O?W*987~\nAK9*R*1*1*0*1~');
+    expect((await orders()).filter((o) => ['SO-98601', 'SO-98701'].includes(o.ReferenceNo as string))).toEqual([]);
+  });
+
   // ---- advices out -------------------------------------------------------------------------------
 
   const outbox = async (status = 'Waiting') =>

@@ -9,6 +9,8 @@ import {
   type InterchangeHeader,
   SegmentError,
   type SetErrorCode,
+  type X12Delimiters,
+  type X12Element,
   type X12Segment,
 } from './x12-syntax.js';
 
@@ -109,4 +111,20 @@ function bySegment(problems: readonly PlacedProblem[]): [string, PlacedProblem[]
     groups.set(key, placed);
   }
   return [...groups];
+}
+
+/**
+ * The acknowledgments as they can be written in the interchange's own delimiters. Their values are
+ * Wharf's codes and what they copy from the interchange (GS01, GS06, GE01, ST01, ST02, a segment's
+ * id, a bad value): a copied value may hold the component separator or a line break, which the
+ * interchange let through where X12 wants a simple value, and which X12 has no way to escape. Each
+ * such character is written as "?" (a space when "?" is itself a delimiter), so the partner sees
+ * that its value was not as it should be, and the answer is a 997, never a 500.
+ */
+export function writableAcknowledgments(segments: readonly X12Segment[], delimiters: X12Delimiters): X12Segment[] {
+  const reserved = new Set([delimiters.element, delimiters.component, delimiters.segment, '\r', '\n']);
+  const replacement = reserved.has('?') ? ' ' : '?';
+  const writable = (value: string) => Array.from(value, (c) => (reserved.has(c) ? replacement : c)).join('');
+  const element = (value: X12Element): X12Element => (typeof value === 'string' ? writable(value) : value.map(writable));
+  return segments.map((segment) => ({ id: writable(segment.id), elements: segment.elements.map(element) }));
 }

@@ -25,6 +25,7 @@ import {
   type GroupAcknowledgment,
   type PlacedProblem,
   type SetAcknowledgment,
+  writableAcknowledgments,
 } from './acknowledgments.js';
 import * as repo from './partners.repository.js';
 import { ownParty, type OwnParty } from './partners.service.js';
@@ -127,7 +128,7 @@ class LostRace extends Error {}
 async function answerInterchange(
   trx: Trx,
   cx: CommandContext,
-  { partner, own, header, format }: { partner: Partner; own: OwnParty; header: InterchangeHeader; format: X12WriteFormat },
+  { partner, own, header, format }: { partner: Partner; own: OwnParty; header: InterchangeHeader; format: Required<X12WriteFormat> },
   acknowledgments: X12Segment[],
   groups: GroupAcknowledgment[],
 ): Promise<string> {
@@ -141,14 +142,20 @@ async function answerInterchange(
       at: cx.clock.now(),
       timeZone: 'UTC',
       usage: header.usage === 'P' ? 'P' : 'T',
-      acknowledgments,
+      acknowledgments: writableAcknowledgments(acknowledgments, format.delimiters),
       // One 997 per functional group received.
       groups: groups.map((group, index) => ({
         functionalId: 'FA',
         senderCode: own.gsId,
         receiverCode: partner.gsId,
         controlNumber: numbers.group + index,
-        sets: [{ id: '997', controlNumber: numbers.set + index, segments: functionalAcknowledgment(group) }],
+        sets: [
+          {
+            id: '997',
+            controlNumber: numbers.set + index,
+            segments: writableAcknowledgments(functionalAcknowledgment(group), format.delimiters),
+          },
+        ],
       })),
     },
     format,

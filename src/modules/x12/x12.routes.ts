@@ -4,6 +4,8 @@ import type { App, RouteDeps } from '../../http/module.js';
 import { apiKeySecurity } from '../../http/module.js';
 import { IdempotencyHeadersSchema } from '../../http/request-identity.js';
 import { errorResponses, ProblemsSchema } from '../../http/schemas.js';
+import { textProblem } from '../../lib/json-values.js';
+import { invalid } from '../../lib/refusal.js';
 import { receiveInterchange } from './interchanges.service.js';
 import { acknowledgeAdvices, listOutbox, requestInventoryAdvice } from './outbox.service.js';
 import {
@@ -120,7 +122,11 @@ export function x12Routes(app: App, { db, authorize, cx }: RouteDeps, { bodyLimi
   app.register(async (x12) => {
     // Here a body is X12 text and nothing else: JSON and every other type are 415, unread.
     x12.removeAllContentTypeParsers();
-    x12.addContentTypeParser(X12_MEDIA_TYPE, { parseAs: 'string', bodyLimit }, (_request, text, done) => done(null, text));
+    // X12's character sets have no NUL, and PostgreSQL refuses one in text: 400 before anything is read or kept.
+    x12.addContentTypeParser(X12_MEDIA_TYPE, { parseAs: 'string', bodyLimit }, (_request, text, done) => {
+      const problem = textProblem(text as string);
+      done(problem ? invalid(`The body must not contain ${problem}`) : null, text);
+    });
     x12.addContentTypeParser('*', (_request, _payload, done) =>
       done(Object.assign(new Error(`Content-Type must be ${X12_MEDIA_TYPE}`), { statusCode: 415 })),
     );
