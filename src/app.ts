@@ -18,6 +18,7 @@ import { CONSOLE_DIR, registerConsole } from './http/console.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests, type LimitOf } from './http/rate-limit.js';
 import { readJsonBodies } from './http/request-body.js';
+import { readUrlText } from './http/url-text.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { RequestLog } from './http/request-log.js';
 import type { App, RouteDeps } from './http/module.js';
@@ -142,6 +143,8 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
   // Bodies Wharf cannot keep as sent are 400 (too deep, inexact numbers, NUL, lone surrogates).
   readJsonBodies(app);
+  // And so are path parameters and queries that hold a NUL (a `%00`).
+  readUrlText(app);
   // Outside the EDI scope (which acknowledges rejected imports) a rejected body is just refused.
   app.setErrorHandler(createErrorHandler(async (_request, refusal) => refusal));
   app.setNotFoundHandler(replyRouteNotFound(allowedMethods));

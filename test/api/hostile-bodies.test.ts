@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EDI_PREFIX } from '../../src/app.js';
+import { ADMIN_PREFIX } from '../../src/modules/admin/admin.routes.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
@@ -586,6 +587,23 @@ describeEachDialect('Hostile bodies', (dialect) => {
       );
       expectRefused(facility, `FacilityID ${NUL}`);
       expect(await acksOf(RECEIPT_ACK_SEARCH, { PONo: `${poNo}-F` })).toEqual([]);
+      expect(await snapshot()).toEqual(before);
+      expect(ctx().logs.filter((line) => line.level === 50)).toEqual([]);
+    });
+
+    it('a NUL in a path parameter or a query (%00) is 400 on both databases, naming the part of the URL, and changes nothing', async () => {
+      const before = await snapshot();
+      const admin = (method: 'GET' | 'PATCH', url: string, payload?: Json) =>
+        ctx().app.inject({
+          method,
+          url: `${ADMIN_PREFIX}${url}`,
+          headers: { authorization: `APIKey ${world.admin}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+          payload: payload && JSON.stringify(payload),
+        });
+      expectRefused(await admin('PATCH', '/customers/A%00B', { Name: 'Renamed' }), `A path parameter ${NUL}`);
+      expectRefused(await admin('PATCH', `/facilities/${ids().FacilityID}%00`, { Name: 'Renamed' }), `A path parameter ${NUL}`);
+      expectRefused(await admin('GET', '/changes?Before=1%00'), `A query parameter ${NUL}`);
+      expectRefused(await admin('GET', '/changes?%00=1'), `A query parameter ${NUL}`);
       expect(await snapshot()).toEqual(before);
       expect(ctx().logs.filter((line) => line.level === 50)).toEqual([]);
     });
