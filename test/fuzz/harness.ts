@@ -96,18 +96,20 @@ export async function buildFuzzWorld(ctx: TestContext): Promise<FuzzWorld> {
 
 /** `drawn` (a body, path parameters or a query), its identifiers mostly replaced by the world's. */
 function named(drawn: fc.Arbitrary<unknown>, world: FuzzWorld): fc.Arbitrary<unknown> {
-  return fc.tuple(drawn, fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat(), fc.boolean()).map(([value, customer, facility, pick, real]) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !real) return value;
-    const named: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    if ('CompanyID' in named) named.CompanyID = world.tenant.companyId;
-    if ('CustomerID' in named) named.CustomerID = world.tenant.customerIds[customer];
-    if ('FacilityID' in named) named.FacilityID = world.tenant.facilityIds[facility];
-    if ('SVCPOID' in named) named.SVCPOID = world.svcpoids[pick % world.svcpoids.length];
-    if ('PONo' in named) named.PONo = world.numbers[pick % world.numbers.length];
-    if ('KeyID' in named && typeof named.KeyID === 'string') named.KeyID = world.spareKeyIds[pick % world.spareKeyIds.length];
-    if ('Version' in named && typeof named.Version === 'string') named.Version = '1';
-    return named;
-  });
+  return fc
+    .tuple(drawn, fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat(), fc.boolean())
+    .map(([value, customer, facility, pick, withIds]) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || !withIds) return value;
+      const real: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+      if ('CompanyID' in real) real.CompanyID = world.tenant.companyId;
+      if ('CustomerID' in real) real.CustomerID = world.tenant.customerIds[customer];
+      if ('FacilityID' in real) real.FacilityID = world.tenant.facilityIds[facility];
+      if ('SVCPOID' in real) real.SVCPOID = world.svcpoids[pick % world.svcpoids.length];
+      if ('PONo' in real) real.PONo = world.numbers[pick % world.numbers.length];
+      if ('KeyID' in real && typeof real.KeyID === 'string') real.KeyID = world.spareKeyIds[pick % world.spareKeyIds.length];
+      if ('Version' in real && typeof real.Version === 'string') real.Version = '1';
+      return real;
+    });
 }
 
 /** A 940 of the world's partner for customer 0: one line of SKU-1, under its own control number. */
