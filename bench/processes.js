@@ -120,20 +120,23 @@ export class ProcessGroup {
     });
   }
 
-  /** SIGTERM to each running child, SIGKILL to any still running after `graceMs`. */
+  /** SIGTERM to a running child, SIGKILL if it is still running after `graceMs`; forgets it. */
+  async stop(entry, graceMs = 5000) {
+    if (!entry.exited) {
+      entry.child.kill('SIGTERM');
+      const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([entry.exit, timer]);
+      if (!entry.exited) {
+        entry.child.kill('SIGKILL');
+        await entry.exit;
+      }
+    }
+    this.#children = this.#children.filter((child) => child !== entry);
+  }
+
+  /** Stops every child (see stop). */
   async stopAll(graceMs = 5000) {
-    const running = this.#children.filter((entry) => !entry.exited);
-    for (const entry of running) entry.child.kill('SIGTERM');
-    await Promise.all(
-      running.map(async (entry) => {
-        const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
-        await Promise.race([entry.exit, timer]);
-        if (!entry.exited) {
-          entry.child.kill('SIGKILL');
-          await entry.exit;
-        }
-      }),
-    );
+    await Promise.all([...this.#children].map((entry) => this.stop(entry, graceMs)));
   }
 }
 

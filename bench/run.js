@@ -15,8 +15,8 @@
  * carry a limit that is never reached, so the limiter counts every request without refusing one,
  * and a second Wharf on each database runs without the limiter (RATE_LIMIT_EDI=0,
  * RATE_LIMIT_RATE=0). Each rate quote and RN import runs against both in BENCH_LIMITER_ROUNDS
- * rounds, each round a full run on each server, the limiter-off one first in rounds 1, 3, … and
- * second in rounds 2, 4, … (only round 1 has the full warm-up). For each pair the run prints the
+ * rounds, each round a full run on each server (both restarted before every round after the
+ * first), the limiter-off one first in rounds 1, 3, … and second in rounds 2, 4, …. For each pair the run prints the
  * median over the rounds of 1 − req/s with the limiter ÷ req/s without it, their range and each
  * round's req/s, against issue 14's targets (under 5% on SQLite, under 10% on PostgreSQL), and
  * writes them as `limiterCost`. Beside it, the same cost in the server's CPU a request (from /proc,
@@ -73,16 +73,11 @@ import {
   seedReceipts,
   seedTenant,
 } from './seed.js';
-import { serverPidOf, startServers } from './servers.js';
+import { restartServerOf, serverPidOf, startServers } from './servers.js';
 import { verifyWrites } from './verify.js';
 import { log, positiveInteger, runBench } from './lifecycle.js';
 
 const WARMUP_SECONDS = 2;
-/**
- * The warm-up of each run of the limiter's rounds after the first (see measureLimiterPair): both
- * servers are warm by then, it only opens the connections and lets the load settle.
- */
-const LATER_ROUND_WARMUP_SECONDS = 1;
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const cliPath = join(root, 'dist', 'cli.js');
 const resultsPath = join(root, 'bench', 'results', 'latest.json');
@@ -270,8 +265,11 @@ async function main(state) {
    * Measures a scenario with the limiter and its limiter-off twin in `roundCount` rounds, each a run
    * of both, alternately first: the one without the limiter in rounds 1, 3, …, the one with it in
    * rounds 2, 4, …, so that what comes of going first or second (the tables the RN imports grow, the
-   * machine's drift) does not always fall on the same side. Each run lasts `duration` s; only round 1 has the
-   * usual warm-up, the later ones LATER_ROUND_WARMUP_SECONDS. Both scenarios keep their bodies'
+   * machine's drift) does not always fall on the same side. Before every round after the first both
+   * servers are restarted: two processes of the same code differ by up to 5% in req/s for as long as
+   * they live (their JIT and memory layout; docs/performance.md), so a pair kept for every round
+   * would carry its processes' difference into every round, where fresh pairs draw it anew and the
+   * median averages it out. Each run has the usual warm-up and lasts `duration` s. Both scenarios keep their bodies'
    * counters and their tallies from round to round, so every RN import body is new and the write
    * checks count every round. Answers the two table rows, the limiter-off one first; each row shows
    * the figures of that side's median round by req/s (the lower of the middle two with an even
@@ -285,11 +283,11 @@ async function main(state) {
     ];
     const [without, withIt] = sides;
     for (let round = 1; round <= roundCount; round++) {
-      const warmupSeconds = round === 1 ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
+      if (round > 1) for (const side of sides) await restartServerOf(state.group, side.scenario.target.url);
       for (const side of round % 2 === 1 ? [without, withIt] : [withIt, without]) {
         const pid = serverPidOf(side.scenario.target.url);
         const cpuBefore = cpuSecondsOf(pid);
-        const figures = await run(side.scenario, { warmupSeconds, round });
+        const figures = await run(side.scenario, { warmupSeconds: WARMUP_SECONDS, round });
         // The server's CPU a request, the warm-up's requests and CPU included (both counted from before it).
         const requests = figures.requestsTotal + (figures.warmup?.requestsTotal ?? 0);
         figures.cpuMicrosecondsPerRequest = ((cpuSecondsOf(pid) - cpuBefore) * 1e6) / requests;
@@ -350,7 +348,7 @@ async function main(state) {
       durationSeconds: duration,
       warmupSeconds: WARMUP_SECONDS,
       connections,
-      limiterRounds: limiterCost.length > 0 ? { rounds: roundCount, laterWarmupSeconds: LATER_ROUND_WARMUP_SECONDS } : null,
+      limiterRounds: limiterCost.length > 0 ? { rounds: roundCount, serversRestartedEachRound: true } : null,
       sqliteSynchronous: 'FULL',
       postgres: { ...postgresServer, poolSize: 10, pinned: false, beforeEachRun: 'ANALYZE, CHECKPOINT' },
       logLevel: 'warn',
@@ -393,14 +391,14 @@ async function main(state) {
   out();
   out(
     'Reads are compared with B0, writes with the B1 of their database. "Req/s ÷ baseline" is the share of the baseline\'s rate; "p50 ÷ baseline" its latency multiple. ' +
-      'Every PostgreSQL run, B1-pg\'s included, followed an ANALYZE and a CHECKPOINT.',
+      "Every PostgreSQL run, B1-pg's included, followed an ANALYZE and a CHECKPOINT.",
   );
   if (limiterCost.length > 0) {
     out(
       'Rows ending "limiter off" ran on a second Wharf on the same database with RATE_LIMIT_EDI=0 RATE_LIMIT_RATE=0 (no limiter at all), ' +
         `in ${roundCount} round${roundCount === 1 ? '' : 's'} with the same scenario on the Wharf that limits, whose keys carry a limit ` +
-        'never reached: each round runs both, the limiter-off one first in odd rounds and second in even ones, ' +
-        `${duration} s each (after a ${WARMUP_SECONDS} s warm-up in round 1, ${LATER_ROUND_WARMUP_SECONDS} s in the others). ` +
+        'never reached: each round runs both, on a fresh pair of server processes from round 2 on, the limiter-off one first in odd rounds and second in even ones, ' +
+        `${duration} s each after a ${WARMUP_SECONDS} s warm-up. ` +
         "Those rows show each side's median round by req/s (the lower middle one with an even number of rounds).",
     );
   }

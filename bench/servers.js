@@ -8,23 +8,45 @@
 import { join } from 'node:path';
 import { freePort } from './processes.js';
 
-/** The process id of each server started, by its base URL: for the CPU a request (bench/proc-cpu.js). */
-export const serverPids = new Map();
+/** Each server started, by its base URL: how it was started and its process (for its CPU, bench/proc-cpu.js, and restarts). */
+const servers = new Map();
 
 /** Starts `node <argv(port)>` as `name` on a free port; resolves with its base URL once `probe(url)` is true. */
 async function startServer(group, { name, argv, env, probe }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const entry = group.startServer(name, argv(String(port)), env);
-  await group.waitUntilReady(entry, () => probe(url));
-  serverPids.set(url, entry.child.pid);
+  const spec = { name, argv: argv(String(port)), env, probe };
+  servers.set(url, { spec, entry: await startOn(group, url, spec) });
   return url;
+}
+
+async function startOn(group, url, { name, argv, env, probe }) {
+  const entry = group.startServer(name, argv, env);
+  await group.waitUntilReady(entry, () => probe(url));
+  return entry;
+}
+
+/** The base URL of the server a target URL goes to. */
+function serverUrlOf(targetUrl) {
+  for (const url of servers.keys()) if (targetUrl.startsWith(`${url}/`)) return url;
+  throw new Error(`no server started for ${targetUrl}`);
 }
 
 /** The process id of the server a target URL goes to. */
 export function serverPidOf(targetUrl) {
-  for (const [url, pid] of serverPids) if (targetUrl.startsWith(`${url}/`)) return pid;
-  throw new Error(`no server started for ${targetUrl}`);
+  return servers.get(serverUrlOf(targetUrl)).entry.child.pid;
+}
+
+/**
+ * Stops the server a target URL goes to and starts it again as it was, on the same port: a new
+ * process, whose JIT and memory layout are drawn anew (see measureLimiterPair in bench/run.js).
+ */
+export async function restartServerOf(group, targetUrl) {
+  const url = serverUrlOf(targetUrl);
+  const server = servers.get(url);
+  await group.stop(server.entry, 15_000);
+  if (server.entry.exitCode !== 0) throw new Error(`${server.spec.name} stopped with ${server.entry.exitCode}`);
+  server.entry = await startOn(group, url, server.spec);
 }
 
 const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
