@@ -1,9 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifySchema, type FastifyServerOptions, type HTTPMethods } from 'fastify';
-import { sql } from 'kysely';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
@@ -15,6 +13,7 @@ import { withNamedComponents } from './http/document-components.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { CONSOLE_DIR, registerConsole } from './http/console.js';
+import { registerHealthChecks } from './http/health.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests, type LimitOf } from './http/rate-limit.js';
 import { readJsonBodies } from './http/request-body.js';
@@ -26,7 +25,6 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { andThen } from './lib/maybe-promise.js';
 import { rememberFound } from './lib/remember.js';
 import { ajvOptions } from './lib/validate.js';
-import { VERSION } from './lib/version.js';
 import { ackRoutes } from './modules/acks/acks.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { adjustmentRoutes } from './modules/inventory/adjustments.routes.js';
@@ -178,50 +176,7 @@ export async function buildApp({
   // The console talks to the EDI and admin operations, so it is served where they are.
   if (config.only !== 'rate') await registerConsole(app, consoleDir);
 
-  const Status = Type.Object({ status: Type.String() });
-  const Health = Type.Object(
-    { status: Type.String(), version: Type.String({ description: "Wharf's version (package.json)" }) },
-    { examples: [{ status: 'ok', version: VERSION }] },
-  );
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        operationId: 'checkHealth',
-        tags: ['Operations'],
-        summary: 'The process is up, and which version it runs',
-        description:
-          'Open without a key, and it does not touch the database: a liveness check. Answers 200 {"status":"ok","version":…} while the process runs.',
-        response: { 200: Health },
-      },
-    },
-    async () => ({ status: 'ok', version: VERSION }),
-  );
-  app.get(
-    '/readyz',
-    {
-      schema: {
-        operationId: 'checkReadiness',
-        tags: ['Operations'],
-        summary: 'The database answers',
-        description:
-          'Open without a key: a readiness check. Answers 200 {"status":"ready"} when the database answers select 1, and 503 {"status":"unavailable"} when it does not.',
-        response: {
-          200: { ...Status, description: 'The database answers.', examples: [{ status: 'ready' }] },
-          503: { ...Status, description: 'The database does not answer.', examples: [{ status: 'unavailable' }] },
-        },
-      },
-    },
-    async (request, reply) => {
-      try {
-        await sql`select 1`.execute(db);
-        return { status: 'ready' };
-      } catch (error) {
-        request.log.warn({ err: { message: (error as Error).message } }, 'database not reachable');
-        return reply.status(503).send({ status: 'unavailable' });
-      }
-    },
-  );
+  registerHealthChecks(app, db);
 
   // Every request looks up its key and most a facility: what was found is trusted for a second
   // (a key never past the instant it expires).

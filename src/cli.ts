@@ -97,10 +97,12 @@ export function createCli(io: CliIo = processIo): Command {
 
   program
     .command('worker')
-    .description('dispatch webhooks without serving HTTP, on a database that exists and is up to date; SIGTERM stops it gracefully')
+    .description('dispatch webhooks without serving the API, on a database that exists and is up to date; SIGTERM stops it gracefully')
     .addOption(dbOption())
+    .option('--metrics-port <n>', 'answer /healthz, /readyz and /metrics on this port (default: WORKER_METRICS_PORT, or none)')
+    .option('--host <h>', 'address of the metrics port (default: HOST or 127.0.0.1)')
     .action(async (options) => {
-      const config = loadConfig({ databaseUrl: options.db });
+      const config = loadConfig({ databaseUrl: options.db, workerMetricsPort: options.metricsPort, host: options.host });
       const worker = await startWorker(config);
       closeOnSignals(worker, worker.log, config.shutdownTimeoutMs);
     });

@@ -163,6 +163,15 @@ const settings = {
         'How long a delivery that ended (succeeded, or failed for good) is kept with its attempts in the delivery log; the dispatcher forgets older ones every hour',
     }),
   },
+  workerMetricsPort: {
+    env: 'WORKER_METRICS_PORT',
+    schema: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 0,
+      description: '`wharf worker` answers /healthz, /readyz and /metrics on this port (at HOST); 0: it serves no HTTP',
+    }),
+  },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT_MS',
     schema: Type.Integer({

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -12,6 +12,7 @@ import { invalid, notFound } from './lib/refusal.js';
 import { forgetExpired } from './modules/commands/commands.service.js';
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 import { requireLeaseLongerThanAttempt, startWebhookWorker, type WebhookWorker } from './modules/webhooks/worker.js';
+import { buildWorkerApp } from './worker-app.js';
 
 /** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
 const FORGET_EVERY_MS = 60 * 60 * 1000;
@@ -96,21 +97,32 @@ export async function startServer(config: Config, options: { migrate?: boolean; 
 export interface RunningWorker {
   db: Db;
   log: FastifyBaseLogger;
+  /** Where /healthz, /readyz and /metrics answer, with a metrics port. */
+  metricsAddress?: string;
   close(): Promise<void>;
 }
 
 /**
- * `wharf worker`: dispatches webhooks (DESIGN §13) without serving HTTP, on a database that exists
- * and is up to date (it never migrates: the servers do). Logs JSON lines, as the server does.
+ * `wharf worker`: dispatches webhooks (DESIGN §13) without serving the API, on a database that
+ * exists and is up to date (it never migrates: the servers do). Logs JSON lines, as the server
+ * does. With a metrics port (WORKER_METRICS_PORT), it also answers /healthz, /readyz and /metrics.
  */
 export async function startWorker(config: Config): Promise<RunningWorker> {
   requireLeaseLongerThanAttempt(config);
   const db = await openExistingDatabase(config);
   const log = pino({ level: config.logLevel });
+  const tally = new WebhookTally();
+  let metrics: FastifyInstance | undefined;
+  let metricsAddress: string | undefined;
   let webhooks: WebhookWorker;
   try {
-    webhooks = startWebhookWorker(db, config, systemClock, log);
+    if (config.workerMetricsPort !== 0) {
+      metrics = await buildWorkerApp({ db, tally, logger: log });
+      metricsAddress = await metrics.listen({ port: config.workerMetricsPort, host: config.host });
+    }
+    webhooks = startWebhookWorker(db, config, systemClock, log, tally);
   } catch (error) {
+    await metrics?.close();
     await db.destroy();
     throw error;
   }
@@ -120,6 +132,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       concurrency: config.webhookConcurrency,
       pollMs: config.webhookPollMs,
       allowPrivate: config.webhookAllowPrivate,
+      ...(metricsAddress === undefined ? {} : { metrics: `${metricsAddress}/metrics` }),
     },
     'dispatching webhooks',
   );
@@ -128,10 +141,11 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     (closing ??= (async () => {
       // Takes no more deliveries; waits up to 15 s for the attempts in flight, then closes the pool.
       await webhooks.stop();
+      await metrics?.close();
       await db.destroy();
       log.info('stopped');
     })());
-  return { db, log, close };
+  return { db, log, metricsAddress, close };
 }
 
 /**

@@ -15,6 +15,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import type { Clock } from '../src/lib/clock.js';
 import { sha256Hex } from '../src/lib/ids.js';
+import { VERSION } from '../src/lib/version.js';
 import { sequenceEvents } from '../src/modules/events/events.service.js';
 import { importItems } from '../src/modules/items/items.service.js';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
@@ -24,7 +25,7 @@ import { TestClock } from './helpers/app.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
 import { describeEachDialect, postgresDatabaseExists, postgresDatabaseUrl } from './helpers/dialects.js';
 import { createKey, uniqueId } from './helpers/factories.js';
-import { stopWharf, type Wharf } from './helpers/processes.js';
+import { freePorts, stopWharf, type Wharf } from './helpers/processes.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 import { PROCESS_TEST_MS } from './helpers/two-processes.js';
 
@@ -504,6 +505,7 @@ describe('wharf serve --no-webhooks', () => {
     expect(serveHelp.out.join('\n')).toContain('--no-webhooks');
     const workerHelp = await run(['worker', '--help']);
     expect(workerHelp.out.join('\n')).toContain('Usage: wharf worker [options]');
+    expect(workerHelp.out.join('\n')).toContain('--metrics-port <n>');
   });
 });
 
@@ -564,11 +566,13 @@ describe('wharf worker, as a process', () => {
       expect(added.code).toBe(0);
       const endpoint = JSON.parse(added.out.join('\n')) as { EndpointID: string; Secret: string };
 
+      const [metricsPort] = await freePorts(1);
       const worker = startWorkerProcess({
         ...process.env,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_POLL_MS: '20',
         LOG_LEVEL: 'info',
+        WORKER_METRICS_PORT: String(metricsPort),
       });
       // Another process (this test) commits the change; the worker finds it on its next look.
       await importAsAdmin(db, new TestClock(Date.now()), company, customer, ['WORKER-1']);
@@ -585,6 +589,25 @@ describe('wharf worker, as a process', () => {
         'webhook-signature': String(got!.headers['webhook-signature']),
       }) as { type: string; data: Record<string, unknown> };
       expect(payload).toMatchObject({ type: 'item.created', data: { CompanyID: company, CustomerID: customer } });
+
+      // Its metrics port shows what it did, as a server's /metrics does (the attempt is counted once recorded).
+      const metricsBase = `http://127.0.0.1:${metricsPort}`;
+      const health = await fetch(`${metricsBase}/healthz`, { headers: { 'x-request-id': 'scrape-1' } });
+      expect(health.status).toBe(200);
+      expect(health.headers.get('x-request-id')).toBe('scrape-1');
+      expect(await health.json()).toEqual({ status: 'ok', version: VERSION });
+      expect(await (await fetch(`${metricsBase}/readyz`)).json()).toEqual({ status: 'ready' });
+      let metrics = '';
+      while (!metrics.includes('wharf_webhook_attempts_total{outcome="succeeded"} 1')) {
+        if (worker.exited) throw new Error(`the worker exited:\n${worker.output.join('')}`);
+        const answer = await fetch(`${metricsBase}/metrics`);
+        expect(answer.status).toBe(200);
+        metrics = await answer.text();
+      }
+      expect(metrics).toContain('wharf_webhook_queue_depth 0');
+      expect(metrics).toContain('wharf_webhook_lag_seconds_count 1');
+      expect(metrics).toContain(`wharf_build_info{version="${VERSION}"} 1`);
+      expect((await fetch(`${metricsBase}/edi/events/search-by-paging`, { method: 'POST' })).status).toBe(404);
 
       expect(await stopWharf(worker)).toEqual({ code: 0, signal: null });
       // A graceful stop waited for the attempt in flight: it is recorded.
@@ -603,6 +626,7 @@ describe('wharf worker, as a process', () => {
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as { msg: string });
       expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['dispatching webhooks', 'shutting down', 'stopped']));
+      expect(lines.find((line) => line.msg === 'dispatching webhooks')).toMatchObject({ metrics: `${metricsBase}/metrics` });
       expect(lines.find((line) => line.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
     },
     PROCESS_TEST_MS,

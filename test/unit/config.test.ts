@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       webhookLeaseMs: 60_000,
       webhookPollMs: 500,
       webhookRetentionDays: 30,
+      workerMetricsPort: 0,
       shutdownTimeoutMs: 30_000,
     });
   });
@@ -64,6 +65,7 @@ describe('loadConfig', () => {
         WEBHOOK_LEASE_MS: '5000',
         WEBHOOK_POLL_MS: '100',
         WEBHOOK_RETENTION_DAYS: '7',
+        WORKER_METRICS_PORT: '9464',
         SHUTDOWN_TIMEOUT_MS: '500',
       },
     );
@@ -88,6 +90,7 @@ describe('loadConfig', () => {
       webhookLeaseMs: 5_000,
       webhookPollMs: 100,
       webhookRetentionDays: 7,
+      workerMetricsPort: 9464,
       shutdownTimeoutMs: 500,
     });
     expect(typeof config.port).toBe('number');
@@ -209,6 +212,7 @@ describe('loadConfig', () => {
       'WEBHOOK_LEASE_MS',
       'WEBHOOK_POLL_MS',
       'WEBHOOK_RETENTION_DAYS',
+      'WORKER_METRICS_PORT',
       'SHUTDOWN_TIMEOUT_MS',
     ]);
     expect(described.find((s) => s.env === 'PORT')?.default).toBe(8080);

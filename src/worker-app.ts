@@ -1,0 +1,29 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Db } from './db/database.js';
+import { registerHealthChecks } from './http/health.js';
+import { registerMetrics } from './http/metrics.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
+import type { WebhookTally } from './modules/webhooks/webhook-metrics.js';
+
+/**
+ * The HTTP side of `wharf worker --metrics-port`: `/healthz`, `/readyz` and `/metrics` (the
+ * webhook queue, this process's attempts and lag, its pool and runtime), so that a dispatcher
+ * running apart from the servers is watched as they are (DESIGN §12, §13). Nothing else: no API.
+ */
+export async function buildWorkerApp({
+  db,
+  tally,
+  logger,
+}: {
+  db: Db;
+  tally: WebhookTally;
+  logger: FastifyBaseLogger;
+}): Promise<FastifyInstance> {
+  // A scrape every few seconds is not worth a log line; errors are still logged.
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), genReqId: requestIdOf });
+  echoRequestId(app);
+  registerMetrics(app, db, () => tally.asMetricsJson(db));
+  registerHealthChecks(app, db);
+  await app.ready();
+  return app;
+}
