@@ -30,6 +30,26 @@ describe('wharf-client package', () => {
     }
   }, 60_000);
 
+  it('knows which operations take an Idempotency-Key from the committed openapi.json', () => {
+    const out = join(root, '.test-build', `idempotent-operations-${process.pid}.ts`);
+    mkdirSync(join(root, '.test-build'), { recursive: true });
+    try {
+      const generated = spawnSync(process.execPath, [join(root, 'client/scripts/idempotent-operations.mjs'), 'openapi.json', out], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      expect(generated.status, generated.stderr).toBe(0);
+      const written = readFileSync(out, 'utf8');
+      expect(written).toBe(readFileSync(join(root, 'client/src/idempotent-operations.ts'), 'utf8'));
+      // The changes are there, the searches and the quote are not.
+      expect(written).toContain("'POST /shared/bam/v1/public/edi/outbound/order',");
+      expect(written).not.toContain('search-by-paging');
+      expect(written).not.toContain('RateEngine');
+    } finally {
+      rmSync(out, { force: true });
+    }
+  });
+
   it('compiles every example of its README against the built package', () => {
     const readme = readFileSync(join(root, 'client/README.md'), 'utf8');
     const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
@@ -83,6 +103,8 @@ describe('wharf-client packed', () => {
       const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
       expect(files.map((file) => file.path).sort()).toEqual([
         'README.md',
+        'dist/idempotent-operations.d.ts',
+        'dist/idempotent-operations.js',
         'dist/index.d.ts',
         'dist/index.js',
         'dist/schema.d.ts',

@@ -95,10 +95,11 @@ describeEachDialect('wharf-client', (dialect) => {
       `POST ${EDI}/edi/outbound/order`,
       `POST ${EDI}/edi/item-master/search-by-paging`,
     ]);
-    // Every POST carries a key of its own (the searches too: Wharf ignores it where nothing changes).
-    const keys = sent.map((request) => request.idempotencyKey);
-    expect(keys.every((key) => key !== null && /^[0-9a-f-]{36}$/.test(key))).toBe(true);
-    expect(new Set(keys).size).toBe(3);
+    // Each change carries a key of its own; the search, which changes nothing, none (DESIGN §7).
+    const [importKey, orderKey, searchKey] = sent.map((request) => request.idempotencyKey);
+    expect([importKey, orderKey]).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect(importKey).not.toBe(orderKey);
+    expect(searchKey).toBeNull();
   });
 
   it('keeps an Idempotency-Key the caller gives, so that sending again replays the first answer', async () => {
@@ -209,6 +210,11 @@ describeEachDialect('wharf-client', (dialect) => {
       ErrorSource: '',
       Status: true,
     });
+    // A read and a quote change nothing: neither carries an Idempotency-Key.
+    expect(sent.map(({ method, idempotencyKey }) => [method, idempotencyKey])).toEqual([
+      ['GET', null],
+      ['POST', null],
+    ]);
   });
 
   it('sends an X12 interchange as text and answers its 997; a TA1 is a WharfError whose body is the TA1', async () => {
