@@ -33,7 +33,10 @@
  * The scenarios are those of `npm run bench` (bench/scenarios.js): the RN import of a new receipt
  * of 10 lines and the DN import of a new order of 5 allocating lines. Each runs against every server
  * in OUTBOX_ROUNDS rounds (default 3), each round a full run on each (no outbox, no dispatcher,
- * HEAD in odd rounds; the reverse in even ones; round 1 with a 2 s warm-up, later ones 1 s; on
+ * HEAD in odd rounds; the reverse in even ones; before every round after the first each server is
+ * restarted on its port and database, a new process with its own JIT and memory layout, unless the
+ * statement counter or the profiler, tied to a process, runs; each run with a 2 s warm-up (later
+ * rounds 1 s when the processes stay); on
  * PostgreSQL each run after an ANALYZE and a CHECKPOINT, so that none has stale plans or a
  * checkpoint's cycle alone). The run
  * prints the median and range of the rounds per database and scenario against the target, and
@@ -164,7 +167,8 @@ async function startSide(state, { kind, side, build, env }) {
   const port = await freePort();
   const wharf = `http://127.0.0.1:${port}`;
   const argv = [...counter, build.cliPath, 'serve', ...serveArgs, '--db', dbUrl, '--port', String(port)];
-  const entry = state.group.startServer(`${side}-${kind}`, argv, serverEnv);
+  const name = `${side}-${kind}`;
+  const entry = state.group.startServer(name, argv, serverEnv);
   await state.group.waitUntilReady(entry, async () => (await fetch(`${wharf}/readyz`)).ok);
   log(
     `${label}, ${sideLabel} (${build.short}): seeding the tenant with its CLI, ${RECEIPTS_SEEDED} receipts and ${ORDERS.customer}'s stock over HTTP…`,
@@ -187,7 +191,21 @@ async function startSide(state, { kind, side, build, env }) {
     pid: entry.child.pid,
     statementsFile,
     profileDir,
+    process: { name, entry, argv, env: serverEnv },
   };
+}
+
+/**
+ * Stops a side's server and starts it again as it was, on its port and database: a new process,
+ * whose JIT and memory layout are drawn anew (docs/performance.md, "Two processes of the same code").
+ */
+async function restartSide(state, server) {
+  await state.group.stop(server.process.entry, 20_000);
+  if (server.process.entry.exitCode !== 0) throw new Error(`${server.process.name} stopped with ${server.process.entry.exitCode}`);
+  const entry = state.group.startServer(server.process.name, server.process.argv, server.process.env);
+  await state.group.waitUntilReady(entry, async () => (await fetch(`${server.wharf}/readyz`)).ok);
+  server.process.entry = entry;
+  server.pid = entry.child.pid;
 }
 
 /**
@@ -230,7 +248,8 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
   const runs = Object.fromEntries(sides.map((side) => [side, []]));
   for (const side of sides) await scenarios[side].check();
   for (let round = 1; round <= roundCount; round++) {
-    const warmupSeconds = round === 1 ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
+    if (state.restartsEachRound && round > 1) for (const side of sides) await restartSide(state, servers[side]);
+    const warmupSeconds = round === 1 || state.restartsEachRound ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
     for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
       const scenario = scenarios[side];
       log(
@@ -342,6 +361,9 @@ async function main(state) {
   const split = process.env.OUTBOX_SPLIT !== '0';
   state.countStatements = process.env.OUTBOX_STATEMENTS === '1';
   state.profile = process.env.OUTBOX_PROFILE === '1';
+  // A counter's snapshots and a CPU profile belong to one process: with either, the processes stay.
+  state.restartsEachRound = !state.countStatements && !state.profile;
+  const { restartsEachRound } = state;
   const sideNames = split ? ['base', 'noDispatcher', 'head'] : ['base', 'head'];
 
   const pinning = choosePinning();
@@ -483,7 +505,8 @@ async function main(state) {
     settings: {
       durationSeconds: duration,
       warmupSeconds: WARMUP_SECONDS,
-      laterRoundWarmupSeconds: LATER_ROUND_WARMUP_SECONDS,
+      laterRoundWarmupSeconds: restartsEachRound ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS,
+      serversRestartedEachRound: restartsEachRound,
       rounds: roundCount,
       connections,
       sqliteSynchronous: 'FULL',
@@ -499,7 +522,9 @@ async function main(state) {
   out();
   out(`The outbox's cost — ${builds.head.short} ${builds.head.subject}, without its outbox and as it is`);
   out(
-    `${roundCount} rounds of ${duration} s a side (warm-up ${WARMUP_SECONDS} s in round 1, ${LATER_ROUND_WARMUP_SECONDS} s later), ` +
+    (restartsEachRound
+      ? `${roundCount} rounds of ${duration} s a side, on new server processes each round, each after a ${WARMUP_SECONDS} s warm-up, `
+      : `${roundCount} rounds of ${duration} s a side (warm-up ${WARMUP_SECONDS} s in round 1, ${LATER_ROUND_WARMUP_SECONDS} s later), `) +
       `${connections} connections; no outbox first in odd rounds, HEAD first in even ones`,
   );
   out(
