@@ -97,8 +97,6 @@ export async function startServer(config: Config, options: { migrate?: boolean; 
 export interface RunningWorker {
   db: Db;
   log: FastifyBaseLogger;
-  /** Where /healthz, /readyz and /metrics answer, with a metrics port. */
-  metricsAddress?: string;
   close(): Promise<void>;
 }
 
@@ -145,7 +143,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       await db.destroy();
       log.info('stopped');
     })());
-  return { db, log, metricsAddress, close };
+  return { db, log, close };
 }
 
 /**

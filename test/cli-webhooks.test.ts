@@ -452,6 +452,14 @@ describeEachDialect('wharf webhook', (dialect) => {
     expect((await target.db.selectFrom('webhook_endpoints').select('id').where('company_id', '=', company).execute()).length).toBe(0);
   });
 
+  it('wharf worker reads --metrics-port as WORKER_METRICS_PORT, and refuses a port that is none', async () => {
+    expect(await run(['worker', '--db', target.url, '--metrics-port', '70000'])).toEqual({
+      code: 2,
+      out: [],
+      err: ['error: Invalid configuration: WORKER_METRICS_PORT expected integer to be less or equal to 65535 (got 70000)'],
+    });
+  });
+
   it('wharf worker refuses a database that does not exist, creating nothing, and one whose schema is behind', async () => {
     const missing = missingDatabase(dialect, target.dir);
     expect(await run(['worker', '--db', missing.url])).toEqual({ code: 1, out: [], err: [`error: no database at ${missing.where}`] });
