@@ -167,8 +167,7 @@ async function startSide(state, { kind, side, build, env }) {
   const port = await freePort();
   const wharf = `http://127.0.0.1:${port}`;
   const argv = [...counter, build.cliPath, 'serve', ...serveArgs, '--db', dbUrl, '--port', String(port)];
-  const name = `${side}-${kind}`;
-  const entry = state.group.startServer(name, argv, serverEnv);
+  const entry = state.group.startServer(`${side}-${kind}`, argv, serverEnv);
   await state.group.waitUntilReady(entry, async () => (await fetch(`${wharf}/readyz`)).ok);
   log(
     `${label}, ${sideLabel} (${build.short}): seeding the tenant with its CLI, ${RECEIPTS_SEEDED} receipts and ${ORDERS.customer}'s stock over HTTP…`,
@@ -191,21 +190,14 @@ async function startSide(state, { kind, side, build, env }) {
     pid: entry.child.pid,
     statementsFile,
     profileDir,
-    process: { name, entry, argv, env: serverEnv },
+    entry,
   };
 }
 
-/**
- * Stops a side's server and starts it again as it was, on its port and database: a new process,
- * whose JIT and memory layout are drawn anew (docs/performance.md, "Two processes of the same code").
- */
+/** Restarts a side's server on its port and database (ProcessGroup.restart). */
 async function restartSide(state, server) {
-  await state.group.stop(server.process.entry, 20_000);
-  if (server.process.entry.exitCode !== 0) throw new Error(`${server.process.name} stopped with ${server.process.entry.exitCode}`);
-  const entry = state.group.startServer(server.process.name, server.process.argv, server.process.env);
-  await state.group.waitUntilReady(entry, async () => (await fetch(`${server.wharf}/readyz`)).ok);
-  server.process.entry = entry;
-  server.pid = entry.child.pid;
+  server.entry = await state.group.restart(server.entry, async () => (await fetch(`${server.wharf}/readyz`)).ok);
+  server.pid = server.entry.child.pid;
 }
 
 /**

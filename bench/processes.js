@@ -69,7 +69,7 @@ export class ProcessGroup {
     const child = spawn(command, [...prefix, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(log);
     child.stderr.pipe(log);
-    const entry = { name, child, logFile, exited: false, exitCode: null };
+    const entry = { name, args, env, child, logFile, exited: false, exitCode: null };
     entry.exit = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         entry.exited = true;
@@ -132,6 +132,19 @@ export class ProcessGroup {
       }
     }
     this.#children = this.#children.filter((child) => child !== entry);
+  }
+
+  /**
+   * Stops a server gracefully and starts it again as it was (same arguments, so the same port and
+   * database), waiting until `probe()` is true: a new process, whose JIT and memory layout are drawn
+   * anew (docs/performance.md, "Two processes of the same code"). Answers the new entry.
+   */
+  async restart(entry, probe) {
+    await this.stop(entry, 20_000);
+    if (entry.exitCode !== 0) throw new Error(`${entry.name} stopped with ${entry.exitCode}`);
+    const started = this.startServer(entry.name, entry.args, entry.env);
+    await this.waitUntilReady(started, probe);
+    return started;
   }
 
   /** Stops every child (see stop). */

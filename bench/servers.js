@@ -8,45 +8,35 @@
 import { join } from 'node:path';
 import { freePort } from './processes.js';
 
-/** Each server started, by its base URL: how it was started and its process (for its CPU, bench/proc-cpu.js, and restarts). */
+/** Each server started, by its base URL: its process (for its CPU, bench/proc-cpu.js, and restarts) and its readiness probe. */
 const servers = new Map();
 
 /** Starts `node <argv(port)>` as `name` on a free port; resolves with its base URL once `probe(url)` is true. */
 async function startServer(group, { name, argv, env, probe }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const spec = { name, argv: argv(String(port)), env, probe };
-  servers.set(url, { spec, entry: await startOn(group, url, spec) });
+  const entry = group.startServer(name, argv(String(port)), env);
+  const ready = () => probe(url);
+  await group.waitUntilReady(entry, ready);
+  servers.set(url, { entry, ready });
   return url;
 }
 
-async function startOn(group, url, { name, argv, env, probe }) {
-  const entry = group.startServer(name, argv, env);
-  await group.waitUntilReady(entry, () => probe(url));
-  return entry;
-}
-
-/** The base URL of the server a target URL goes to. */
-function serverUrlOf(targetUrl) {
-  for (const url of servers.keys()) if (targetUrl.startsWith(`${url}/`)) return url;
+/** The server a target URL goes to. */
+function serverOf(targetUrl) {
+  for (const [url, server] of servers) if (targetUrl.startsWith(`${url}/`)) return server;
   throw new Error(`no server started for ${targetUrl}`);
 }
 
 /** The process id of the server a target URL goes to. */
 export function serverPidOf(targetUrl) {
-  return servers.get(serverUrlOf(targetUrl)).entry.child.pid;
+  return serverOf(targetUrl).entry.child.pid;
 }
 
-/**
- * Stops the server a target URL goes to and starts it again as it was, on the same port: a new
- * process, whose JIT and memory layout are drawn anew (see measureLimiterPair in bench/run.js).
- */
+/** Restarts the server a target URL goes to, on the same port (ProcessGroup.restart; see measureLimiterPair in bench/run.js). */
 export async function restartServerOf(group, targetUrl) {
-  const url = serverUrlOf(targetUrl);
-  const server = servers.get(url);
-  await group.stop(server.entry, 15_000);
-  if (server.entry.exitCode !== 0) throw new Error(`${server.spec.name} stopped with ${server.entry.exitCode}`);
-  server.entry = await startOn(group, url, server.spec);
+  const server = serverOf(targetUrl);
+  server.entry = await group.restart(server.entry, server.ready);
 }
 
 const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
