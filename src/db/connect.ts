@@ -1,4 +1,4 @@
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
 import { createDialect, rememberPool, type DialectOptions } from './dialect.js';
 import { rememberSqliteDriver } from './sqlite-driver.js';
@@ -10,4 +10,9 @@ export function connectDatabase(url: string, options: DialectOptions = {}): Kyse
   rememberPool(db, dialect);
   rememberSqliteDriver(db, dialect);
   return db;
+}
+
+/** Runs `select 1`: resolves when the database answers, rejects with the driver's error when it does not. */
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/connect.js';
 import type { Db } from '../db/database.js';
 import { VERSION } from '../lib/version.js';
 
@@ -46,7 +46,7 @@ export function registerHealthChecks(app: FastifyInstance, db: Db): void {
     },
     async (request, reply) => {
       try {
-        await sql`select 1`.execute(db);
+        await pingDatabase(db);
         return { status: 'ready' };
       } catch (error) {
         request.log.warn({ err: { message: (error as Error).message } }, 'database not reachable');
