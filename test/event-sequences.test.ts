@@ -51,6 +51,18 @@ describeEachDialect('event Sequences', (dialect) => {
     if (dialect === 'sqlite') expect(sequences).toEqual([1, 2, 3, 4]);
   });
 
+  it('numbers the events of one change one after another, across the inserts of more than a thousand', async () => {
+    const before = Math.max(...(await numbered()).map((event) => event.sequence));
+    await inTransaction(database.db, async (trx: Trx) => {
+      for (let n = 0; n < 1002; n++)
+        recordEvent(trx, { type: 'item.created', data: { CompanyID: 'CO', CustomerID: 'CU', ItemID: `M-${n}` }, keyId: null, at: n });
+      await writeRecordedEvents(trx);
+    });
+    const many = (await numbered()).filter((event) => event.item.startsWith('M-'));
+    expect(many.map((event) => event.item)).toEqual(Array.from({ length: 1002 }, (_, n) => `M-${n}`));
+    expect(many.map((event) => event.sequence)).toEqual(Array.from({ length: 1002 }, (_, n) => before + 1 + n));
+  });
+
   it('numbers later changes after the highest Sequence given', async () => {
     const before = Math.max(...(await numbered()).map((event) => event.sequence));
     await change(6);

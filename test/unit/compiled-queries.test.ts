@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/database.js';
 import { numberAhead, type DialectName } from '../../src/db/dialect.js';
 import * as acks from '../../src/modules/acks/acks.repository.js';
 import * as idempotency from '../../src/modules/commands/idempotency.repository.js';
+import * as events from '../../src/modules/events/events.repository.js';
 import * as adjustments from '../../src/modules/inventory/adjustments.repository.js';
 import * as inventory from '../../src/modules/inventory/inventory.repository.js';
 import * as items from '../../src/modules/items/items.repository.js';
@@ -202,6 +203,11 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
     (db) => receipts.insertLines(db, [receiptLine('RN-2', 3), receiptLine('RN-2', 4), receiptLine('RN-2', 1)]),
   ],
   ['insertAck', (db) => acks.insertAck(db, ackRow('P1')), (db) => acks.insertAck(db, ackRow(null))],
+  [
+    'events.insertEvents',
+    (db) => events.insertEvents(db, [row({ event_id: 'evt_1', data: '{}' }), row({ event_id: 'evt_2', data: '[]' })], true),
+    (db) => events.insertEvents(db, [row({ event_id: 'evt_3', data: '{}' })], false),
+  ],
   [
     'findKnownItemIds',
     (db) => items.findKnownItemIds(db, 'CO', 'CU', ['A', 'B']),

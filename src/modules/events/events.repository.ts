@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db, Trx } from '../../db/database.js';
 import { forUpdate } from '../../db/dialect.js';
@@ -8,17 +8,33 @@ import type { EventTable } from './events.tables.js';
 /** All SQL of the outbox: writing events, numbering them, and reading them back. */
 
 export type EventRow = Selectable<EventTable>;
-export type NewEventRow = Insertable<EventTable>;
+/** An event to write: its Sequence is given as it is written (insertEvents) or later by the sequencer. */
+export type NewEventRow = Omit<Insertable<EventTable>, 'sequence'>;
 
 /** Rows per insert: 9 parameters a row keeps the largest far below either database's limit. */
 export const EVENT_INSERT_CHUNK = 1000;
 
-const insertEventsQuery = boundOnce((db: Db, rows: NewEventRow[]) => db.insertInto('events').values(rows));
+/**
+ * The Sequence of an insert's `ordinal`th row (from 1) when the insert numbers its rows: after the
+ * highest one given, read by the insert itself, which costs no statement of its own. A statement
+ * that reads the table it inserts into reads all it needs before it writes a row, so every row of
+ * the insert sees the same highest Sequence; a next chunk sees the rows of the one before.
+ */
+const nextSequence = (ordinal: number) =>
+  sql<number>`(select coalesce(max(sequence), 0) from events where sequence is not null) + ${sql.lit(ordinal)}`;
 
-/** A trailing write (db/trailing-writes.ts): nothing later in the transaction reads the events it writes. */
-export async function insertEvents(trx: Trx, rows: NewEventRow[]): Promise<void> {
+const insertEventsQuery = boundOnce((db: Db, { rows, numbered }: { rows: NewEventRow[]; numbered: boolean }) =>
+  db.insertInto('events').values(numbered ? rows.map((row, index) => ({ ...row, sequence: nextSequence(index + 1) })) : rows),
+);
+
+/**
+ * Inserts events in order; `numbered`: each gets its Sequence as it is written, after the highest
+ * one given (where writers take turns), else none, for the sequencer to give. A trailing write
+ * (db/trailing-writes.ts): nothing later in the transaction reads the events it writes.
+ */
+export async function insertEvents(db: Db, rows: NewEventRow[], numbered: boolean): Promise<void> {
   for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
-    await writeLater(trx, insertEventsQuery(trx, rows.slice(start, start + EVENT_INSERT_CHUNK)));
+    await writeLater(db, insertEventsQuery(db, { rows: rows.slice(start, start + EVENT_INSERT_CHUNK), numbered }));
   }
 }
 

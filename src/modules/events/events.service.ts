@@ -63,24 +63,21 @@ export function recordedEvents(trx: Trx): readonly NewEvent[] {
  * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the
  * change fails rather than a receiver getting what it cannot take.
  *
- * Where writers take turns (SQLite), the events get their Sequence here, after the highest one
- * given: no other transaction writes until this one ends, so none can commit a lower one after it,
- * and the sequencer's second write of every event is not needed. (A grouped transaction that rolls
- * back to its savepoint takes its events with it, and the next one gives the same numbers again.
- * A purge of old events must keep the newest, or Sequences would start again.) Elsewhere the
- * sequencer numbers them once committed.
+ * Where writers take turns (SQLite), the insert gives the events their Sequence, after the highest
+ * one given: no other transaction writes until this one ends, so none can commit a lower one after
+ * it, and the sequencer's second write of every event is not needed. (A grouped transaction that
+ * rolls back to its savepoint takes its events with it, and the next one gives the same numbers
+ * again. A purge of old events must keep the newest, or Sequences would start again.) Elsewhere
+ * the sequencer numbers them once committed.
  */
 export async function writeRecordedEvents(trx: Trx): Promise<number> {
   const events = recorded.get(trx);
   if (!events) return 0;
   recorded.delete(trx);
-  const numberedNow = !writersLockRows(trx);
-  let sequence = numberedNow ? await repo.findLastNumbered(trx) : 0;
   const rows = events.map(
     ({ type, data, json, keyId, at }): repo.NewEventRow => ({
       company_id: data.CompanyID,
       event_id: `evt_${nextSortableId(at)}`,
-      sequence: numberedNow ? ++sequence : null,
       type,
       customer_id: data.CustomerID,
       facility_id: data.FacilityID ?? null,
@@ -94,7 +91,7 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
     if (size > MAX_PAYLOAD_BYTES)
       throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
   }
-  await repo.insertEvents(trx, rows);
+  await repo.insertEvents(trx, rows, !writersLockRows(trx));
   return rows.length;
 }
 

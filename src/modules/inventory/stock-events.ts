@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { asScaled } from '../../lib/decimal.js';
 import * as events from '../events/events.service.js';
-import { balanceKeyOf, compareBalanceKeys, DEFAULT_INVENTORY_STATUS } from './balance-keys.js';
+import { balanceKeyOf, compareBalanceKeys, DEFAULT_INVENTORY_STATUS, type BalanceKey } from './balance-keys.js';
 import { presentBalance } from './inquiry.present.js';
 import type { ChangedBalance } from './inventory.repository.js';
 import type { InventoryRow } from './inquiry.schemas.js';
@@ -21,8 +21,7 @@ const MAX_BALANCES_PER_EVENT = 100;
  */
 const MAX_BALANCES_BYTES = events.MAX_PAYLOAD_BYTES - 1024;
 
-function rowOf(balance: ChangedBalance): InventoryRow {
-  const key = balanceKeyOf(balance);
+function rowOf(key: BalanceKey, balance: ChangedBalance): InventoryRow {
   const onHand = asScaled(balance.on_hand);
   const allocated = asScaled(balance.allocated);
   const available = asScaled(key.inventoryStatus === DEFAULT_INVENTORY_STATUS ? onHand - allocated : 0);
@@ -52,7 +51,8 @@ function eventsWorth(rows: InventoryRow[]): InventoryRow[][] {
 export function recordStockChanges(trx: Trx, change: { keyId: number; at: number }): void {
   const byScope = new Map<string, ChangedBalance[]>();
   for (const balance of takeChangedBalances(trx)) {
-    const scope = JSON.stringify([balance.company_id, balance.customer_id, balance.facility_id]);
+    // Joined by NUL, which no stored text holds (as balanceIdOf): one text per scope.
+    const scope = `${balance.company_id}\u0000${balance.customer_id}\u0000${balance.facility_id}`;
     const balances = byScope.get(scope);
     if (balances) balances.push(balance);
     else byScope.set(scope, [balance]);
@@ -62,7 +62,7 @@ export function recordStockChanges(trx: Trx, change: { keyId: number; at: number
     const rows = balances
       .map((balance) => ({ key: balanceKeyOf(balance), balance }))
       .sort((a, b) => compareBalanceKeys(a.key, b.key))
-      .map(({ balance }) => rowOf(balance));
+      .map(({ key, balance }) => rowOf(key, balance));
     const whose = { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id };
     const event = { type: 'inventory.changed' as const, keyId: change.keyId, at: change.at };
     // Most changes fit one event: its JSON is made once, to size it and to write it.
