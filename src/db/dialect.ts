@@ -453,6 +453,15 @@ export function indexesLedgerItemsBehind(db: Kysely<any>): boolean {
 }
 
 /**
+ * Whether an event's Sequence is its row id (SQLite, where writers take turns and a new row's id is
+ * the next Sequence; migration 2026-11-29T1100) rather than given by the sequencer once the event
+ * has committed (PostgreSQL, whose writers commit in any order).
+ */
+export function numbersEventsByRowId(db: Kysely<any>): boolean {
+  return dialectNameOfDb(db) === 'sqlite';
+}
+
+/**
  * Whether several processes may serve this database at once (PostgreSQL), so that what they count
  * between them must be counted in it. One process writes a SQLite database.
  */

@@ -205,8 +205,8 @@ const statements: [string, (db: Db) => Promise<unknown>, (db: Db) => Promise<unk
   ['insertAck', (db) => acks.insertAck(db, ackRow('P1')), (db) => acks.insertAck(db, ackRow(null))],
   [
     'events.insertEvents',
-    (db) => events.insertEvents(db, [row({ event_id: 'evt_1', data: '{}' }), row({ event_id: 'evt_2', data: '[]' })], true),
-    (db) => events.insertEvents(db, [row({ event_id: 'evt_3', data: '{}' })], false),
+    (db) => events.insertEvents(db, [row({ event_id: 'evt_1', data: '{}' }), row({ event_id: 'evt_2', data: '[]' })]),
+    (db) => events.insertEvents(db, [row({ event_id: 'evt_3', data: '{}' })]),
   ],
   [
     'findKnownItemIds',

@@ -1,42 +1,36 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { type Insertable, type Selectable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db, Trx } from '../../db/database.js';
-import { forUpdate } from '../../db/dialect.js';
+import { forUpdate, numbersEventsByRowId } from '../../db/dialect.js';
 import { writeLater } from '../../db/trailing-writes.js';
 import type { EventTable } from './events.tables.js';
 
 /** All SQL of the outbox: writing events, numbering them, and reading them back. */
 
 export type EventRow = Selectable<EventTable>;
-/** An event to write: its Sequence is given as it is written (insertEvents) or later by the sequencer. */
+/** An event to write: its Sequence is its row id (SQLite) or given later by the sequencer (PostgreSQL). */
 export type NewEventRow = Omit<Insertable<EventTable>, 'sequence'>;
 
-/** Rows per insert: 9 parameters a row keeps the largest far below either database's limit. */
+/** Rows per insert: 8 parameters a row keeps the largest far below either database's limit. */
 export const EVENT_INSERT_CHUNK = 1000;
 
-/**
- * The Sequence of an insert's `ordinal`th row (from 1) when the insert numbers its rows: after the
- * highest one given, read by the insert itself, which costs no statement of its own. A statement
- * that reads the table it inserts into reads all it needs before it writes a row, so every row of
- * the insert sees the same highest Sequence; a next chunk sees the rows of the one before.
- */
-const nextSequence = (ordinal: number) =>
-  sql<number>`(select coalesce(max(sequence), 0) from events where sequence is not null) + ${sql.lit(ordinal)}`;
-
-const insertEventsQuery = boundOnce((db: Db, { rows, numbered }: { rows: NewEventRow[]; numbered: boolean }) =>
-  db.insertInto('events').values(numbered ? rows.map((row, index) => ({ ...row, sequence: nextSequence(index + 1) })) : rows),
-);
+const insertEventsQuery = boundOnce((db: Db, { rows }: { rows: NewEventRow[] }) => db.insertInto('events').values(rows));
 
 /**
- * Inserts events in order; `numbered`: each gets its Sequence as it is written, after the highest
- * one given (where writers take turns), else none, for the sequencer to give. A trailing write
+ * Inserts events in order, in as many statements as chunks of EVENT_INSERT_CHUNK. A trailing write
  * (db/trailing-writes.ts): nothing later in the transaction reads the events it writes.
  */
-export async function insertEvents(db: Db, rows: NewEventRow[], numbered: boolean): Promise<void> {
+export async function insertEvents(db: Db, rows: NewEventRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
-    await writeLater(db, insertEventsQuery(db, { rows: rows.slice(start, start + EVENT_INSERT_CHUNK), numbered }));
+    await writeLater(db, insertEventsQuery(db, { rows: rows.slice(start, start + EVENT_INSERT_CHUNK) }));
   }
 }
+
+/**
+ * The column whose index orders the events by Sequence: on SQLite the row id, which the Sequence
+ * is (`sequence` reads it but has no index of its own), elsewhere the Sequence's own.
+ */
+const sequenceOrder = (db: Db) => (numbersEventsByRowId(db) ? 'id' : 'sequence');
 
 const lockLastSequenceQuery = compiledOnce((trx: Db, _: object) =>
   forUpdate(trx, trx.selectFrom('event_sequencer').select('last_sequence').where('id', '=', 1)),
@@ -128,8 +122,8 @@ export async function findNumberedAfter(db: Db, sequence: number, limit: number)
   const rows = await db
     .selectFrom('events')
     .select(['id', 'company_id', 'customer_id', 'type', 'sequence', 'created_at'])
-    .where('sequence', '>', sequence)
-    .orderBy('sequence')
+    .where(sequenceOrder(db), '>', sequence)
+    .orderBy(sequenceOrder(db))
     .limit(limit)
     .execute();
   return rows as NumberedEventRow[];
@@ -149,11 +143,11 @@ export async function findEventsByKeys(db: Db, keys: { companyId: string; id: nu
 const findLastNumberedQuery = compiledOnce((db: Db, _: object) =>
   db
     .selectFrom('events')
-    .select((eb) => eb.fn.max('sequence').as('last'))
-    .where('sequence', 'is not', null),
+    .select((eb) => eb.fn.max(sequenceOrder(db)).as('last'))
+    .$if(!numbersEventsByRowId(db), (q) => q.where('sequence', 'is not', null)),
 );
 
-/** The highest Sequence given and visible, or 0: one seek to the end of events_sequence_idx. */
+/** The highest Sequence given and visible, or 0: one seek to the end of the row ids or of events_sequence_idx. */
 export async function findLastNumbered(db: Db): Promise<number> {
   const last = (await findLastNumberedQuery(db, {})).rows[0]!.last;
   return last === null ? 0 : Number(last);

@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
-import { writersLockRows } from '../../db/dialect.js';
+import { numbersEventsByRowId } from '../../db/dialect.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
@@ -63,12 +63,12 @@ export function recordedEvents(trx: Trx): readonly NewEvent[] {
  * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the
  * change fails rather than a receiver getting what it cannot take.
  *
- * Where writers take turns (SQLite), the insert gives the events their Sequence, after the highest
- * one given: no other transaction writes until this one ends, so none can commit a lower one after
- * it, and the sequencer's second write of every event is not needed. (A grouped transaction that
- * rolls back to its savepoint takes its events with it, and the next one gives the same numbers
- * again. A purge of old events must keep the newest, or Sequences would start again.) Elsewhere
- * the sequencer numbers them once committed.
+ * Where writers take turns (SQLite), an event's Sequence is the row id the insert gives it, one
+ * above the highest: no other transaction writes until this one ends, so none can commit a lower
+ * one after it, and the sequencer's second write of every event is not needed. (A grouped
+ * transaction that rolls back to its savepoint takes its events with it, and the next one gets the
+ * same numbers again. A purge of old events must keep the newest, or Sequences would start again.)
+ * Elsewhere the sequencer numbers them once committed.
  */
 export async function writeRecordedEvents(trx: Trx): Promise<number> {
   const events = recorded.get(trx);
@@ -91,7 +91,7 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
     if (size > MAX_PAYLOAD_BYTES)
       throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
   }
-  await repo.insertEvents(trx, rows, !writersLockRows(trx));
+  await repo.insertEvents(trx, rows);
   return rows.length;
 }
 
@@ -112,8 +112,9 @@ export function tellEventsCommitted(): void {
 /** Events numbered per transaction of the sequencer. */
 const SEQUENCE_BATCH = 10_000;
 
-/** Whether committed events wait for their Sequence: one read of a small index, no lock. */
+/** Whether committed events wait for their Sequence: never where it is their row id, else one read of a small index, no lock. */
 export async function hasUnsequencedEvents(db: Db): Promise<boolean> {
+  if (numbersEventsByRowId(db)) return false;
   return (await repo.findUnsequencedRange(db)) !== undefined;
 }
 
@@ -124,6 +125,7 @@ export async function hasUnsequencedEvents(db: Db): Promise<boolean> {
  * already visible: a reader that saw Sequence n will never find a newer event numbered below n.
  */
 export async function sequenceEventsIn(trx: Trx): Promise<{ numbered: number; more: boolean }> {
+  if (numbersEventsByRowId(trx)) return { numbered: 0, more: false };
   const lastSequence = await repo.lockLastSequence(trx);
   const range = await repo.findUnsequencedRange(trx);
   if (!range) return { numbered: 0, more: false };

@@ -2,14 +2,15 @@ import type { Generated } from 'kysely';
 
 /**
  * The outbox (DESIGN §13): one row per event, written in the transaction of the change it tells
- * about. `sequence` is null until the sequencer numbers the committed events (events.service.ts).
+ * about. On SQLite `sequence` is the row id (a generated column); on PostgreSQL it is null until
+ * the sequencer numbers the committed events (events.service.ts).
  */
 export interface EventTable {
   company_id: string;
   id: Generated<number>;
   /** `evt_<ULID>`: the id a receiver sees in `webhook-id` and the events search. */
   event_id: string;
-  /** Grows with every event of the database, in the order the events became visible; null until numbered. */
+  /** Grows with every event of the database, in the order the events became visible; null until numbered (PostgreSQL). */
   sequence: number | null;
   type: string;
   customer_id: string;
