@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db, Trx } from '../../db/database.js';
 import { forUpdate, numbersEventsByRowId } from '../../db/dialect.js';
