@@ -59,7 +59,11 @@
  * server alike, a little, so measure the costs without it), OUTBOX_PROFILE=1 (every server runs
  * under `node --cpu-prof`, and the run prints each one's busy CPU a request by part over the
  * measured seconds, and the frames with more self time than without the outbox; the profiler slows
- * every server too, so read shares, not rates).
+ * every server too, so read shares, not rates), OUTBOX_TOGETHER=1 (in each round the sides run at
+ * once, each with its own load, their servers sharing their core: each gets about an equal share
+ * of it, so the ratio of their rates is the ratio of what a request costs each, measured on the
+ * same machine at the same moment; on a machine whose speed drifts from one run to the next this is
+ * the steadier comparison. Every rate is about a half of a run alone, the costs are what to read).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -242,11 +246,11 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
   for (let round = 1; round <= roundCount; round++) {
     if (state.restartsEachRound && round > 1) for (const side of sides) await restartSide(state, servers[side]);
     const warmupSeconds = round === 1 || state.restartsEachRound ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS;
-    for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
+    const runSide = async (side) => {
       const scenario = scenarios[side];
       log(
         `${title} (${scenario.database}, ${SIDES[side].label}), round ${round} of ${roundCount}: ` +
-          `${warmupSeconds} s warm-up + ${duration} s, ${connections} connections…`,
+          `${warmupSeconds} s warm-up + ${duration} s, ${connections} connections${state.together ? ', the sides at once' : ''}…`,
       );
       const { pid, statementsFile, kind, dbUrl } = servers[side];
       // Each run of a side on PostgreSQL starts from fresh statistics and a checkpoint done
@@ -270,7 +274,6 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
       };
       // The measured seconds (after the warm-up), for the CPU profile's cut.
       figures.window = { from: startedAt + warmupSeconds * 1000, to: Date.now() };
-      runs[side].push(figures);
       state.group.assertAlive();
       if (statementsFile) {
         const after = await takeSnapshot(pid, statementsFile);
@@ -283,6 +286,13 @@ async function measureRounds(state, scenarios, sides, { roundCount, duration, co
           total.ms += ms - was.ms;
         }
       }
+      return figures;
+    };
+    if (state.together) {
+      const figures = await Promise.all(sides.map(runSide));
+      sides.forEach((side, i) => runs[side].push(figures[i]));
+    } else {
+      for (const side of round % 2 === 1 ? sides : [...sides].reverse()) runs[side].push(await runSide(side));
     }
   }
   return runs;
@@ -355,6 +365,7 @@ async function main(state) {
   state.profile = process.env.OUTBOX_PROFILE === '1';
   // A counter's snapshots and a CPU profile belong to one process: with either, the processes stay.
   state.restartsEachRound = !state.countStatements && !state.profile;
+  state.together = process.env.OUTBOX_TOGETHER === '1';
   const { restartsEachRound } = state;
   const sideNames = split ? ['base', 'noDispatcher', 'head'] : ['base', 'head'];
 
@@ -499,6 +510,7 @@ async function main(state) {
       warmupSeconds: WARMUP_SECONDS,
       laterRoundWarmupSeconds: restartsEachRound ? WARMUP_SECONDS : LATER_ROUND_WARMUP_SECONDS,
       serversRestartedEachRound: restartsEachRound,
+      sidesAtOnce: state.together,
       rounds: roundCount,
       connections,
       sqliteSynchronous: 'FULL',
@@ -517,7 +529,7 @@ async function main(state) {
     (restartsEachRound
       ? `${roundCount} rounds of ${duration} s a side, on new server processes each round, each after a ${WARMUP_SECONDS} s warm-up, `
       : `${roundCount} rounds of ${duration} s a side (warm-up ${WARMUP_SECONDS} s in round 1, ${LATER_ROUND_WARMUP_SECONDS} s later), `) +
-      `${connections} connections; no outbox first in odd rounds, HEAD first in even ones`,
+      `${connections} connections; ${state.together ? 'the sides at once, sharing their core' : 'no outbox first in odd rounds, HEAD first in even ones'}`,
   );
   out(
     `SQLite synchronous=FULL${postgresServer ? `; PostgreSQL ${postgresServer.version} fsync=${postgresServer.fsync} synchronous_commit=${postgresServer.synchronousCommit}` : ''}`,
