@@ -11,7 +11,9 @@ import { sentBy } from './helpers/recording-db.js';
  * anything new (the highest Sequence) and by the events search (one customer's, after a Sequence).
  * Each must seek an index, whatever the number of events: on SQLite, where the Sequence is the row
  * id (migration 2026-11-29T1100), the table itself and the search index; on PostgreSQL the
- * Sequence's index, and for the search whichever index its planner finds cheaper.
+ * Sequence's index, and for the search whichever index its planner finds cheaper. The sequencer's
+ * search for unnumbered events seeks its own index on PostgreSQL and is not made on SQLite, which
+ * has neither such events nor such an index.
  */
 
 const EVENTS = 2000;
@@ -67,6 +69,18 @@ describeEachDialect('the events read in Sequence order', (dialect) => {
       expect(fanOut).toContain('events_sequence_idx');
       expect(last).toContain('events_sequence_idx');
       for (const plan of [fanOut, last, search]) expect(plan).not.toMatch(/Seq Scan|Sort/);
+    }
+  });
+
+  it('looks for unnumbered events only where they can be: on PostgreSQL in their own index, on SQLite not at all', async () => {
+    const sent = await sentBy(dialect, (db) => events.findUnsequencedRange(db).catch(() => undefined));
+    if (dialect === 'sqlite') {
+      expect(sent).toEqual([]);
+      expect(await events.findUnsequencedRange(database.db)).toBeUndefined();
+    } else {
+      const plan = await planOf((db) => events.findUnsequencedRange(db));
+      expect(plan).toContain('events_unsequenced_idx');
+      expect(plan).not.toMatch(/Seq Scan/);
     }
   });
 });

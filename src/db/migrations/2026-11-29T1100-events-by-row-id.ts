@@ -14,8 +14,8 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * The rebuild keeps every event and its Sequence. An event an older build left unnumbered is
  * numbered first, after the highest Sequence, in id order, as the sequencer would have; each
  * event's row then takes its Sequence for id, and the deliveries that name an event by id follow.
- * (Where a row's id and Sequence already agree, which is every row SQLite has numbered so far,
- * nothing moves.) PostgreSQL keeps its sequencer, its indexes and its ids.
+ * (Where a row's id and Sequence already agree, as they should wherever SQLite numbered, nothing
+ * moves.) PostgreSQL keeps its sequencer, its indexes and its ids.
  */
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;

@@ -42,8 +42,12 @@ export async function lockLastSequence(trx: Trx): Promise<number> {
   return Number(rows[0]!.last_sequence);
 }
 
-/** The lowest and highest id of the events without a Sequence that this transaction sees. */
+/**
+ * The lowest and highest id of the events without a Sequence that this transaction sees. None where
+ * the Sequence is the row id: the column is never null there, and has no index to find it by.
+ */
 export async function findUnsequencedRange(db: Db): Promise<{ first: number; last: number } | undefined> {
+  if (numbersEventsByRowId(db)) return undefined;
   const row = await db
     .selectFrom('events')
     .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])

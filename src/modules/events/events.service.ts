@@ -1,6 +1,5 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
-import { numbersEventsByRowId } from '../../db/dialect.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
@@ -112,9 +111,8 @@ export function tellEventsCommitted(): void {
 /** Events numbered per transaction of the sequencer. */
 const SEQUENCE_BATCH = 10_000;
 
-/** Whether committed events wait for their Sequence: never where it is their row id, else one read of a small index, no lock. */
+/** Whether committed events wait for their Sequence: one read of a small index, no lock (none on SQLite). */
 export async function hasUnsequencedEvents(db: Db): Promise<boolean> {
-  if (numbersEventsByRowId(db)) return false;
   return (await repo.findUnsequencedRange(db)) !== undefined;
 }
 
@@ -125,7 +123,6 @@ export async function hasUnsequencedEvents(db: Db): Promise<boolean> {
  * already visible: a reader that saw Sequence n will never find a newer event numbered below n.
  */
 export async function sequenceEventsIn(trx: Trx): Promise<{ numbered: number; more: boolean }> {
-  if (numbersEventsByRowId(trx)) return { numbered: 0, more: false };
   const lastSequence = await repo.lockLastSequence(trx);
   const range = await repo.findUnsequencedRange(trx);
   if (!range) return { numbered: 0, more: false };
