@@ -42,6 +42,14 @@ export const MAX_PAYLOAD_BYTES = 20 * 1024;
  */
 const ENVELOPE_BYTES = 128;
 
+/**
+ * Whether `text` takes at most `max` bytes of UTF-8. A UTF-16 code unit takes at most three, so
+ * most payloads, far below the limit, are answered by their length without being encoded.
+ */
+export function utf8LengthAtMost(text: string, max: number): boolean {
+  return text.length * 3 <= max || Buffer.byteLength(text) <= max;
+}
+
 /** Events recorded by each open transaction, not yet written (a retry is a new transaction). */
 const recorded = new WeakMap<Trx, NewEvent[]>();
 
@@ -86,9 +94,10 @@ export async function writeRecordedEvents(trx: Trx): Promise<number> {
     }),
   );
   for (const row of rows) {
-    const size = Buffer.byteLength(row.data) + ENVELOPE_BYTES;
-    if (size > MAX_PAYLOAD_BYTES)
+    if (!utf8LengthAtMost(row.data, MAX_PAYLOAD_BYTES - ENVELOPE_BYTES)) {
+      const size = Buffer.byteLength(row.data) + ENVELOPE_BYTES;
       throw new Error(`a ${row.type} event of ${size} bytes is beyond the ${MAX_PAYLOAD_BYTES}-byte payload limit`);
+    }
   }
   await repo.insertEvents(trx, rows);
   return rows.length;

@@ -65,6 +65,28 @@ export function compareBalanceKeys(a: BalanceKey, b: BalanceKey): number {
   return 0;
 }
 
+/** A balance's key columns in the order of its scope and then compareBalanceKeys'. */
+const COLUMN_ORDER: (keyof BalanceKeyColumns)[] = [
+  'company_id',
+  'customer_id',
+  'facility_id',
+  'item_id',
+  'uom',
+  'lot_no',
+  'goods_type',
+  'title_id',
+  'inventory_status',
+  'expiration_date',
+];
+
+/** Rows by their scope and then in compareBalanceKeys' order, read off their columns: each scope's rows together. */
+export function compareBalanceColumns(a: BalanceKeyColumns, b: BalanceKeyColumns): number {
+  for (const column of COLUMN_ORDER) {
+    if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
+  }
+  return 0;
+}
+
 /** "item A-1, lot L7, UOM EA" and whichever other key values are set; for messages. */
 export function describeBalanceKey(key: BalanceKey): string {
   const parts = [`item ${key.itemId}`, key.lotNo ? `lot ${key.lotNo}` : 'no lot', `UOM ${key.uom}`];

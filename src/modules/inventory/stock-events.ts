@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import { asScaled } from '../../lib/decimal.js';
 import * as events from '../events/events.service.js';
-import { balanceKeyOf, compareBalanceKeys, DEFAULT_INVENTORY_STATUS, type BalanceKey } from './balance-keys.js';
+import { balanceKeyOf, compareBalanceColumns, DEFAULT_INVENTORY_STATUS } from './balance-keys.js';
 import { presentBalance } from './inquiry.present.js';
 import type { ChangedBalance } from './inventory.repository.js';
 import type { InventoryRow } from './inquiry.schemas.js';
@@ -21,7 +21,8 @@ const MAX_BALANCES_PER_EVENT = 100;
  */
 const MAX_BALANCES_BYTES = events.MAX_PAYLOAD_BYTES - 1024;
 
-function rowOf(key: BalanceKey, balance: ChangedBalance): InventoryRow {
+function rowOf(balance: ChangedBalance): InventoryRow {
+  const key = balanceKeyOf(balance);
   const onHand = asScaled(balance.on_hand);
   const allocated = asScaled(balance.allocated);
   const available = asScaled(key.inventoryStatus === DEFAULT_INVENTORY_STATUS ? onHand - allocated : 0);
@@ -47,33 +48,33 @@ function eventsWorth(rows: InventoryRow[]): InventoryRow[][] {
   return chunks;
 }
 
+const sameScope = (a: ChangedBalance, b: ChangedBalance) =>
+  a.company_id === b.company_id && a.customer_id === b.customer_id && a.facility_id === b.facility_id;
+
 /** Records the inventory.changed events of what the transaction changed so far (run last, by settle). */
 export function recordStockChanges(trx: Trx, change: { keyId: number; at: number }): void {
-  const byScope = new Map<string, ChangedBalance[]>();
-  for (const balance of takeChangedBalances(trx)) {
-    // Joined by NUL, which no stored text holds (as balanceIdOf): one text per scope.
-    const scope = `${balance.company_id}\u0000${balance.customer_id}\u0000${balance.facility_id}`;
-    const balances = byScope.get(scope);
-    if (balances) balances.push(balance);
-    else byScope.set(scope, [balance]);
+  // By scope and key: each scope's balances together, in the order its event lists them.
+  const changed = takeChangedBalances(trx).sort(compareBalanceColumns);
+  for (let start = 0, end = 0; start < changed.length; start = end) {
+    while (end < changed.length && sameScope(changed[start]!, changed[end]!)) end++;
+    recordScopeChanges(trx, change, changed.slice(start, end));
   }
-  for (const balances of byScope.values()) {
-    const { company_id, customer_id, facility_id } = balances[0]!;
-    const rows = balances
-      .map((balance) => ({ key: balanceKeyOf(balance), balance }))
-      .sort((a, b) => compareBalanceKeys(a.key, b.key))
-      .map(({ key, balance }) => rowOf(key, balance));
-    const whose = { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id };
-    const event = { type: 'inventory.changed' as const, keyId: change.keyId, at: change.at };
-    // Most changes fit one event: its JSON is made once, to size it and to write it.
-    if (rows.length <= MAX_BALANCES_PER_EVENT) {
-      const data = { ...whose, Balances: rows };
-      const json = JSON.stringify(data);
-      if (Buffer.byteLength(json) <= MAX_BALANCES_BYTES) {
-        events.recordEvent(trx, { ...event, data, json });
-        continue;
-      }
+}
+
+/** The inventory.changed events of one scope's balances, in key order. */
+function recordScopeChanges(trx: Trx, change: { keyId: number; at: number }, balances: ChangedBalance[]): void {
+  const { company_id, customer_id, facility_id } = balances[0]!;
+  const rows = balances.map(rowOf);
+  const whose = { CompanyID: company_id, CustomerID: customer_id, FacilityID: facility_id };
+  const event = { type: 'inventory.changed' as const, keyId: change.keyId, at: change.at };
+  // Most changes fit one event: its JSON is made once, to size it and to write it.
+  if (rows.length <= MAX_BALANCES_PER_EVENT) {
+    const data = { ...whose, Balances: rows };
+    const json = JSON.stringify(data);
+    if (events.utf8LengthAtMost(json, MAX_BALANCES_BYTES)) {
+      events.recordEvent(trx, { ...event, data, json });
+      return;
     }
-    for (const chunk of eventsWorth(rows)) events.recordEvent(trx, { ...event, data: { ...whose, Balances: chunk } });
   }
+  for (const chunk of eventsWorth(rows)) events.recordEvent(trx, { ...event, data: { ...whose, Balances: chunk } });
 }
