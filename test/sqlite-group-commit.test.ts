@@ -6,7 +6,7 @@ import { Kysely, sql, type Generated } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { WharfSqliteDialect, rememberSqliteDriver } from '../src/db/sqlite-driver.js';
+import { WharfSqliteDialect } from '../src/db/sqlite-driver.js';
 
 /**
  * Transactions on a SQLite file share commits (src/db/sqlite-driver.ts). What must hold: nothing is
@@ -62,9 +62,9 @@ beforeEach(async () => {
   directory = mkdtempSync(join(tmpdir(), 'wharf-group-commit-'));
   path = join(directory, 'wharf.db');
   commits = 0;
-  const dialect = new WharfSqliteDialect({ openWriter, openReader: () => new SqliteDatabase(path, { readonly: true }) });
-  db = new Kysely<Tables>({ dialect });
-  rememberSqliteDriver(db, dialect);
+  db = new Kysely<Tables>({
+    dialect: new WharfSqliteDialect({ openWriter, openReader: () => new SqliteDatabase(path, { readonly: true }) }),
+  });
   await sql`create table parents (id integer primary key)`.execute(db);
   await sql`create table notes (id integer primary key, text text not null,
     parent integer references parents (id) deferrable initially deferred)`.execute(db);

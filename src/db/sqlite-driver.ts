@@ -275,6 +275,14 @@ class GroupCommittingSqliteDriver implements Driver {
     return current.group.durable;
   }
 
+  /**
+   * Runs a statement of the transaction that holds the connection now, synchronously, as Kysely's
+   * executor would run it through #connection, without its promises; undefined when none holds it.
+   */
+  runInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> | undefined {
+    return this.#current ? this.#writer!.run<R>(compiledQuery) : undefined;
+  }
+
   /** Commits the open group now; the caller holds the connection. */
   #commitGroup(): void {
     const group = this.#group;
@@ -318,8 +326,10 @@ class GroupCommittingSqliteDriver implements Driver {
   }
 }
 
-const driversOfDatabases = new WeakMap<Kysely<any>, GroupCommittingSqliteDriver>();
-const driversOfDialects = new WeakMap<SqliteDialect, GroupCommittingSqliteDriver>();
+/** The driver of each SQLite database, by its adapter: a database and its transactions share one. */
+const driversOfAdapters = new WeakMap<DialectAdapter, GroupCommittingSqliteDriver>();
+
+const driverOf = (db: Kysely<any>) => driversOfAdapters.get(db.getExecutor().adapter);
 
 /**
  * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator would
@@ -334,29 +344,23 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 export class WharfSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDriverConfig;
+  readonly #driver: GroupCommittingSqliteDriver;
 
   constructor(config: SqliteDriverConfig) {
     // Kysely's own driver is never created; its config is unused.
     super({ database: {} as never });
-    this.#config = config;
+    this.#driver = new GroupCommittingSqliteDriver(config);
   }
 
   override createDriver(): Driver {
-    const driver = new GroupCommittingSqliteDriver(this.#config);
-    driversOfDialects.set(this, driver);
-    return driver;
+    return this.#driver;
   }
 
   override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
+    const adapter = new TransactionalDdlSqliteAdapter();
+    driversOfAdapters.set(adapter, this.#driver);
+    return adapter;
   }
-}
-
-/** Keeps the driver of `dialect` (a SQLite one) findable from the database opened on it. */
-export function rememberSqliteDriver(db: Kysely<any>, dialect: unknown): void {
-  const driver = dialect instanceof WharfSqliteDialect ? driversOfDialects.get(dialect) : undefined;
-  if (driver) driversOfDatabases.set(db, driver);
 }
 
 /**
@@ -365,5 +369,14 @@ export function rememberSqliteDriver(db: Kysely<any>, dialect: unknown): void {
  * meanwhile. Undefined where commits are not grouped (PostgreSQL, in-memory SQLite).
  */
 export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
-  return driversOfDatabases.get(db)?.deferCommit();
+  return driverOf(db)?.deferCommit();
+}
+
+/**
+ * Runs `query` in the transaction `trx` of a SQLite database now, synchronously, and answers its
+ * result; undefined on PostgreSQL. A SQLite statement is a call, not a round trip, so a statement
+ * whose answer nothing waits for (trailing-writes.ts) need not go through Kysely's promises.
+ */
+export function runNowInTransaction<R>(trx: Kysely<any>, query: CompiledQuery<R>): QueryResult<R> | undefined {
+  return trx.isTransaction ? driverOf(trx)?.runInTransaction<R>(query) : undefined;
 }
