@@ -41,6 +41,13 @@ function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean
  */
 async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpoints: boolean }> {
   const last = await repo.lockFanout(trx);
+  if (!(await repo.hasEnabledEndpoints(trx))) {
+    // No event has a receiver: the cursor moves past them all without reading them. An endpoint
+    // enabled later gets what is fanned out after, as one that was disabled meanwhile always has.
+    const newest = await events.findLastNumbered(trx);
+    if (newest > last) await repo.setFanout(trx, newest);
+    return { more: false, toEndpoints: false };
+  }
   const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
   if (numbered.length === 0) return { more: false, toEndpoints: true };
   const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);

@@ -65,6 +65,12 @@ export async function deleteEndpoint(trx: Trx, key: EndpointKey): Promise<void> 
   await trx.deleteFrom('webhook_endpoints').where('company_id', '=', key.companyId).where('id', '=', key.id).execute();
 }
 
+/** Whether any company has an endpoint enabled: one row read at most (endpoints are few). */
+export async function hasEnabledEndpoints(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The enabled endpoints of these companies: where their new events go. */
 export async function findEnabledEndpoints(db: Db, companyIds: string[]): Promise<EndpointRow[]> {
   if (companyIds.length === 0) return [];
