@@ -6,12 +6,14 @@ import { Kysely, sql, type Generated } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { WharfSqliteDialect } from '../src/db/sqlite-driver.js';
+import { WharfSqliteDialect, type RowsWriter } from '../src/db/sqlite-driver.js';
+import { writeRowsLater } from '../src/db/trailing-writes.js';
 
 /**
  * Transactions on a SQLite file share commits (src/db/sqlite-driver.ts). What must hold: nothing is
  * answered before its commit, nothing uncommitted is seen outside its group, a failing member takes
- * only itself back, and a commit that fails fails every member it carried.
+ * only itself back, and a commit that fails fails every member it carried. Rows the members leave
+ * for the commit go in with it, once for the group, and only those of the members that ended well.
  */
 
 interface Tables {
@@ -24,6 +26,8 @@ let path: string;
 let db: Kysely<Tables>;
 /** Every COMMIT the writer connection ran. */
 let commits: number;
+/** Every insert into notes the writer connection ran. */
+let noteInserts: number;
 /** A connection of its own, like another process: it sees committed data only. */
 let outsider: SqliteDatabase.Database;
 
@@ -35,10 +39,12 @@ function openWriter(): SqliteDatabase.Database {
   const prepare = writer.prepare.bind(writer);
   writer.prepare = ((source: string) => {
     const statement = prepare(source);
-    if (source !== 'commit') return statement;
+    const isCommit = source === 'commit';
+    if (!isCommit && !source.startsWith('insert into "notes"')) return statement;
     const run = statement.run.bind(statement);
     statement.run = ((...parameters: unknown[]) => {
-      commits += 1;
+      if (isCommit) commits += 1;
+      else noteInserts += 1;
       return run(...parameters);
     }) as typeof statement.run;
     return statement;
@@ -47,6 +53,14 @@ function openWriter(): SqliteDatabase.Database {
 }
 
 const committedNotes = () => (outsider.prepare('select text from notes order by id').all() as { text: string }[]).map((n) => n.text);
+
+/** The statement that writes the notes left for a commit. */
+const noteRows: RowsWriter<string | null> = (trx, texts) => [
+  trx
+    .insertInto('notes')
+    .values(texts.map((text) => ({ text })))
+    .compile(),
+];
 
 /** `inTransaction` on this test's own tables. */
 const inNotes = <T>(work: (trx: Kysely<Tables>) => Promise<T>) =>
@@ -62,6 +76,7 @@ beforeEach(async () => {
   directory = mkdtempSync(join(tmpdir(), 'wharf-group-commit-'));
   path = join(directory, 'wharf.db');
   commits = 0;
+  noteInserts = 0;
   db = new Kysely<Tables>({
     dialect: new WharfSqliteDialect({ openWriter, openReader: () => new SqliteDatabase(path, { readonly: true }) }),
   });
@@ -177,6 +192,51 @@ describe('SQLite group commit', () => {
     });
     expect(committedNotes()).toEqual(['grouped', 'plain', 'grouped again', 'own commit']);
     await again;
+  });
+
+  /** Notes left for the commit (writeRowsLater), each with the text given; null breaks the insert. */
+  const leaveNotes = (texts: (string | null)[], fail = false) =>
+    inNotes(async (trx) => {
+      await writeRowsLater(trx, noteRows, texts);
+      if (fail) throw new Error('refused after leaving its rows');
+    });
+
+  it('writes the rows its members left for the commit in one statement, none of a member that rolled back', async () => {
+    const outcomes = await Promise.allSettled([leaveNotes(['a', 'b']), leaveNotes(['refused'], true), leaveNotes(['c']), addNote('d')]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    // The member that wrote its note at once comes first; the rows left for the commit follow, in order.
+    expect(committedNotes()).toEqual(['d', 'a', 'b', 'c']);
+    expect({ commits, noteInserts }).toEqual({ commits: 1, noteInserts: 2 });
+  });
+
+  it('fails every member of a group whose rows left for the commit cannot be written, and leaves nothing of it', async () => {
+    const outcomes = await Promise.allSettled([addNote('innocent'), leaveNotes(['fine']), leaveNotes([null])]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+    }
+    expect(committedNotes()).toEqual([]);
+    await leaveNotes(['after']);
+    expect(committedNotes()).toEqual(['after']);
+
+    // A transaction that commits its group itself hears the same error.
+    const own = db.transaction().execute((trx) => writeRowsLater(trx, noteRows, [null]));
+    await expect(own).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+    expect(committedNotes()).toEqual(['after']);
+  });
+
+  it('writes the rows of a transaction that commits alone at its commit, and fails it with their error', async () => {
+    await db.destroy();
+    // Without a second connection for reads the driver does not group: each transaction commits alone.
+    db = new Kysely<Tables>({ dialect: new WharfSqliteDialect({ openWriter }) });
+    await leaveNotes(['alone']);
+    expect(committedNotes()).toEqual(['alone']);
+    await expect(leaveNotes(['before the failure', null])).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+    await expect(leaveNotes(['refused'], true)).rejects.toThrow('refused after leaving its rows');
+    expect(committedNotes()).toEqual(['alone']);
+    expect({ commits, noteInserts }).toEqual({ commits: 1, noteInserts: 2 });
   });
 
   it('commits what is open when the database is closed', async () => {

@@ -55,6 +55,11 @@ class CachingSqliteConnection implements DatabaseConnection {
     return statement;
   }
 
+  /** Whether a transaction is open on the connection. */
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
   /** Runs a statement now, synchronously, as better-sqlite3 does. */
   run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     const { sql: sqlText, parameters } = compiledQuery;
@@ -120,6 +125,8 @@ const memberRollback = CompiledQuery.raw('rollback to member');
 /** Transactions whose writes one COMMIT (one fsync of the WAL) makes durable together. */
 class CommitGroup {
   members = 0;
+  /** The rows its members that ended well left for the commit. */
+  readonly pending = new PendingRows();
   /** Settles when the group has committed, or failed to: what the members that deferred wait for. */
   readonly durable: Promise<void>;
   resolve!: () => void;
@@ -136,7 +143,35 @@ class CommitGroup {
 }
 
 /**
- * Kysely's SQLite driver, with three changes.
+ * What compiles the statements that write `rows` (in chunks of its choosing) for `db`: one
+ * function per kind of row, whose rows a commit writes together (see writeRowsAtCommit).
+ */
+export type RowsWriter<Row> = (db: Kysely<any>, rows: Row[]) => CompiledQuery[];
+
+/** Rows that wait for a commit, by their writer, each writer's in the order they came. */
+class PendingRows {
+  readonly #byWriter = new Map<RowsWriter<any>, { db: Kysely<any>; rows: unknown[] }>();
+
+  add<Row>(writer: RowsWriter<Row>, db: Kysely<any>, rows: readonly Row[]): void {
+    const pending = this.#byWriter.get(writer);
+    if (pending) pending.rows.push(...rows);
+    else this.#byWriter.set(writer, { db, rows: [...rows] });
+  }
+
+  /** Moves these rows behind `other`'s: a member's join its group's when the member ends well. */
+  moveTo(other: PendingRows): void {
+    for (const [writer, { db, rows }] of this.#byWriter) other.add(writer, db, rows);
+    this.#byWriter.clear();
+  }
+
+  /** The statements that write them all, each writer's once. */
+  statements(): CompiledQuery[] {
+    return [...this.#byWriter].flatMap(([writer, { db, rows }]) => writer(db, rows));
+  }
+}
+
+/**
+ * Kysely's SQLite driver, with four changes.
  *
  * Its connection prepares every query anew: this one caches the prepared statements (above).
  *
@@ -156,6 +191,9 @@ class CommitGroup {
  * without touching the others. What a group has written but not yet committed stays invisible
  * outside it: reads outside transactions run on a second connection, which sees committed data
  * only, and a write outside a transaction commits the group first.
+ *
+ * Last, rows a transaction leaves for its commit (writeRowsAtCommit) are written just before it:
+ * the rows of every member of a group that ended well, in one statement for each kind.
  */
 class GroupCommittingSqliteDriver implements Driver {
   readonly #config: SqliteDriverConfig;
@@ -165,7 +203,7 @@ class GroupCommittingSqliteDriver implements Driver {
   /** The open transaction whose savepoints the transactions are, when grouping. */
   #group: CommitGroup | undefined;
   /** The transaction that holds the connection now: the group it is a member of, if any. */
-  #current: { group: CommitGroup | undefined; deferred: boolean } | undefined;
+  #current: { group: CommitGroup | undefined; deferred: boolean; pending: PendingRows } | undefined;
   #commitScheduled = false;
 
   constructor(config: SqliteDriverConfig) {
@@ -227,7 +265,7 @@ class GroupCommittingSqliteDriver implements Driver {
   async beginTransaction(): Promise<void> {
     if (!this.#reader) {
       this.#writer!.run(begin);
-      this.#current = { group: undefined, deferred: false };
+      this.#current = { group: undefined, deferred: false, pending: new PendingRows() };
       return;
     }
     if (this.#group && this.#group.members >= COMMIT_GROUP_MAX_MEMBERS) this.#commitGroup();
@@ -237,17 +275,20 @@ class GroupCommittingSqliteDriver implements Driver {
     }
     this.#writer!.run(memberBegin);
     this.#group.members += 1;
-    this.#current = { group: this.#group, deferred: false };
+    this.#current = { group: this.#group, deferred: false, pending: new PendingRows() };
   }
 
   async commitTransaction(): Promise<void> {
     const current = this.#current;
     this.#current = undefined;
     if (!current?.group) {
+      // A failure here is the transaction's: Kysely rolls it back.
+      for (const statement of current?.pending.statements() ?? []) this.#writer!.run(statement);
       this.#writer!.run(commit);
       return;
     }
     this.#writer!.run(memberRelease);
+    current.pending.moveTo(current.group.pending);
     if (!current.deferred) this.#commitGroup();
   }
 
@@ -255,7 +296,9 @@ class GroupCommittingSqliteDriver implements Driver {
     const current = this.#current;
     this.#current = undefined;
     if (!current?.group) {
-      this.#writer!.run(rollback);
+      // After a commit that failed (Kysely rolls back then) SQLite may have rolled back already,
+      // and a group that failed to commit has: a second ROLLBACK would hide the failure.
+      if (this.#writer!.inTransaction) this.#writer!.run(rollback);
       return;
     }
     // A group whose commit failed has rolled back already, this member with it.
@@ -283,12 +326,20 @@ class GroupCommittingSqliteDriver implements Driver {
     return this.#current ? this.#writer!.run<R>(compiledQuery) : undefined;
   }
 
+  /** Keeps rows of the transaction that holds the connection for its commit; false when none holds it. */
+  writeRowsAtCommit<Row>(writer: RowsWriter<Row>, db: Kysely<any>, rows: readonly Row[]): boolean {
+    if (!this.#current) return false;
+    this.#current.pending.add(writer, db, rows);
+    return true;
+  }
+
   /** Commits the open group now; the caller holds the connection. */
   #commitGroup(): void {
     const group = this.#group;
     if (!group) return;
     this.#group = undefined;
     try {
+      for (const statement of group.pending.statements()) this.#writer!.run(statement);
       this.#writer!.run(commit);
     } catch (error) {
       try {
@@ -377,6 +428,19 @@ export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
  * result; undefined on PostgreSQL. A SQLite statement is a call, not a round trip, so a statement
  * whose answer nothing waits for (trailing-writes.ts) need not go through Kysely's promises.
  */
+/**
+ * Keeps `rows` of the transaction `trx` of a SQLite database for its commit, where `writer`'s
+ * statements write them, with the rows of every other transaction of the commit's group (and of
+ * no transaction that rolled back), just before the COMMIT; false on PostgreSQL and outside a
+ * transaction. For rows nothing reads before the commit: a statement a group where each
+ * transaction ran its own is cheaper by much more than its share, because between two
+ * transactions' statements the rest of each request has taken the caches (docs/performance.md). A
+ * failure of those statements fails the commit, and so every transaction of the group.
+ */
+export function writeRowsAtCommit<Row>(trx: Kysely<any>, writer: RowsWriter<Row>, rows: readonly Row[]): boolean {
+  return trx.isTransaction && (driverOf(trx)?.writeRowsAtCommit(writer, trx, rows) ?? false);
+}
+
 export function runNowInTransaction<R>(trx: Kysely<any>, query: CompiledQuery<R>): QueryResult<R> | undefined {
   return trx.isTransaction ? driverOf(trx)?.runInTransaction<R>(query) : undefined;
 }

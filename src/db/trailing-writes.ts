@@ -1,5 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
-import { runNowInTransaction } from './sqlite-driver.js';
+import { runNowInTransaction, writeRowsAtCommit, type RowsWriter } from './sqlite-driver.js';
 
 /**
  * Trailing writes on PostgreSQL: a write that nothing after it in its transaction waits for is
@@ -38,6 +38,17 @@ export async function writeLater(trx: Kysely<any>, query: CompiledQuery): Promis
   if (runNowInTransaction(trx, query)) return;
   if (trx.isTransaction) trailing.add(query);
   await trx.executeQuery(query);
+}
+
+/**
+ * Writes `rows` with the statements `writer` compiles for them as trailing writes (above). On
+ * SQLite, in a transaction, the rows wait for its commit instead, where they go in with those of
+ * every transaction sharing the commit (sqlite-driver.ts writeRowsAtCommit): for rows that nothing
+ * reads before the commit, such as a change's events.
+ */
+export async function writeRowsLater<Row>(trx: Kysely<any>, writer: RowsWriter<Row>, rows: readonly Row[]): Promise<void> {
+  if (rows.length === 0 || writeRowsAtCommit(trx, writer, rows)) return;
+  for (const query of writer(trx, [...rows])) await writeLater(trx, query);
 }
 
 /** The result of a statement sent ahead, awaited when the caller needs it. */

@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db, Trx } from '../../db/database.js';
 import { forUpdate, numbersEventsByRowId } from '../../db/dialect.js';
-import { writeLater } from '../../db/trailing-writes.js';
+import { writeRowsLater } from '../../db/trailing-writes.js';
 import type { EventTable } from './events.tables.js';
 
 /** All SQL of the outbox: writing events, numbering them, and reading them back. */
@@ -16,14 +16,22 @@ export const EVENT_INSERT_CHUNK = 1000;
 
 const insertEventsQuery = boundOnce((db: Db, { rows }: { rows: NewEventRow[] }) => db.insertInto('events').values(rows));
 
+/** The inserts of events, in order, in as many statements as chunks of EVENT_INSERT_CHUNK. */
+const insertEventsStatements = (db: Db, rows: NewEventRow[]) => {
+  const statements = [];
+  for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
+    statements.push(insertEventsQuery(db, { rows: rows.slice(start, start + EVENT_INSERT_CHUNK) }));
+  }
+  return statements;
+};
+
 /**
- * Inserts events in order, in as many statements as chunks of EVENT_INSERT_CHUNK. A trailing write
- * (db/trailing-writes.ts): nothing later in the transaction reads the events it writes.
+ * Inserts events in order. Nothing later in the transaction reads them, so they are written late
+ * (db/trailing-writes.ts): on SQLite with the commit, together with the events of every transaction
+ * that shares it; on PostgreSQL sent without waiting for the answer.
  */
 export async function insertEvents(db: Db, rows: NewEventRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += EVENT_INSERT_CHUNK) {
-    await writeLater(db, insertEventsQuery(db, { rows: rows.slice(start, start + EVENT_INSERT_CHUNK) }));
-  }
+  await writeRowsLater(db, insertEventsStatements, rows);
 }
 
 /**

@@ -66,16 +66,16 @@ export function recordedEvents(trx: Trx): readonly NewEvent[] {
 }
 
 /**
- * Writes the events the transaction recorded, in the order recorded, in one statement per
- * thousand; answers how many. A payload beyond 20 KB is a bug of the module that made it: the
- * change fails rather than a receiver getting what it cannot take.
+ * Writes the events the transaction recorded, in the order recorded, as a late write of its
+ * transaction (repo.insertEvents); answers how many. A payload beyond 20 KB is a bug of the module
+ * that made it: the change fails rather than a receiver getting what it cannot take.
  *
- * Where writers take turns (SQLite), an event's Sequence is the row id the insert gives it, one
- * above the highest: no other transaction writes until this one ends, so none can commit a lower
- * one after it, and the sequencer's second write of every event is not needed. (A grouped
- * transaction that rolls back to its savepoint takes its events with it, and the next one gets the
- * same numbers again. A purge of old events must keep the newest, or Sequences would start again.)
- * Elsewhere the sequencer numbers them once committed.
+ * Where writers take turns (SQLite), the events go in with the commit, after those of the
+ * transactions that ended before in the same commit, and an event's Sequence is the row id the
+ * insert gives it, one above the highest: nothing else writes meanwhile, so no lower one can be
+ * committed after it, and the sequencer's second write of every event is not needed. (A
+ * transaction that rolls back never wrote its events. A purge of old events must keep the newest,
+ * or Sequences would start again.) Elsewhere the sequencer numbers them once committed.
  */
 export async function writeRecordedEvents(trx: Trx): Promise<number> {
   const events = recorded.get(trx);
