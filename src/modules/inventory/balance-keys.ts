@@ -65,8 +65,8 @@ export function compareBalanceKeys(a: BalanceKey, b: BalanceKey): number {
   return 0;
 }
 
-/** A balance's key columns in the order of its scope and then compareBalanceKeys'. */
-const COLUMN_ORDER: (keyof BalanceKeyColumns)[] = [
+/** A balance's key columns, in the order of the balances' primary key: its scope, then compareBalanceKeys' order. */
+export const KEY_COLUMNS = [
   'company_id',
   'customer_id',
   'facility_id',
@@ -77,11 +77,11 @@ const COLUMN_ORDER: (keyof BalanceKeyColumns)[] = [
   'title_id',
   'inventory_status',
   'expiration_date',
-];
+] as const;
 
 /** Rows by their scope and then in compareBalanceKeys' order, read off their columns: each scope's rows together. */
 export function compareBalanceColumns(a: BalanceKeyColumns, b: BalanceKeyColumns): number {
-  for (const column of COLUMN_ORDER) {
+  for (const column of KEY_COLUMNS) {
     if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
   }
   return 0;

@@ -1,7 +1,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { indexesLedgerItemsBehind } from '../../db/dialect.js';
-import { KEY_COLUMNS, type LedgerRow } from './inventory.repository.js';
+import { KEY_COLUMNS } from './balance-keys.js';
+import type { LedgerRow } from './inventory.repository.js';
 
 /**
  * The SQL of the ledger search (the balance search is inventory.repository's pageBalances, which

@@ -3,6 +3,7 @@ import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { writeLater } from '../../db/trailing-writes.js';
 import { writersLockRows } from '../../db/dialect.js';
+import { KEY_COLUMNS } from './balance-keys.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
 
 /** All SQL of the inventory: balances and their ledger. */
@@ -58,20 +59,6 @@ function keyEquals(key: BalanceKeyColumns): BalanceKeyColumns {
     expiration_date: key.expiration_date,
   };
 }
-
-/** A balance's key, in the order of the balances' primary key. */
-export const KEY_COLUMNS = [
-  'company_id',
-  'customer_id',
-  'facility_id',
-  'item_id',
-  'uom',
-  'lot_no',
-  'goods_type',
-  'title_id',
-  'inventory_status',
-  'expiration_date',
-] as const;
 
 /** A balance's key and its quantities as a change left them. */
 export type ChangedBalance = BalanceKeyColumns & BalanceQuantities;
