@@ -154,8 +154,9 @@ class PendingRows {
 
   add<Row>(writer: RowsWriter<Row>, db: Kysely<any>, rows: readonly Row[]): void {
     const pending = this.#byWriter.get(writer);
-    if (pending) pending.rows.push(...rows);
-    else this.#byWriter.set(writer, { db, rows: [...rows] });
+    if (!pending) this.#byWriter.set(writer, { db, rows: [...rows] });
+    // Not push(...rows): a change may leave more rows than a call takes arguments.
+    else for (const row of rows) pending.rows.push(row);
   }
 
   /** Moves these rows behind `other`'s: a member's join its group's when the member ends well. */
