@@ -319,14 +319,6 @@ class GroupCommittingSqliteDriver implements Driver {
     return current.group.durable;
   }
 
-  /**
-   * Runs a statement of the transaction that holds the connection now, synchronously, as Kysely's
-   * executor would run it through #connection, without its promises; undefined when none holds it.
-   */
-  runInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> | undefined {
-    return this.#current ? this.#writer!.run<R>(compiledQuery) : undefined;
-  }
-
   /** Keeps rows of the transaction that holds the connection for its commit; false when none holds it. */
   writeRowsAtCommit<Row>(writer: RowsWriter<Row>, db: Kysely<any>, rows: readonly Row[]): boolean {
     if (!this.#current) return false;
@@ -425,23 +417,14 @@ export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
 }
 
 /**
- * Runs `query` in the transaction `trx` of a SQLite database now, synchronously, and answers its
- * result; undefined on PostgreSQL. A SQLite statement is a call, not a round trip, so a statement
- * whose answer nothing waits for (trailing-writes.ts) need not go through Kysely's promises.
- */
-/**
  * Keeps `rows` of the transaction `trx` of a SQLite database for its commit, where `writer`'s
  * statements write them, with the rows of every other transaction of the commit's group (and of
  * no transaction that rolled back), just before the COMMIT; false on PostgreSQL and outside a
- * transaction. For rows nothing reads before the commit: a statement a group where each
+ * transaction. For rows nothing reads before the commit: one statement for a group where each
  * transaction ran its own is cheaper by much more than its share, because between two
  * transactions' statements the rest of each request has taken the caches (docs/performance.md). A
  * failure of those statements fails the commit, and so every transaction of the group.
  */
 export function writeRowsAtCommit<Row>(trx: Kysely<any>, writer: RowsWriter<Row>, rows: readonly Row[]): boolean {
   return trx.isTransaction && (driverOf(trx)?.writeRowsAtCommit(writer, trx, rows) ?? false);
-}
-
-export function runNowInTransaction<R>(trx: Kysely<any>, query: CompiledQuery<R>): QueryResult<R> | undefined {
-  return trx.isTransaction ? driverOf(trx)?.runInTransaction<R>(query) : undefined;
 }

@@ -1,5 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Driver, Kysely, QueryResult, TransactionSettings } from 'kysely';
-import { runNowInTransaction, writeRowsAtCommit, type RowsWriter } from './sqlite-driver.js';
+import { writeRowsAtCommit, type RowsWriter } from './sqlite-driver.js';
 
 /**
  * Trailing writes on PostgreSQL: a write that nothing after it in its transaction waits for is
@@ -19,9 +19,7 @@ import { runNowInTransaction, writeRowsAtCommit, type RowsWriter } from './sqlit
  * write ends the transaction with a rollback, and throws the write's error. A rollback awaits what
  * is in flight and drops its failures: they are undone with it.
  *
- * SQLite runs a statement in microseconds without a round trip: there a trailing write in a
- * transaction runs at once, synchronously (sqlite-driver.ts runNowInTransaction), without the
- * promises of Kysely's executor, which cost a small write about as much as SQLite's own work.
+ * SQLite runs a statement in microseconds without a round trip: there a trailing write runs at once.
  */
 
 /** The queries writeLater and sendAhead hand to a connection: their answers are not awaited. */
@@ -35,7 +33,6 @@ const answers = new WeakMap<CompiledQuery, Promise<QueryResult<unknown>>>();
  * transaction, it runs now.
  */
 export async function writeLater(trx: Kysely<any>, query: CompiledQuery): Promise<void> {
-  if (runNowInTransaction(trx, query)) return;
   if (trx.isTransaction) trailing.add(query);
   await trx.executeQuery(query);
 }
@@ -61,8 +58,6 @@ export type Answer<R> = () => Promise<QueryResult<R>>;
  * it runs now.
  */
 export async function sendAhead<R>(trx: Kysely<any>, query: CompiledQuery<R>): Promise<Answer<R>> {
-  const now = runNowInTransaction(trx, query);
-  if (now) return () => Promise.resolve(now);
   if (trx.isTransaction) trailing.add(query);
   const result = await trx.executeQuery(query);
   const answer = (answers.get(query) as Promise<QueryResult<R>> | undefined) ?? Promise.resolve(result);
