@@ -65,19 +65,11 @@ export function compareBalanceKeys(a: BalanceKey, b: BalanceKey): number {
   return 0;
 }
 
-/** A balance's key columns, in the order of the balances' primary key: its scope, then compareBalanceKeys' order. */
-export const KEY_COLUMNS = [
-  'company_id',
-  'customer_id',
-  'facility_id',
-  'item_id',
-  'uom',
-  'lot_no',
-  'goods_type',
-  'title_id',
-  'inventory_status',
-  'expiration_date',
-] as const;
+/** The columns of a balance's key below its scope, in compareBalanceKeys' order. */
+export const BALANCE_KEY_COLUMNS = ['item_id', 'uom', 'lot_no', 'goods_type', 'title_id', 'inventory_status', 'expiration_date'] as const;
+
+/** A balance's key columns, in the order of the balances' primary key: its scope, then its key. */
+export const KEY_COLUMNS = ['company_id', 'customer_id', 'facility_id', ...BALANCE_KEY_COLUMNS] as const;
 
 /** Rows by their scope and then in compareBalanceKeys' order, read off their columns: each scope's rows together. */
 export function compareBalanceColumns(a: BalanceKeyColumns, b: BalanceKeyColumns): number {

@@ -3,6 +3,7 @@ import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
+import { BALANCE_KEY_COLUMNS } from '../inventory/balance-keys.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
 /** All SQL of orders, their lines, allocations, events and shipment confirmations. */
@@ -169,18 +170,7 @@ export async function findAllocations(db: Db, key: OrderKey): Promise<OrderAlloc
 }
 
 /** The primary key of order_allocations: a line, and the balance it holds stock in. */
-const ALLOCATION_KEY = [
-  'company_id',
-  'svcpoid',
-  'line_no',
-  'item_id',
-  'uom',
-  'lot_no',
-  'goods_type',
-  'title_id',
-  'inventory_status',
-  'expiration_date',
-] as const;
+const ALLOCATION_KEY = ['company_id', 'svcpoid', 'line_no', ...BALANCE_KEY_COLUMNS] as const;
 
 const addAllocationsQuery = boundOnce((db: Db, rows: Insertable<OrderAllocationTable>[]) =>
   db
