@@ -63,6 +63,35 @@ describeEachDialect('event Sequences', (dialect) => {
     expect(many.map((event) => event.sequence)).toEqual(Array.from({ length: 1002 }, (_, n) => before + 1 + n));
   });
 
+  it('writes a payload of multi-byte text up to 20 KB, and refuses one beyond, writing nothing', async () => {
+    // 'é' is one UTF-16 unit and two bytes: three bytes a unit would put both beyond the limit.
+    const withText = (text: string) => (trx: Trx) => {
+      recordEvent(trx, {
+        type: 'item.created',
+        data: { CompanyID: 'CO', CustomerID: 'CU', ItemID: 'WIDE', Note: text },
+        keyId: null,
+        at: 9,
+      });
+      return writeRecordedEvents(trx);
+    };
+    const count = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    expect(await inTransaction(database.db, withText('é'.repeat(10_000)))).toBe(1);
+    expect(await count()).toBe(before + 1);
+    const beyond = inTransaction(database.db, withText('é'.repeat(10_200)));
+    const bytes = Buffer.byteLength(JSON.stringify({ CompanyID: 'CO', CustomerID: 'CU', ItemID: 'WIDE', Note: 'é'.repeat(10_200) })) + 128;
+    await expect(beyond).rejects.toThrow(`a item.created event of ${bytes} bytes is beyond the 20480-byte payload limit`);
+    expect(await count()).toBe(before + 1);
+  });
+
   it('numbers later changes after the highest Sequence given', async () => {
     const before = Math.max(...(await numbered()).map((event) => event.sequence));
     await change(6);
