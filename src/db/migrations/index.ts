@@ -27,6 +27,7 @@ import * as ledgerItemIndex from './2026-11-28T1100-ledger-item-index.js';
 import * as documentsWithoutTenantLocks from './2026-11-29T0900-documents-without-tenant-locks.js';
 import * as ledgerItemsBehind from './2026-11-29T1000-ledger-items-behind.js';
 import * as eventsByRowId from './2026-11-29T1100-events-by-row-id.js';
+import * as eventsFillfactor from './2026-11-30T0900-events-fillfactor.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29T0900-documents-without-tenant-locks': documentsWithoutTenantLocks,
   '2026-11-29T1000-ledger-items-behind': ledgerItemsBehind,
   '2026-11-29T1100-events-by-row-id': eventsByRowId,
+  '2026-11-30T0900-events-fillfactor': eventsFillfactor,
 };
