@@ -24,7 +24,7 @@ describe.skipIf(!postgresEnabled)('the sequencer’s update of an event [postgre
 
   /** Each event's page, by id. */
   const pagesOf = async () => {
-    const { rows } = await sql<{ id: string; page: string }>`select id, split_part(trim(both '()' from ctid::text), ',', 1) as page
+    const { rows } = await sql<{ id: number; page: string }>`select id, split_part(trim(both '()' from ctid::text), ',', 1) as page
       from events order by id`.execute(database.db);
     return rows.map((row) => [Number(row.id), Number(row.page)]);
   };
