@@ -4,6 +4,7 @@ import { inTransaction } from '../src/db/transaction.js';
 import { Refusal } from '../src/lib/refusal.js';
 import { allocateFromBalances } from '../src/modules/inventory/inventory.repository.js';
 import { MAX_SCALED, asScaled, formatDecimal, parseDecimal, type Scaled } from '../src/lib/decimal.js';
+import { balanceKeyOf, compareBalanceColumns } from '../src/modules/inventory/balance-keys.js';
 import {
   balanceColumnsOf,
   compareBalanceKeys,
@@ -56,6 +57,35 @@ describe('balance keys', () => {
       ['b', 'EA', '', ''],
     ]);
     expect([...keys].reverse().sort(compareBalanceKeys)).toEqual(sorted);
+  });
+
+  it('sort rows by their scope, then in that same order when read off their columns (the order inventory.changed lists them)', () => {
+    const scopeA = { companyId: 'C1', customerId: 'U1', facilityId: 'F2' };
+    const scopeB = { companyId: 'C1', customerId: 'U1', facilityId: 'F1' };
+    const rows = [
+      balanceColumnsOf(scopeA, normalizeBalanceKey({ itemId: 'a', uom: 'EA', titleId: 'T2' })),
+      balanceColumnsOf(scopeB, normalizeBalanceKey({ itemId: 'b', uom: 'EA' })),
+      balanceColumnsOf(scopeA, normalizeBalanceKey({ itemId: 'a', uom: 'EA', titleId: 'T1', inventoryStatus: 'Damaged' })),
+      balanceColumnsOf(scopeA, normalizeBalanceKey({ itemId: 'a', uom: 'EA', goodsType: 'G', expirationDate: '2026-01-01' })),
+      balanceColumnsOf(scopeB, normalizeBalanceKey({ itemId: 'B', uom: 'CS', lotNo: 'L1' })),
+      balanceColumnsOf(scopeA, normalizeBalanceKey({ itemId: 'a', uom: 'EA', titleId: 'T1' })),
+    ];
+    const sorted = [...rows].sort(compareBalanceColumns);
+    expect(
+      sorted.map((row) => [row.facility_id, row.item_id, row.uom, row.lot_no, row.goods_type, row.title_id, row.inventory_status]),
+    ).toEqual([
+      ['F1', 'B', 'CS', 'L1', '', '', 'Available'],
+      ['F1', 'b', 'EA', '', '', '', 'Available'],
+      ['F2', 'a', 'EA', '', '', 'T1', 'Available'],
+      ['F2', 'a', 'EA', '', '', 'T1', 'Damaged'],
+      ['F2', 'a', 'EA', '', '', 'T2', 'Available'],
+      ['F2', 'a', 'EA', '', 'G', '', 'Available'],
+    ]);
+    // Within a scope, exactly the order in which every writer changes balances.
+    for (const scope of ['F1', 'F2']) {
+      const ofScope = sorted.filter((row) => row.facility_id === scope).map(balanceKeyOf);
+      expect([...ofScope].sort(compareBalanceKeys)).toEqual(ofScope);
+    }
   });
 });
 
