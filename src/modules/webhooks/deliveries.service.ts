@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
+import { lockNames } from '../../db/dialect.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -9,14 +10,16 @@ import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
 import * as events from '../events/events.service.js';
 import { requireEndpoint, scopeOf } from './endpoints.service.js';
+import { endpointKey, shareOut } from './fair-share.js';
 import { presentDelivery } from './webhooks.present.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest, DeliverySearchResult } from './webhooks.schemas.js';
 
 /**
  * Deliveries (DESIGN §13): every numbered event becomes one delivery per enabled endpoint that
- * takes it (its customer's, and its company's company-wide ones); their log is searched, and a
- * delivery or an endpoint's deliveries since a time can be queued again.
+ * takes it (its customer's, and its company's company-wide ones); the due ones are claimed for
+ * the dispatchers, fairly; their log is searched, and a delivery or an endpoint's deliveries since
+ * a time can be queued again.
  */
 
 /** Events fanned out per transaction. */
@@ -95,6 +98,53 @@ export async function fanOut(db: Db, now: number): Promise<boolean> {
     });
     if (!more) return toEndpoints;
   }
+}
+
+/**
+ * The lock every claim takes on PostgreSQL, so that claims run one at a time over every process:
+ * each counts the attempts in flight to an endpoint with the leases the claims before it committed,
+ * and two never both take an endpoint's last room. Claims are a few short statements.
+ */
+const CLAIM_LOCK = 'webhook-deliveries-claim';
+
+export interface ClaimRequest {
+  now: number;
+  /** Until when the claimed deliveries are held (the lease). */
+  until: number;
+  /** The process's free slots. */
+  limit: number;
+  /** The most attempts of one company the process may have in flight. */
+  share: number;
+  /** The process's attempts in flight, by company. */
+  heldByCompany: ReadonlyMap<string, number>;
+}
+
+/**
+ * Takes, in one transaction, up to `limit` due deliveries of enabled endpoints, shared out fairly
+ * (fair-share.ts): no endpoint gets more than ENDPOINT_IN_FLIGHT_LIMIT attempts in flight over
+ * every process, no company more than `share` of this process's; the free slots go round the
+ * companies with deliveries due. Answers them, each held until `until`.
+ */
+export async function claimDue(db: Db, request: ClaimRequest): Promise<repo.ClaimedDelivery[]> {
+  const { now, until, limit, share, heldByCompany } = request;
+  if (limit <= 0) return [];
+  return inTransaction(db, async (trx) => {
+    await lockNames(trx, [CLAIM_LOCK]);
+    const due = await repo.findDueEndpoints(trx, now);
+    if (due.length === 0) return [];
+    const leased = await repo.countLeasedByEndpoint(trx, now);
+    const takes = shareOut(
+      due.map((endpoint) => ({ companyId: endpoint.company_id, endpointId: endpoint.id, due: endpoint.due })),
+      {
+        limit,
+        share,
+        heldByCompany,
+        leasedByEndpoint: new Map(leased.map((row) => [endpointKey(row.company_id, row.endpoint_id), row.leased])),
+      },
+    );
+    if (takes.length === 0) return [];
+    return repo.takeDue(trx, { now, until, takes });
+  });
 }
 
 /** Deliveries forgotten per transaction: short transactions, whatever the backlog. */

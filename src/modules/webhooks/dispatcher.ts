@@ -2,7 +2,8 @@ import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Clock } from '../../lib/clock.js';
 import * as events from '../events/events.service.js';
-import { fanOut } from './deliveries.service.js';
+import { claimDue, fanOut } from './deliveries.service.js';
+import { companyShare } from './fair-share.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import type { AttemptOutcome, Sender } from './sender.js';
 import { signedHeaders } from './signature.js';
@@ -11,8 +12,11 @@ import * as repo from './webhooks.repository.js';
 /**
  * The webhook dispatcher (DESIGN §13): numbers committed events, fans them out to the endpoints
  * that take them, and attempts the due deliveries, each held under a lease while it is attempted;
- * records every attempt and moves the delivery on the retry schedule. Any number of processes may
- * dispatch one PostgreSQL database (each takes other deliveries); one dispatches a SQLite one.
+ * records every attempt and moves the delivery on the retry schedule. The due deliveries are shared
+ * out fairly (fair-share.ts): at most 4 attempts in flight to an endpoint, at most half of the
+ * slots to a company, so that one company's endpoints that never answer leave the other half to
+ * everyone else. Any number of processes may dispatch one PostgreSQL database (each takes other
+ * deliveries); one dispatches a SQLite one.
  */
 
 /** The shortest time between two rounds that number and fan out events (see runLoop). */
@@ -38,7 +42,7 @@ export interface DispatcherOptions {
   db: Db;
   clock: Clock;
   sender: Sender;
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once; a company gets at most half of them. */
   concurrency: number;
   /** How long a taken delivery stays this process's. */
   leaseMs: number;
@@ -52,7 +56,11 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
-  /** Numbers and fans out what is new, then attempts every due delivery once and waits for them; answers how many. */
+  /**
+   * Numbers and fans out what is new, then takes the due deliveries one claim may (shared out as
+   * always: at most 4 of an endpoint, half the slots to a company), attempts them and waits for
+   * them; answers how many.
+   */
   runOnce(): Promise<number>;
   /** Dispatches in the background until stopped. */
   start(): void;
@@ -130,13 +138,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     observer?.attempted?.(result.ok ? 'succeeded' : next === undefined ? 'failed' : 'retry', result.ok ? endedAt - createdAt : undefined);
   }
 
-  /** Takes up to `limit` due deliveries and starts their attempts; answers the attempts. */
-  async function startDue(limit: number): Promise<Promise<void>[]> {
+  /** This process's attempts in flight, by company: its share of the slots (fair-share.ts). */
+  const heldByCompany = new Map<string, number>();
+  const share = companyShare(concurrency);
+  /** Claims of this process, one after another: each counts the attempts the one before started. */
+  let claiming: Promise<unknown> = Promise.resolve();
+
+  function hold(companyId: string, change: 1 | -1) {
+    const held = (heldByCompany.get(companyId) ?? 0) + change;
+    if (held > 0) heldByCompany.set(companyId, held);
+    else heldByCompany.delete(companyId);
+  }
+
+  /** Takes up to `limit` due deliveries, shared out fairly, and starts their attempts; answers the attempts. */
+  function startDue(limit: number): Promise<Promise<void>[]> {
+    const started = claiming.then(() => claimAndStart(limit));
+    claiming = started.catch(() => {});
+    return started;
+  }
+
+  async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     const now = clock.now();
     // A delivery replayed during an attempt is due under that attempt's lease: found here, taken by
     // no claim until the attempt ends.
     if (!(await repo.hasDue(db, now))) return [];
-    const claimed = await inTransaction(db, (trx) => repo.claimDue(trx, { now, until: now + leaseMs, limit }));
+    const claimed = await claimDue(db, {
+      now,
+      until: now + leaseMs,
+      limit: Math.min(limit, concurrency - inFlight.size),
+      share,
+      heldByCompany,
+    });
     if (claimed.length === 0) return [];
     const messages = await events.findMessages(
       db,
@@ -162,7 +194,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         await record(delivery, endpoint, startedAt, result, message.createdAt);
       })().catch((error: unknown) => onError?.(error));
       inFlight.add(attempt);
-      void attempt.finally(() => inFlight.delete(attempt));
+      hold(delivery.company_id, 1);
+      void attempt.finally(() => {
+        inFlight.delete(attempt);
+        hold(delivery.company_id, -1);
+      });
       return attempt;
     });
   }

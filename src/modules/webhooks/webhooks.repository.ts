@@ -1,5 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db, Trx } from '../../db/database.js';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import type { Database, Db, Trx } from '../../db/database.js';
 import { forUpdate, takeUnlocked } from '../../db/dialect.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhooks.tables.js';
 
@@ -162,36 +162,111 @@ export async function hasDue(db: Db, now: number): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Deliveries no attempt holds: never leased, or whose lease has passed (its holder died). */
+const untaken = (now: number) => (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+  eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', now)]);
+
 /**
- * Takes up to `limit` due deliveries of enabled endpoints, the earliest due first, and holds them
- * until `until`: a delivery whose holder died is due again once its lease has passed, so its next
- * attempt is then. A replay during the attempt moves that time to its own, which is how settling
- * knows of it (settleDelivery). On PostgreSQL the rows are locked and those another dispatcher is
- * taking are skipped, so two dispatchers never take one delivery; SQLite's writers take turns anyway.
+ * The enabled endpoints that have a delivery due by `now` that no attempt holds, each with when its
+ * earliest such delivery came due. A seek or two of the endpoint-due index per enabled endpoint
+ * (the databases look the earliest up again for the filter): the cost follows the number of
+ * endpoints, never the length of the queue.
  */
-export async function claimDue(trx: Trx, { now, until, limit }: { now: number; until: number; limit: number }): Promise<ClaimedDelivery[]> {
-  const due = takeUnlocked(
-    trx,
-    trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
-      .select(['d.company_id', 'd.id'])
-      .where('d.next_attempt_at', 'is not', null)
-      .where('d.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('d.leased_until', 'is', null), eb('d.leased_until', '<', now)]))
-      .where('e.enabled', '=', 1)
-      .orderBy('d.next_attempt_at')
-      .limit(limit),
-    'd' as const,
-  );
-  const rows = await trx
-    .updateTable('webhook_deliveries')
-    .set({ leased_until: until, next_attempt_at: until, updated_at: now })
-    // By the whole key: PostgreSQL's primary key leads with company_id, and `id` alone would scan it.
-    .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', due.$asTuple('company_id', 'id')))
-    .returning(['id', 'company_id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt_count', 'retry_step', 'leased_until'])
+export async function findDueEndpoints(db: Db, now: number): Promise<{ company_id: string; id: number; due: number }[]> {
+  const endpoints = db
+    .selectFrom('webhook_endpoints as e')
+    .select(['e.company_id', 'e.id'])
+    .select((eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('next_attempt_at')
+        .whereRef('company_id', '=', 'e.company_id')
+        .whereRef('endpoint_id', '=', 'e.id')
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', now)
+        .where(untaken(now))
+        .orderBy('next_attempt_at')
+        .limit(1)
+        .as('due'),
+    )
+    .where('e.enabled', '=', 1)
+    .as('endpoints');
+  const rows = await db.selectFrom(endpoints).selectAll().where('due', 'is not', null).execute();
+  return rows.map((row) => ({ company_id: row.company_id, id: Number(row.id), due: Number(row.due) }));
+}
+
+/**
+ * The attempts in flight by endpoint, over every dispatching process: the deliveries under a lease
+ * that has not passed. Read from the lease index, which holds only the leased deliveries.
+ */
+export async function countLeasedByEndpoint(db: Db, now: number): Promise<{ company_id: string; endpoint_id: number; leased: number }[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['company_id', 'endpoint_id'])
+    .select((eb) => eb.fn.countAll<number>().as('leased'))
+    .where('leased_until', 'is not', null)
+    .where('leased_until', '>=', now)
+    .groupBy(['company_id', 'endpoint_id'])
     .execute();
-  return rows.sort((a, b) => a.id - b.id);
+  return rows.map((row) => ({ company_id: row.company_id, endpoint_id: Number(row.endpoint_id), leased: Number(row.leased) }));
+}
+
+/**
+ * Endpoints per statement in takeDue: each is one branch of a UNION ALL, and SQLite allows 500.
+ * A process takes at most WEBHOOK_CONCURRENCY (1,000) deliveries at a time, so a few statements.
+ */
+const TAKE_CHUNK = 200;
+
+/**
+ * Takes, of each endpoint named, up to `count` deliveries due by `now` that no attempt holds, the
+ * earliest due first, and holds them until `until`: a delivery whose holder died is due again
+ * once its lease has passed, so its next attempt is then. A replay during the attempt moves that
+ * time to its own, which is how settling knows of it (settleDelivery). Each endpoint's deliveries
+ * are a seek of the endpoint-due index. On PostgreSQL the rows are locked and those a replay is
+ * changing are skipped; SQLite's writers take turns anyway.
+ */
+export async function takeDue(
+  trx: Trx,
+  { now, until, takes }: { now: number; until: number; takes: { companyId: string; endpointId: number; count: number }[] },
+): Promise<ClaimedDelivery[]> {
+  const claimed: ClaimedDelivery[] = [];
+  for (let start = 0; start < takes.length; start += TAKE_CHUNK) {
+    const branches = takes
+      .slice(start, start + TAKE_CHUNK)
+      .map((take, index) =>
+        trx
+          .selectFrom(
+            takeUnlocked(
+              trx,
+              trx
+                .selectFrom('webhook_deliveries')
+                .select(['company_id', 'id'])
+                .where('company_id', '=', take.companyId)
+                .where('endpoint_id', '=', take.endpointId)
+                .where('next_attempt_at', 'is not', null)
+                .where('next_attempt_at', '<=', now)
+                .where(untaken(now))
+                .orderBy('next_attempt_at')
+                .limit(take.count),
+              'webhook_deliveries' as const,
+            ).as(`t${index}`),
+          )
+          .select([`t${index}.company_id as company_id`, `t${index}.id as id`]),
+      );
+    const union = branches.slice(1).reduce((all, branch) => all.unionAll(branch), branches[0]!);
+    // Read from a table of its own: SQLite then finds each row by its id, where it scans the whole
+    // table for a key in a compound select.
+    const due = trx.selectFrom(union.as('due')).select(['due.company_id', 'due.id']);
+    const rows = await trx
+      .updateTable('webhook_deliveries')
+      .set({ leased_until: until, next_attempt_at: until, updated_at: now })
+      // By the whole key: PostgreSQL's primary key leads with company_id, and `id` alone would scan it.
+      .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', due.$asTuple('company_id', 'id')))
+      .returning(['id', 'company_id', 'delivery_id', 'endpoint_id', 'event_id', 'attempt_count', 'retry_step', 'leased_until'])
+      .execute();
+    claimed.push(...rows);
+  }
+  return claimed.sort((a, b) => a.id - b.id);
 }
 
 export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptTable>): Promise<void> {
@@ -201,7 +276,7 @@ export async function insertAttempt(db: Db, row: Insertable<WebhookAttemptTable>
 /**
  * Writes an attempt's outcome to its delivery, only while the lease is the one that attempt held:
  * a dispatcher that outlived its lease finds the delivery taken over and changes nothing. A replay
- * that came during the attempt moved the next attempt off the lease's end (claimDue): the attempt
+ * that came during the attempt moved the next attempt off the lease’s end (takeDue): the attempt
  * is then counted, but the delivery stays as the replay queued it, due again.
  */
 export async function settleDelivery(
