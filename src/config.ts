@@ -133,7 +133,8 @@ const settings = {
       minimum: 1,
       maximum: 1000,
       default: 64,
-      description: 'Webhook deliveries a dispatching process attempts at once',
+      description:
+        'Webhook deliveries a dispatching process attempts at once; one company gets at most half of them, one endpoint at most 4 (over every process)',
     }),
   },
   webhookLeaseMs: {
