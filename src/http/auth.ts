@@ -77,7 +77,15 @@ interface BodyIdentifiers {
   CompanyID?: unknown;
   CustomerID?: unknown;
   FacilityID?: unknown;
+  /** A list of facilities (a webhook endpoint's): each is checked as a FacilityID is. */
+  FacilityIDs?: unknown;
 }
+
+/**
+ * The most entries of a FacilityIDs list the checks look up: no schema takes more, so a longer
+ * list is a body that fails validation (400), and the checks of its failure path look up none.
+ */
+const MAX_LISTED_FACILITIES = 100;
 
 /** 403 unless the key's role may call an operation of `roles`. */
 export function requireRole(principal: Principal, roles: readonly Role[]): void {
@@ -98,7 +106,8 @@ export interface Authorize {
 /**
  * Checks, in DESIGN's order, the key's role and the body's CompanyID (403), that the FacilityID
  * exists in that company (400 Not found facility), and the CustomerID and FacilityID against the
- * key's scope (403). The preHandler keeps the facility it found on the request.
+ * key's scope (403); each entry of a FacilityIDs list as a FacilityID, every one's existence before
+ * any one's scope. The preHandler keeps the facility it found on the request.
  */
 export function createAuthorizer(directory: TenantDirectory): Authorize {
   const check = async (principal: Principal, body: unknown, roles: readonly Role[]) => {
@@ -121,6 +130,13 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
         throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
       }
     }
+    const listed = Array.isArray(ids.FacilityIDs) && ids.FacilityIDs.length <= MAX_LISTED_FACILITIES ? (ids.FacilityIDs as unknown[]) : [];
+    for (const entry of listed) {
+      const known = typeof entry === 'string' && isStorableText(entry) && (await directory.findFacility(principal.companyId, entry));
+      if (!known) throw unknownFacility();
+    }
+    const outside = principal.facilityIds.length > 0 && listed.find((entry) => !principal.facilityIds.includes(entry as string));
+    if (outside) throw forbidden(`FacilityID ${String(outside)} is outside this API key's scope`);
     if (customerId !== undefined) {
       const inScope =
         typeof customerId === 'string' &&
