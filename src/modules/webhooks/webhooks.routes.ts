@@ -36,6 +36,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
   const change = { security: apiKeySecurity, headers: IdempotencyHeadersSchema, tags };
   const read = { security: apiKeySecurity, tags };
   const preHandler = authorize(ROLES_OF.customer);
+  // Create and update may limit an endpoint to facilities: each is checked as a body's FacilityID.
+  const listingFacilities = authorize(ROLES_OF.customer, { facilityList: true });
 
   app.post(
     `${ENDPOINT}/create`,
@@ -49,7 +51,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         body: EndpointCreateRequestSchema,
         response: { 200: EndpointCreateResultSchema, ...errorResponses(409) },
       },
-      preHandler,
+      preHandler: listingFacilities,
     },
     (request) => createEndpoint(cx(request), request.body, allowPrivate),
   );
@@ -81,7 +83,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         body: EndpointUpdateRequestSchema,
         response: { 200: EndpointResultSchema, ...errorResponses(404) },
       },
-      preHandler,
+      preHandler: listingFacilities,
     },
     (request) => updateEndpoint(cx(request), request.body, allowPrivate),
   );
