@@ -28,11 +28,17 @@ const parseEventTypes = (value: string): EventType[] => {
   return types as EventType[];
 };
 
-/** Whose events an endpoint takes, and which. */
+/** `--facilities a,b`: FacilityIDs, each once. */
+const parseFacilities = (value: string): string[] => [...new Set(value.split(',').map((facility) => facility.trim()))];
+
+/** The facilities an endpoint is limited to, when it is: `in facilities LAX1,ORD1`. */
+const limitedTo = (endpoint: Endpoint) => (endpoint.FacilityIDs === null ? '' : `in facilities ${endpoint.FacilityIDs.join(',')}`);
+
+/** Whose events an endpoint takes, where, and which. */
 const endpointScope = (companyId: string, endpoint: Endpoint) =>
-  `${endpoint.CustomerID === null ? `every customer of ${companyId}` : `customer ${endpoint.CustomerID} of ${companyId}`}, ${
-    endpoint.EventTypes === null ? 'all events' : endpoint.EventTypes.join(',')
-  }`;
+  `${endpoint.CustomerID === null ? `every customer of ${companyId}` : `customer ${endpoint.CustomerID} of ${companyId}`}${
+    endpoint.FacilityIDs === null ? '' : ` ${limitedTo(endpoint)}`
+  }, ${endpoint.EventTypes === null ? 'all events' : endpoint.EventTypes.join(',')}`;
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -43,14 +49,21 @@ export function addWebhookCommands(program: Command, io: CliIo): void {
     .command('add <CompanyID> <Url>')
     .description('add an endpoint and print its id and its signing secret (the secret is shown this once)')
     .option('--customer <CustomerID>', "only this customer's events (default: every customer of the company)")
+    .option(
+      '--facilities <a,b,…>',
+      'only the events of these facilities, comma-separated, and those of no facility (default: every facility)',
+      parseFacilities,
+    )
     .option('--types <a,b,…>', 'only these event types, comma-separated (default: all)', parseEventTypes)
     .option('--description <text>', 'what the endpoint is for')
     .option('--json', 'print the endpoint, its secret included, as a JSON object')
     .addOption(dbOption())
     .action(async (companyId: string, url: string, options) => {
+      const facilities = options.facilities as string[] | undefined;
       const request = {
         CompanyID: companyId,
         CustomerID: options.customer as string | undefined,
+        FacilityIDs: facilities,
         Url: url,
         EventTypes: options.types as EventType[] | undefined,
         Description: options.description as string | undefined,
@@ -63,6 +76,7 @@ export function addWebhookCommands(program: Command, io: CliIo): void {
           throw invalid(`${problem} (WEBHOOK_ALLOW_PRIVATE=true allows http:// and private or loopback addresses)`);
         }
         await requireTenant(db, request);
+        for (const FacilityID of facilities ?? []) await requireTenant(db, { CompanyID: companyId, FacilityID });
         return endpoints.createEndpoint(adminContext(db, request), request, config.webhookAllowPrivate);
       });
       if (options.json) return io.out(JSON.stringify(created, null, 2));
@@ -85,6 +99,7 @@ export function addWebhookCommands(program: Command, io: CliIo): void {
       printList(io, options.json, found, 'no endpoints', (e) => [
         e.EndpointID,
         e.CustomerID ?? '(every customer)',
+        limitedTo(e),
         e.Url,
         e.EventTypes === null ? 'all events' : e.EventTypes.join(','),
         e.Enabled ? 'enabled' : `DISABLED${e.DisabledReason ? ` (${e.DisabledReason})` : ''}`,

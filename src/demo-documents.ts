@@ -4,7 +4,7 @@ import type { CommandContext } from './http/command-context.js';
 import * as orders from './modules/orders/orders.service.js';
 import { findLive as findLiveOrders } from './modules/orders/orders.repository.js';
 import { findLive as findLiveReceipts } from './modules/receipts/receipts.repository.js';
-import { findEndpoint } from './modules/webhooks/webhooks.repository.js';
+import { findEndpoint, withFacilities } from './modules/webhooks/webhooks.repository.js';
 import * as shipping from './modules/orders/shipping.service.js';
 import * as receipts from './modules/receipts/receipts.service.js';
 import * as receiving from './modules/receipts/receiving.service.js';
@@ -112,7 +112,11 @@ async function seedOrders(cx: (request: unknown) => CommandContext): Promise<voi
   }
 }
 
-async function seedEndpoints(cx: (request: unknown) => CommandContext): Promise<void> {
+/**
+ * Made by the customer key, as the customer's system would make them: limited to its facility
+ * (LAX1), so that the customer key manages them in the examples.
+ */
+async function seedEndpoints(customerCx: (request: unknown) => CommandContext): Promise<void> {
   for (const endpointId of Object.values(DEMO_ENDPOINTS)) {
     const request = {
       CompanyID: WHERE.CompanyID,
@@ -120,9 +124,24 @@ async function seedEndpoints(cx: (request: unknown) => CommandContext): Promise<
       Url: 'https://hooks.acme.example/wharf',
       Description: 'Demo endpoint',
     };
-    await endpoints.createEndpoint(cx(request), request, false, endpointId);
+    await endpoints.createEndpoint(customerCx(request), request, false, endpointId);
     const disable = { CompanyID: WHERE.CompanyID, CustomerID: WHERE.CustomerID, EndpointID: endpointId, Enabled: false };
-    await endpoints.updateEndpoint(cx(disable), disable, false);
+    await endpoints.updateEndpoint(customerCx(disable), disable, false);
+  }
+}
+
+/**
+ * A demo database seeded before endpoints had facilities has demo endpoints of every facility,
+ * which the customer key (limited to LAX1) may not manage: they are limited to LAX1, as a fresh
+ * seed makes them.
+ */
+async function limitEndpointsToFacility(db: Db, cx: (request: unknown) => CommandContext): Promise<void> {
+  for (const endpointId of Object.values(DEMO_ENDPOINTS)) {
+    const found = await findEndpoint(db, WHERE.CompanyID, endpointId);
+    const [endpoint] = found ? await withFacilities(db, [found]) : [];
+    if (!endpoint || endpoint.facility_ids !== null) continue;
+    const limit = { CompanyID: WHERE.CompanyID, CustomerID: WHERE.CustomerID, EndpointID: endpointId, FacilityIDs: [WHERE.FacilityID] };
+    await endpoints.updateEndpoint(cx(limit), limit, false);
   }
 }
 
@@ -130,11 +149,17 @@ async function seedEndpoints(cx: (request: unknown) => CommandContext): Promise<
  * Seeds each kind once, when its first one is missing: a run that stopped halfway is finished by the
  * next, and a later run changes nothing that staff or the examples have moved on since.
  */
-export async function seedDemoDocuments(db: Db, clock: Clock, cx: (request: unknown) => CommandContext): Promise<void> {
+export async function seedDemoDocuments(
+  db: Db,
+  clock: Clock,
+  cx: (request: unknown) => CommandContext,
+  customerCx: (request: unknown) => CommandContext,
+): Promise<void> {
   const customer = { companyId: WHERE.CompanyID, customerId: WHERE.CustomerID };
   if ((await findLiveReceipts(db, { ...customer, poNo: DEMO_RECEIPTS.received })).length === 0) await seedReceipts(cx);
   if ((await findLiveOrders(db, { ...customer, poNo: DEMO_ORDERS.shipped })).length === 0) await seedOrders(cx);
-  if (!(await findEndpoint(db, WHERE.CompanyID, DEMO_ENDPOINTS.kept))) await seedEndpoints(cx);
+  if (!(await findEndpoint(db, WHERE.CompanyID, DEMO_ENDPOINTS.kept))) await seedEndpoints(customerCx);
+  else await limitEndpointsToFacility(db, cx);
   const labels = new Set((await tenants.listApiKeys(db, WHERE.CompanyID)).map((key) => key.label));
   for (const label of SPARE_KEY_LABELS.filter((spare) => !labels.has(spare))) {
     await tenants.createApiKey(db, clock, {

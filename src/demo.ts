@@ -5,7 +5,7 @@ import { settleChange } from './app.js';
 import type { Db } from './db/database.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { Refusal } from './lib/refusal.js';
-import type { Role } from './http/auth.js';
+import type { Principal, Role } from './http/auth.js';
 import type { CommandContext } from './http/command-context.js';
 import type { Clock } from './lib/clock.js';
 import { sha256Hex } from './lib/ids.js';
@@ -135,15 +135,19 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   mkdirSync(dirname(keyFile), { recursive: true });
   writeFileSync(keyFile, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
 
-  const admin = (await tenants.authenticateApiKey(db, clock, keys.admin))!;
   // What a request's hash is for: an AdjustmentNo replays only for the same request (a CHAR(64) column).
-  const cx = (request: unknown): CommandContext => ({
-    db,
-    clock,
-    principal: admin,
-    identity: { companyId: DEMO.company, keyId: admin.keyId, requestHash: sha256Hex(JSON.stringify(request)) },
-    settle: settleChange,
-  });
+  const contextOf =
+    (principal: Principal) =>
+    (request: unknown): CommandContext => ({
+      db,
+      clock,
+      principal,
+      identity: { companyId: DEMO.company, keyId: principal.keyId, requestHash: sha256Hex(JSON.stringify(request)) },
+      settle: settleChange,
+    });
+  const cx = contextOf((await tenants.authenticateApiKey(db, clock, keys.admin))!);
+  // The customer's own system makes the webhook endpoints, with the customer key (limited to LAX1).
+  const customerCx = contextOf((await tenants.authenticateApiKey(db, clock, keys.customer))!);
   // Acme's X12 translator (its 940 is the example of POST /edi/x12): added first, so that the
   // opening stock and the demo's confirmations below queue its 947, 944s and 945s.
   await ignoreDuplicate(() =>
@@ -162,6 +166,6 @@ export async function seedDemo(db: Db, clock: Clock, keyFile: string): Promise<D
   await adjustQuantities(cx(stock), stock);
   // The example card is the company's default; loading it again when it is already the latest changes nothing.
   await loadRateCard(db, clock, { companyId: DEMO.company, text: readFileSync(EXAMPLE_RATE_CARD, 'utf8') });
-  await seedDemoDocuments(db, clock, cx);
+  await seedDemoDocuments(db, clock, cx, customerCx);
   return keys;
 }

@@ -166,6 +166,7 @@ describeEachDialect('wharf webhook', (dialect) => {
       {
         EndpointID: all.id,
         CustomerID: null,
+        FacilityIDs: null,
         Url: 'https://hooks.example.com/wharf',
         EventTypes: null,
         Description: null,
@@ -178,6 +179,7 @@ describeEachDialect('wharf webhook', (dialect) => {
       {
         EndpointID: one.id,
         CustomerID: customers[0],
+        FacilityIDs: null,
         Url: 'https://erp.example.com/hooks?from=wharf',
         EventTypes: ['order.shipped', 'item.created'],
         Description: 'ERP feed',
@@ -205,6 +207,56 @@ describeEachDialect('wharf webhook', (dialect) => {
     expect(await wharf('webhook', 'list', company, '--customer', customers[1], '--json')).toEqual({ code: 0, out: ['[]'], err: [] });
   });
 
+  it('add --facilities limits an endpoint to facilities of the company; list and add show them; another facility is refused', async () => {
+    const { company, customers } = await tenant();
+    const facilities = [uniqueId('FA'), uniqueId('FA')].sort() as [string, string];
+    for (const facility of facilities) expect((await wharf('facility', 'add', company, facility)).code).toBe(0);
+    const limited = await add(
+      company,
+      'https://hooks.example.com/facilities',
+      '--customer',
+      customers[0],
+      '--facilities',
+      facilities.join(', '),
+    );
+    expect(limited.out[0]).toBe(
+      `endpoint ${limited.id} added: https://hooks.example.com/facilities (customer ${customers[0]} of ${company} in facilities ${facilities.join(',')}, all events)`,
+    );
+    const listed = await wharf('webhook', 'list', company);
+    expect(listed.code).toBe(0);
+    expect(listed.out[0]).toMatch(
+      new RegExp(
+        `^${limited.id}  ${customers[0]}  in facilities ${facilities.join(',')}  https://hooks.example.com/facilities  all events  enabled  created `,
+      ),
+    );
+    expect(JSON.parse((await wharf('webhook', 'list', company, '--json')).out.join('\n'))[0].FacilityIDs).toEqual(facilities);
+
+    const other = await tenant();
+    const otherFacility = uniqueId('FA');
+    expect((await wharf('facility', 'add', other.company, otherFacility)).code).toBe(0);
+    expect(
+      await wharf('webhook', 'add', company, 'https://hooks.example.com/x', '--facilities', `${facilities[0]},${otherFacility}`),
+    ).toEqual({
+      code: 1,
+      out: [],
+      err: [`error: Facility ${otherFacility} not found in company ${company}`],
+    });
+    expect(JSON.parse((await wharf('webhook', 'list', company, '--json')).out.join('\n'))).toHaveLength(1);
+  });
+
+  it('add refuses a customer’s 21st endpoint with exit 1, as the API does with 409', async () => {
+    const { company, customers } = await tenant();
+    for (let i = 0; i < 20; i++) await add(company, `https://hooks.example.com/${i}`, '--customer', customers[0]);
+    expect(await wharf('webhook', 'add', company, 'https://hooks.example.com/21', '--customer', customers[0])).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `error: Customer ${customers[0]} already has 20 webhook endpoints, and a customer may have at most 20: delete one before creating another`,
+      ],
+    });
+    expect(JSON.parse((await wharf('webhook', 'list', company, '--json')).out.join('\n'))).toHaveLength(20);
+  });
+
   it('add --json prints the endpoint with its secret, for scripts', async () => {
     const { company } = await tenant();
     const added = await wharf('webhook', 'add', company, 'https://hooks.example.com/json', '--types', 'ack.failed', '--json');
@@ -213,6 +265,7 @@ describeEachDialect('wharf webhook', (dialect) => {
     expect(endpoint).toEqual({
       EndpointID: expect.stringMatching(ENDPOINT_ID),
       CustomerID: null,
+      FacilityIDs: null,
       Url: 'https://hooks.example.com/json',
       EventTypes: ['ack.failed'],
       Description: null,

@@ -45,6 +45,7 @@ const TABLES = [
   'receipts',
   'webhook_attempts',
   'webhook_deliveries',
+  'webhook_endpoint_facilities',
   'webhook_endpoints',
   'webhook_fanout',
   'x12_identities',

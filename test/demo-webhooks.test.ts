@@ -51,22 +51,26 @@ describe('the demo and webhooks', () => {
         expect(output).toContain('/edi/webhook/delivery/search-by-paging');
         // Where staff sign in, and with which key.
         expect(output).toContain(`Operator console: http://127.0.0.1:${port}/console/  (sign in with the operator key,`);
-        const admin = /^ {2}admin +(\S+)$/m.exec(output)![1]!;
         // The README's walk-through pastes this line: every key, by its role's name.
         const keyOf = (role: string) => new RegExp(`^ {2}${role} +(\\S+)$`, 'm').exec(output)![1]!;
+        const customer = keyOf('customer');
         expect(output).toContain(
-          `  export CUSTOMER_KEY=${keyOf('customer')} OPERATOR_KEY=${keyOf('operator')} ADMIN_KEY=${admin} RATER_KEY=${keyOf('rater')}\n`,
+          `  export CUSTOMER_KEY=${customer} OPERATOR_KEY=${keyOf('operator')} ADMIN_KEY=${keyOf('admin')} RATER_KEY=${keyOf('rater')}\n`,
         );
+        // The webhook lines use the customer's key (limited to LAX1): the customer's system subscribes.
+        const webhookLines = output.slice(output.indexOf('/edi/webhook/endpoint/create'), output.indexOf('Operator console:'));
+        expect(webhookLines.match(/APIKey \S+'/g)).toEqual([`APIKey ${customer}'`, `APIKey ${customer}'`]);
         const base = `http://127.0.0.1:${port}${EDI_PREFIX}`;
         const send = (path: string, body: unknown) =>
           fetch(`${base}${path}`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `APIKey ${admin}` },
+            headers: { 'content-type': 'application/json', authorization: `APIKey ${customer}` },
             body: JSON.stringify(body),
           });
         const created = await send('/edi/webhook/endpoint/create', { CompanyID: 'DEMO', CustomerID: 'ACME', Url: receiver.url() });
         expect(created.status).toBe(200);
-        const { Secret } = ((await created.json()) as { Endpoint: { Secret: string } }).Endpoint;
+        const { Secret, FacilityIDs } = ((await created.json()) as { Endpoint: { Secret: string; FacilityIDs: string[] } }).Endpoint;
+        expect(FacilityIDs).toEqual(['LAX1']);
         const imported = await send('/edi/item-master/import', {
           CompanyID: 'DEMO',
           CustomerID: 'ACME',

@@ -9,6 +9,7 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { listRateCards } from '../src/modules/rating/rating.service.js';
+import { listEndpoints } from '../src/modules/webhooks/endpoints.service.js';
 
 const KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43,}$/;
 const ROLES = ['customer', 'operator', 'admin', 'rater'] as const;
@@ -140,6 +141,18 @@ describeEachDialect('demo seed', (dialect) => {
       { endpoint_id: 'ep_demo_acme', customer_id: 'ACME', enabled: 0 },
       { endpoint_id: 'ep_demo_acme_old', customer_id: 'ACME', enabled: 0 },
     ]);
+    // Made by the customer key, limited to LAX1 as that key is: the key manages them in the examples.
+    const customerKey = (await tenants.authenticateApiKey(db, clock, firstKeys.customer))!;
+    const listed = await listEndpoints(db, customerKey, { CompanyID: DEMO.company, CustomerID: DEMO.customer });
+    expect(listed.Endpoints.map((e) => [e.EndpointID, e.FacilityIDs])).toEqual([
+      ['ep_demo_acme', [DEMO.facility]],
+      ['ep_demo_acme_old', [DEMO.facility]],
+    ]);
+    expect(
+      (await db.selectFrom('webhook_endpoints').select('key_id').where('company_id', '=', DEMO.company).execute()).map((e) =>
+        Number(e.key_id),
+      ),
+    ).toEqual([customerKey.keyId, customerKey.keyId]);
     const spares = (await tenants.listApiKeys(db, DEMO.company)).filter((key) => key.label?.startsWith('demo spare'));
     expect(spares.map((key) => [key.id, key.role, key.label])).toEqual([
       [5, 'customer', 'demo spare: rotate me'],
@@ -156,6 +169,23 @@ describeEachDialect('demo seed', (dialect) => {
     const itemsAfter = await database.db.selectFrom('items').select(['item_id', 'updated_at', 'attributes']).orderBy('item_id').execute();
     expect(itemsAfter).toEqual(itemsBefore);
     expect(savedKeys()).toEqual(firstKeys);
+  });
+
+  it('limits to LAX1 the demo endpoints of a database seeded when endpoints took every facility', async () => {
+    // As an earlier demo left them: no facility rows.
+    await database.db.deleteFrom('webhook_endpoint_facilities').where('company_id', '=', DEMO.company).execute();
+    const customerKey = (await tenants.authenticateApiKey(database.db, clock, firstKeys.customer))!;
+    const listed = async () =>
+      (await listEndpoints(database.db, customerKey, { CompanyID: DEMO.company, CustomerID: DEMO.customer })).Endpoints.map((e) => [
+        e.EndpointID,
+        e.FacilityIDs,
+      ]);
+    expect(await listed()).toEqual([]);
+    await seedDemo(database.db, clock, keyFile);
+    expect(await listed()).toEqual([
+      ['ep_demo_acme', [DEMO.facility]],
+      ['ep_demo_acme_old', [DEMO.facility]],
+    ]);
   });
 
   it('replaces only a revoked demo key on the next run', async () => {
@@ -181,7 +211,7 @@ describeEachDialect('demo seed', (dialect) => {
   });
 
   it('seeds the example rate card once: one version, in force, and the rater key quotes with it', async () => {
-    // Four runs so far, and one more.
+    // Five runs so far, and one more.
     await seedDemo(database.db, clock, keyFile);
     const cards = await listRateCards(database.db, clock, DEMO.company);
     expect(cards).toEqual([

@@ -77,11 +77,15 @@ const x12 = (media?: Record<string, Media>) => media?.[X12];
 /** A text body's example: OpenAPI 3.1 keeps it on the media, or on its schema's examples. */
 const textExample = (media: Media) => media.example ?? (media.schema?.examples as unknown[] | undefined)?.[0];
 
-/** The demo key an integrator would authorize with for the operation (the customer's key is limited to LAX1 and manages no webhooks). */
+/**
+ * The demo key an integrator would authorize with for the operation: the customer's (limited to
+ * LAX1, and so are the demo's webhook endpoints, which it made) for the customer's operations,
+ * webhooks included.
+ */
 function roleOf(path: string): Role | undefined {
   if (path === '/healthz' || path === '/readyz') return undefined;
   if (path.startsWith('/api/RateEngine')) return 'rater';
-  if (path.startsWith('/admin/') || path.includes('/edi/webhook/')) return 'admin';
+  if (path.startsWith('/admin/')) return 'admin';
   if (path.includes('/edi/3pl/')) return 'operator';
   return 'customer';
 }

@@ -635,7 +635,7 @@ export interface paths {
         put?: never;
         /**
          * Create an endpoint: events are POSTed to it, signed with the secret this answer shows once
-         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. A Url that is not https:// to a public address is 400 (unless the server allows private addresses), and a key limited to facilities is 403.
+         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. FacilityIDs limits the endpoint to those facilities’ events (and the events of no facility, the item master’s); absent, it takes every facility’s, or, for a key limited to facilities, those facilities’. A FacilityID the company does not have is 400 (Not found facility), one outside the key’s facilities 403. A Url that is not https:// to a public address is 400 (unless the server allows private addresses). A customer may have 20 endpoints and a company 100: one more is 409.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -655,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * The endpoints (never their secrets)
-         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. Each shows whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.
+         * @description Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. A key limited to facilities sees only the endpoints limited to some of its facilities. Each shows the facilities it is limited to (FacilityIDs), whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.
          */
         post: operations["listWebhookEndpoints"];
         delete?: never;
@@ -674,8 +674,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change an endpoint's URL, event types or description; disable or enable it
-         * @description Only what the body sends changes; a new Url is checked as at creation (400). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, or an unknown one, is 404.
+         * Change an endpoint's URL, facilities, event types or description; disable or enable it
+         * @description Only what the body sends changes; a new Url or FacilityIDs is checked as at creation (400, 403), and a key limited to facilities may not make FacilityIDs null (every facility: 403). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404.
          */
         post: operations["updateWebhookEndpoint"];
         delete?: never;
@@ -695,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Delete an endpoint with its deliveries and their log
-         * @description Another customer’s endpoint, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.
+         * @description Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.
          */
         post: operations["deleteWebhookEndpoint"];
         delete?: never;
@@ -715,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * A new secret, shown once; the old one keeps signing beside it for 24 hours
-         * @description For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, or an unknown one, is 404.
+         * @description For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -735,7 +735,7 @@ export interface paths {
         put?: never;
         /**
          * Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)
-         * @description Filters: EndpointID (another customer’s matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.
+         * @description Filters: EndpointID (another customer’s, or one outside the key’s facilities, matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.
          */
         post: operations["searchWebhookDeliveries"];
         delete?: never;
@@ -755,7 +755,7 @@ export interface paths {
         put?: never;
         /**
          * Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start
-         * @description Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.
+         * @description Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, another customer’s, or one outside the key’s facilities, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.
          */
         post: operations["replayWebhookDeliveries"];
         delete?: never;
@@ -3297,6 +3297,8 @@ export interface components {
             CompanyID: string;
             /** @description The customer whose endpoints these are; an admin key may leave it out for the company's endpoints of every customer. */
             CustomerID?: string;
+            /** @description The facilities whose events the endpoint takes, besides the customer's events of no facility (the item master's); null: every facility. Each must be a facility of the company (400 Not found facility) and, for a key limited to facilities, one of them (403). */
+            FacilityIDs?: string[] | null;
             /** @description Where events are POSTed: https:// and a public address. */
             Url: string;
             /** @description The event types the endpoint takes; null or absent: all. */
@@ -3308,6 +3310,8 @@ export interface components {
                 EndpointID: string;
                 /** @description null: every customer of the company. */
                 CustomerID: string | null;
+                /** @description The facilities whose events it takes, in FacilityID order, besides the customer's events of no facility; null: every facility. */
+                FacilityIDs: string[] | null;
                 Url: string;
                 /** @description null: all. */
                 EventTypes: string[] | null;
@@ -3337,6 +3341,8 @@ export interface components {
                 EndpointID: string;
                 /** @description null: every customer of the company. */
                 CustomerID: string | null;
+                /** @description The facilities whose events it takes, in FacilityID order, besides the customer's events of no facility; null: every facility. */
+                FacilityIDs: string[] | null;
                 Url: string;
                 /** @description null: all. */
                 EventTypes: string[] | null;
@@ -3359,6 +3365,8 @@ export interface components {
             CustomerID?: string;
             /** @description ep_<ULID>, as create answered. */
             EndpointID: string;
+            /** @description The facilities whose events the endpoint takes, besides the customer's events of no facility (the item master's); null: every facility. Each must be a facility of the company (400 Not found facility) and, for a key limited to facilities, one of them (403). */
+            FacilityIDs?: string[] | null;
             /** @description Where events are POSTed: https:// and a public address. */
             Url?: string;
             /** @description The event types the endpoint takes; null or absent: all. */
@@ -3372,6 +3380,8 @@ export interface components {
                 EndpointID: string;
                 /** @description null: every customer of the company. */
                 CustomerID: string | null;
+                /** @description The facilities whose events it takes, in FacilityID order, besides the customer's events of no facility; null: every facility. */
+                FacilityIDs: string[] | null;
                 Url: string;
                 /** @description null: all. */
                 EventTypes: string[] | null;
@@ -14010,6 +14020,9 @@ export interface operations {
                  * @example {
                  *       "CompanyID": "DEMO",
                  *       "CustomerID": "ACME",
+                 *       "FacilityIDs": [
+                 *         "LAX1"
+                 *       ],
                  *       "Url": "https://hooks.acme.example/wharf/orders",
                  *       "EventTypes": [
                  *         "order.shipped",
@@ -14041,6 +14054,9 @@ export interface operations {
                      *       "Endpoint": {
                      *         "EndpointID": "ep_01KJZ57KD3Z0A1AVSRD74CK5CK",
                      *         "CustomerID": "ACME",
+                     *         "FacilityIDs": [
+                     *           "LAX1"
+                     *         ],
                      *         "Url": "https://hooks.acme.example/wharf/orders",
                      *         "EventTypes": [
                      *           "order.shipped",
@@ -14153,6 +14169,31 @@ export interface operations {
                      *       {
                      *         "code": "EDI-ERROR-Request timed out: its headers or its body did not arrive in time",
                      *         "error": "Request timed out: its headers or its body did not arrive in time"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Problems"];
+                };
+            };
+            /** @description The move is not allowed in the current state, or a document number was reused. */
+            409: {
+                headers: {
+                    /** @description The request id: in every answer, and the only thing a 500 names. */
+                    "X-Request-Id"?: string;
+                    /** @description The key's limit of requests a minute on this API. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "EDI-ERROR-CompanyID is required",
+                     *         "error": "CompanyID is required"
                      *       }
                      *     ]
                      */
@@ -14327,6 +14368,9 @@ export interface operations {
                      *         {
                      *           "EndpointID": "ep_demo_acme",
                      *           "CustomerID": "ACME",
+                     *           "FacilityIDs": [
+                     *             "LAX1"
+                     *           ],
                      *           "Url": "https://hooks.acme.example/wharf",
                      *           "EventTypes": null,
                      *           "Description": "Demo endpoint",
@@ -14339,6 +14383,9 @@ export interface operations {
                      *         {
                      *           "EndpointID": "ep_demo_acme_old",
                      *           "CustomerID": "ACME",
+                     *           "FacilityIDs": [
+                     *             "LAX1"
+                     *           ],
                      *           "Url": "https://hooks.acme.example/wharf",
                      *           "EventTypes": null,
                      *           "Description": "Demo endpoint",
@@ -14605,6 +14652,9 @@ export interface operations {
                      *       "Endpoint": {
                      *         "EndpointID": "ep_demo_acme",
                      *         "CustomerID": "ACME",
+                     *         "FacilityIDs": [
+                     *           "LAX1"
+                     *         ],
                      *         "Url": "https://hooks.acme.example/wharf",
                      *         "EventTypes": [
                      *           "receipt.closed",
@@ -15214,6 +15264,9 @@ export interface operations {
                      *       "Endpoint": {
                      *         "EndpointID": "ep_demo_acme",
                      *         "CustomerID": "ACME",
+                     *         "FacilityIDs": [
+                     *           "LAX1"
+                     *         ],
                      *         "Url": "https://hooks.acme.example/wharf",
                      *         "EventTypes": null,
                      *         "Description": "Demo endpoint",
@@ -21002,6 +21055,9 @@ export interface operations {
                      *         {
                      *           "EndpointID": "ep_demo_acme",
                      *           "CustomerID": "ACME",
+                     *           "FacilityIDs": [
+                     *             "LAX1"
+                     *           ],
                      *           "Url": "https://hooks.acme.example/wharf",
                      *           "EventTypes": null,
                      *           "Description": "Demo endpoint",
@@ -21014,6 +21070,9 @@ export interface operations {
                      *         {
                      *           "EndpointID": "ep_demo_acme_old",
                      *           "CustomerID": "ACME",
+                     *           "FacilityIDs": [
+                     *             "LAX1"
+                     *           ],
                      *           "Url": "https://hooks.acme.example/wharf",
                      *           "EventTypes": null,
                      *           "Description": "Demo endpoint",

@@ -77,6 +77,17 @@ interface BodyIdentifiers {
   CompanyID?: unknown;
   CustomerID?: unknown;
   FacilityID?: unknown;
+  FacilityIDs?: unknown;
+}
+
+/** What an operation's body names besides its CompanyID, CustomerID and FacilityID. */
+export interface AuthorizeOptions {
+  /**
+   * The body may list facilities in FacilityIDs (a webhook endpoint's), each checked as a FacilityID
+   * is. Only operations whose schema has the list (and bounds it) ask for it: elsewhere a
+   * FacilityIDs key is nothing of Wharf's.
+   */
+  facilityList?: boolean;
 }
 
 /** 403 unless the key's role may call an operation of `roles`. */
@@ -86,22 +97,24 @@ export function requireRole(principal: Principal, roles: readonly Role[]): void 
 
 /** Builds the `preHandler` that runs the checks of `permit` for an operation's roles. */
 export interface Authorize {
-  (roles: readonly Role[]): preHandlerHookHandler;
+  (roles: readonly Role[], options?: AuthorizeOptions): preHandlerHookHandler;
   /**
    * The same checks without a request: throws the 403 or 400 a request would get, and answers the
    * facility the body names. Used where a body failed validation but its identifiers may still
    * deserve a failure ACK.
    */
-  check(principal: Principal, body: unknown, roles: readonly Role[]): Promise<FacilityRef | undefined>;
+  check(principal: Principal, body: unknown, roles: readonly Role[], options?: AuthorizeOptions): Promise<FacilityRef | undefined>;
 }
 
 /**
  * Checks, in DESIGN's order, the key's role and the body's CompanyID (403), that the FacilityID
  * exists in that company (400 Not found facility), and the CustomerID and FacilityID against the
- * key's scope (403). The preHandler keeps the facility it found on the request.
+ * key's scope (403); each entry of a FacilityIDs list (where the operation has one) as a FacilityID,
+ * every one's existence before any one's scope. The preHandler keeps the facility it found on the
+ * request.
  */
 export function createAuthorizer(directory: TenantDirectory): Authorize {
-  const check = async (principal: Principal, body: unknown, roles: readonly Role[]) => {
+  const check = async (principal: Principal, body: unknown, roles: readonly Role[], options: AuthorizeOptions = {}) => {
     let facility: FacilityRef | undefined;
     const ids = (body ?? {}) as BodyIdentifiers;
     const companyId = ids.CompanyID;
@@ -121,6 +134,13 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
         throw forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
       }
     }
+    const listed = options.facilityList && Array.isArray(ids.FacilityIDs) ? (ids.FacilityIDs as unknown[]) : [];
+    for (const entry of listed) {
+      const known = typeof entry === 'string' && isStorableText(entry) && (await directory.findFacility(principal.companyId, entry));
+      if (!known) throw unknownFacility();
+    }
+    const outside = principal.facilityIds.length > 0 && listed.find((entry) => !principal.facilityIds.includes(entry as string));
+    if (outside) throw forbidden(`FacilityID ${String(outside)} is outside this API key's scope`);
     if (customerId !== undefined) {
       const inScope =
         typeof customerId === 'string' &&
@@ -132,8 +152,8 @@ export function createAuthorizer(directory: TenantDirectory): Authorize {
     }
     return facility;
   };
-  const preHandler = (roles: readonly Role[]) => async (request: FastifyRequest) => {
-    request.facility = await check(request.principal, request.body, roles);
+  const preHandler = (roles: readonly Role[], options?: AuthorizeOptions) => async (request: FastifyRequest) => {
+    request.facility = await check(request.principal, request.body, roles, options);
   };
   return Object.assign(preHandler, { check });
 }

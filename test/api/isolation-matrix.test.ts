@@ -7,7 +7,6 @@ import type { DialectName } from '../../src/db/dialect.js';
 import { EXAMPLE_RATE_CARD } from '../../src/demo.js';
 import type { Role } from '../../src/http/auth.js';
 import { EVENT_TYPES } from '../../src/modules/events/events.schemas.js';
-import { FACILITY_KEY_REFUSED } from '../../src/modules/webhooks/endpoints.service.js';
 import { sequenceEvents } from '../../src/modules/events/events.service.js';
 import { ADMIN_PREFIX } from '../../src/modules/admin/admin.routes.js';
 import { RATE_PREFIX } from '../../src/modules/rating/rating.routes.js';
@@ -141,7 +140,10 @@ interface World {
   dn: Record<'cancel' | 'ack' | 'list' | 'get' | 'open' | 'opCancel' | 'ship' | 'dc' | 'level', Order>;
   /** Items of C1: in its item master, in stock in F1 (with a lot), posted to F1's ledger (with a lot), to move. */
   sku: Record<'master' | 'inventory' | 'ledger' | 'move', string>;
-  /** C1's webhook endpoints (EndpointIDs), one per route that names one (a route that changes or deletes one gets its own). */
+  /**
+   * C1's webhook endpoints (EndpointIDs), one per route that names one (a route that changes or
+   * deletes one gets its own): some take every facility, the others are limited to F1.
+   */
   ep: Record<'list' | 'update' | 'delete' | 'rotate' | 'search' | 'replay', string>;
   /** Deliveries (DeliveryIDs) of C1's receipt in F1: to `ep.search`, and to `ep.replay` (the replay queues its own again). */
   dlv: Record<'search' | 'replay', string>;
@@ -180,15 +182,11 @@ interface Entry {
   succeeds?: number;
   owner(w: World): { key: KeyName; body: Json | undefined; shows?: string[] };
   /**
-   * The webhook operations (DESIGN §13): their bodies name no facility, and endpoints have none, so a
-   * key limited to facilities is refused after DESIGN §3's checks (403): its customer's endpoints
-   * take the events of every facility, which it may not read.
-   */
-  refusesFacilityKeys?: true;
-  /**
-   * The X12 bridge's routes name a customer and no facility (or a sender), and a key limited to
-   * facilities is admitted: it sees and takes only its facilities' advices, and the DN and RN
-   * imports an interchange stands for check its facilities (`elsewhere`).
+   * Routes whose bodies name a customer and no facility, and which admit a key limited to
+   * facilities: the X12 bridge's (or a sender), where it sees and takes only its facilities'
+   * advices, and the DN and RN imports an interchange stands for check its facilities; the webhook
+   * operations on an endpoint, where it manages only the endpoints limited to some of its
+   * facilities, and the owner's, of every facility or of F1 only, answer as unknown ones (`elsewhere`).
    */
   admitsFacilityKeys?: true;
   /** How the body names the owner's document: elsewhere it must answer as this never-used value does. */
@@ -212,7 +210,7 @@ const ids = (tenant: Tenant, customer = 0, facility = 0) => ({
   FacilityID: tenant.facilityIds[facility]!,
 });
 const at = (tenant: Tenant, facility = 0) => ({ CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[facility]! });
-/** The webhook operations' identifiers: a customer of a company, no facility. */
+/** The webhook operations' identifiers: a customer of a company (an endpoint's facilities are its own). */
 const customerOf = (tenant: Tenant, customer = 0) => ({ CompanyID: tenant.companyId, CustomerID: tenant.customerIds[customer]! });
 const PAGE = { Paging: { PageSize: 1000 } };
 
@@ -261,13 +259,15 @@ const orderOperation = (pick: keyof World['dn'], extra: (w: World) => Json = () 
 const NOTE = () => ({ Note: 'isolation matrix' });
 
 /**
- * The customer's webhook endpoint or delivery (or its list) from scopes it is not in: another
- * customer's, the company's admin's for another customer, another company's customer's and admin's
- * (for its customer, and for its whole company: no CustomerID). An endpoint belongs to its customer
- * or, without one, to its company (DESIGN §13); nothing of C1's is in any of these.
+ * The customer's webhook endpoint or delivery (or its list) from scopes it is not in: its own key
+ * limited to F2 (the owner's endpoints take every facility or F1 only), another customer's, the
+ * company's admin's for another customer, another company's customer's and admin's (for its
+ * customer, and for its whole company: no CustomerID). An endpoint belongs to its customer or,
+ * without one, to its company, and to its facilities (DESIGN §13); nothing of C1's is in any of these.
  */
 const webhookElsewhere = (status: number, answer?: (w: World) => unknown) => (w: World) =>
   [
+    { who: 'the owner customer’s key limited to another facility', key: 'c1OnlyF2', fields: {} },
     { who: 'another customer, under its own CustomerID', key: 'c2', fields: { CustomerID: w.a.customerIds[1] } },
     { who: 'the company’s admin, under another customer', key: 'adminA', fields: { CustomerID: w.a.customerIds[1] } },
     { who: 'a customer of another company, under its own identifiers', key: 'customerB', fields: customerOf(w.b) },
@@ -282,7 +282,7 @@ const webhookElsewhere = (status: number, answer?: (w: World) => unknown) => (w:
 /** The customer's operations on one of its endpoints: the body of each, as its owner sends it. */
 const endpointOperation = (pick: keyof World['ep'], extra: () => Json = () => ({})): Entry => ({
   roles: CUSTOMER,
-  refusesFacilityKeys: true,
+  admitsFacilityKeys: true,
   owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), EndpointID: w.ep[pick], ...extra() }, shows: [w.ep[pick]] }),
   document: (w) => ({ value: w.ep[pick], never: never.endpoint() }),
   elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found endpoint ${w.ep[pick]}` })),
@@ -481,17 +481,17 @@ const MATRIX: Record<string, Entry> = {
   },
 
   // ---- webhooks (DESIGN §13) ---------------------------------------------------------------------
+  // The owner's endpoint limited to F1: a key limited to F2 may not make it (403, a FacilityID of its body).
   [edi('POST', `${paths.WEBHOOK_ENDPOINT}/create`)]: {
     roles: CUSTOMER,
-    refusesFacilityKeys: true,
     owner: (w) => {
       const Url = hookUrl();
-      return { key: 'c1', body: { ...customerOf(w.a), Url }, shows: [Url] };
+      return { key: 'c1', body: { ...customerOf(w.a), FacilityIDs: [w.a.facilityIds[0]!], Url }, shows: [Url] };
     },
   },
   [edi('POST', `${paths.WEBHOOK_ENDPOINT}/list`)]: {
     roles: CUSTOMER,
-    refusesFacilityKeys: true,
+    admitsFacilityKeys: true,
     owner: (w) => ({ key: 'c1', body: customerOf(w.a), shows: [w.ep.list] }),
     // Every list elsewhere is 200: each reads its own endpoints (C2's and company B's have one).
     elsewhere: webhookElsewhere(200),
@@ -501,7 +501,7 @@ const MATRIX: Record<string, Entry> = {
   [edi('POST', `${paths.WEBHOOK_ENDPOINT}/rotate-secret`)]: endpointOperation('rotate'),
   [edi('POST', `${paths.WEBHOOK_DELIVERY}/search-by-paging`)]: {
     roles: CUSTOMER,
-    refusesFacilityKeys: true,
+    admitsFacilityKeys: true,
     owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), EndpointID: w.ep.search, ...PAGE }, shows: [w.dlv.search] }),
     // Another scope naming C1's endpoint finds nothing, as for an endpoint never made.
     document: (w) => ({ value: w.ep.search, never: never.endpoint() }),
@@ -509,7 +509,7 @@ const MATRIX: Record<string, Entry> = {
   },
   [edi('POST', `${paths.WEBHOOK_DELIVERY}/replay`)]: {
     roles: CUSTOMER,
-    refusesFacilityKeys: true,
+    admitsFacilityKeys: true,
     owner: (w) => ({ key: 'c1', body: { ...customerOf(w.a), DeliveryID: w.dlv.replay } }),
     document: (w) => ({ value: w.dlv.replay, never: never.delivery() }),
     elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found delivery ${w.dlv.replay}` })),
@@ -699,9 +699,10 @@ interface Refusal {
 
 /**
  * What a key's request for `body` must answer on a route admitting `roles`, in DESIGN §3's order:
- * the key (401), the role and the CompanyID (403), the FacilityID's scope (403), the CustomerID's
- * scope (403). Undefined when the key may make the request. (The owner's bodies are valid and name
- * a facility of company A, so the schema (400) and Not found facility (400) never answer here.)
+ * the key (401), the role and the CompanyID (403), the FacilityID's scope, and each of FacilityIDs'
+ * (403), the CustomerID's scope (403). Undefined when the key may make the request. (The owner's
+ * bodies are valid and name facilities of company A, so the schema (400) and Not found facility
+ * (400) never answer here.)
  */
 function ediRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
   const forbidden = (message: string) => ({ status: 403, body: problems(message) });
@@ -712,18 +713,15 @@ function ediRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json
   if (facilityId !== undefined && scope.facilityIds.length > 0 && !scope.facilityIds.includes(facilityId)) {
     return forbidden(`FacilityID ${facilityId} is outside this API key's scope`);
   }
+  const outside = ((body.FacilityIDs as string[] | undefined) ?? []).find(
+    (listed) => scope.facilityIds.length > 0 && !scope.facilityIds.includes(listed),
+  );
+  if (outside !== undefined) return forbidden(`FacilityID ${outside} is outside this API key's scope`);
   const customerId = body.CustomerID as string | undefined;
   if (customerId !== undefined && scope.role === 'customer' && !scope.customerIds.includes(customerId)) {
     return forbidden(`CustomerID ${customerId} is outside this API key's scope`);
   }
   return undefined;
-}
-
-/** The webhook operations': DESIGN §3's checks, then a key limited to facilities is refused (DESIGN §13). */
-function webhookRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
-  const refusal = ediRefusal(scope, roles, body);
-  if (refusal || scope!.facilityIds.length === 0) return refusal;
-  return { status: 403, body: problems(FACILITY_KEY_REFUSED) };
 }
 
 /** The rate engine's (DESIGN §9): the key (401), then the role and the UserID (403), in its envelope. */
@@ -978,16 +976,19 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
       keep(Secret);
       return keep(EndpointID);
     };
+    const inF1 = { ...customerOf(a), FacilityIDs: [a.facilityIds[0]!] };
     const ep = {
       list: await endpoint(keys.c1, customerOf(a), own),
-      update: await endpoint(keys.c1, customerOf(a), own),
+      update: await endpoint(keys.c1, inF1, own),
       delete: await endpoint(keys.c1, customerOf(a), own),
-      rotate: await endpoint(keys.c1, customerOf(a), own),
-      search: await endpoint(keys.c1, customerOf(a), own),
+      rotate: await endpoint(keys.c1, inF1, own),
+      search: await endpoint(keys.c1, inF1, own),
       replay: await endpoint(keys.c1, customerOf(a), own),
     };
-    // C2 and company B have an endpoint each (B's gets a delivery): the lists elsewhere are not empty
-    // by chance, and the owner's answers must show nothing of B's.
+    // C1's key limited to F2, C2 and company B have an endpoint each (B's gets a delivery): the lists
+    // elsewhere are not empty by chance, and the owner's answers must show nothing of B's. The F2
+    // key's endpoint is limited to F2 (as it made it): the receipt in F1 below is not its business.
+    await endpoint(keys.c1OnlyF2, customerOf(a), (value) => value);
     await endpoint(keys.c2, customerOf(a, 1), (value) => value);
     const bEndpoint = await endpoint(keys.customerB, customerOf(b), alien);
     // A receipt of C1 in F1 and one of company B: one delivery to each endpoint of its customer.
@@ -1079,9 +1080,7 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
               ? selfRefusal
               : entry.shape === 'x12'
                 ? x12Refusal
-                : entry.refusesFacilityKeys
-                  ? webhookRefusal
-                  : ediRefusal;
+                : ediRefusal;
       // The model admits the owner: the refusals below are about the key, not the request.
       expect(model(w.scopes[owner.key], entry.roles, owner.body ?? {}), 'the owner must be admitted').toBeUndefined();
       // What the request itself names (its path too, where the record is named there).
@@ -1103,7 +1102,9 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
         const response = await send(route, body, w.keys[key], url);
         expect({ who, status: response.statusCode }).toEqual({ who, status });
         if (answer !== undefined) expect(response.json(), who).toEqual(answer);
-        expect(leaked(response, named(body), w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
+        // The facilities a key is limited to are its own to see (the endpoints it made name them).
+        const known = { ...named(body), facilities: w.scopes[key].facilityIds };
+        expect(leaked(response, known, w.owned), `${who}: the answer carries the owner's data`).toEqual([]);
         if (document) {
           // As if it did not exist: the same answer as for a number never used (in the body, or the path).
           const text = JSON.stringify(body)?.replaceAll(JSON.stringify(document.value), JSON.stringify(document.never));

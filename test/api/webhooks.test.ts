@@ -82,6 +82,7 @@ describeEachDialect('webhooks', (dialect) => {
     expect(created).toEqual({
       EndpointID: expect.stringMatching(/^ep_[0-9A-HJKMNP-TV-Z]{26}$/),
       CustomerID: w.tenant.customerIds[0],
+      FacilityIDs: null,
       Url: receiver.url(),
       EventTypes: ['receipt.imported', 'order.shipped'],
       Description: 'ERP',

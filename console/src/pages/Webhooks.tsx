@@ -84,6 +84,7 @@ export function WebhooksPage() {
               ),
             },
             { header: 'Customer', cell: (endpoint) => endpoint.CustomerID ?? 'every customer' },
+            { header: 'Facilities', cell: (endpoint) => endpoint.FacilityIDs?.join(', ') ?? 'every facility' },
             { header: 'URL', cell: (endpoint) => endpoint.Url },
             { header: 'Events', cell: (endpoint) => endpoint.EventTypes?.join(', ') ?? 'all' },
             {

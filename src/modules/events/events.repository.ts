@@ -126,14 +126,16 @@ export async function pageEvents(db: Db, filter: EventFilter, offset: number, li
   return filtered(db, filter).selectAll().orderBy('sequence').limit(limit).offset(offset).execute();
 }
 
-/** What fan-out needs of an event: whose it is and what type. */
-export type NumberedEventRow = Pick<EventRow, 'id' | 'company_id' | 'customer_id' | 'type' | 'created_at'> & { sequence: number };
+/** What fan-out needs of an event: whose it is (its facility too) and what type. */
+export type NumberedEventRow = Pick<EventRow, 'id' | 'company_id' | 'customer_id' | 'facility_id' | 'type' | 'created_at'> & {
+  sequence: number;
+};
 
 /** Numbered events after `sequence`, in Sequence order, at most `limit`. */
 export async function findNumberedAfter(db: Db, sequence: number, limit: number): Promise<NumberedEventRow[]> {
   const rows = await db
     .selectFrom('events')
-    .select(['id', 'company_id', 'customer_id', 'type', 'sequence', 'created_at'])
+    .select(['id', 'company_id', 'customer_id', 'facility_id', 'type', 'sequence', 'created_at'])
     .where(sequenceOrder(db), '>', sequence)
     .orderBy(sequenceOrder(db))
     .limit(limit)

@@ -11,6 +11,7 @@ import { runCommand } from '../commands/commands.service.js';
 import * as events from '../events/events.service.js';
 import { requireEndpoint, scopeOf } from './endpoints.service.js';
 import { endpointKey, shareOut } from './fair-share.js';
+import { receiversOf } from './fanout-match.js';
 import { presentDelivery } from './webhooks.present.js';
 import * as repo from './webhooks.repository.js';
 import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest, DeliverySearchResult } from './webhooks.schemas.js';
@@ -24,17 +25,6 @@ import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest
 
 /** Events fanned out per transaction. */
 const FANOUT_BATCH = 1000;
-
-/**
- * Whether the endpoint takes the event: one that happened since the endpoint was made (an event
- * committed before it, but fanned out after, is not its business), of its customer (or every
- * customer), of its types (or all).
- */
-function takes(endpoint: repo.EndpointRow, event: events.NumberedEvent): boolean {
-  if (endpoint.company_id !== event.company_id || event.created_at < endpoint.created_at) return false;
-  if (endpoint.customer_id !== null && endpoint.customer_id !== event.customer_id) return false;
-  return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
-}
 
 /**
  * Makes, in the caller's transaction, the deliveries of the events numbered since the last
@@ -53,31 +43,29 @@ async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpo
   }
   const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
   if (numbered.length === 0) return { more: false, toEndpoints: true };
-  const endpoints = await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]);
+  const receivers = receiversOf(await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]));
   const deliveries = numbered.flatMap((event) =>
-    endpoints
-      .filter((endpoint) => takes(endpoint, event))
-      .map(
-        (endpoint): repo.NewDeliveryRow => ({
-          company_id: event.company_id,
-          delivery_id: `dlv_${nextSortableId(now)}`,
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event_type: event.type,
-          sequence: event.sequence,
-          status: 'Pending',
-          attempt_count: 0,
-          retry_step: 0,
-          next_attempt_at: now,
-          leased_until: null,
-          created_at: now,
-          updated_at: now,
-        }),
-      ),
+    receivers.of(event).map(
+      (endpoint): repo.NewDeliveryRow => ({
+        company_id: event.company_id,
+        delivery_id: `dlv_${nextSortableId(now)}`,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_type: event.type,
+        sequence: event.sequence,
+        status: 'Pending',
+        attempt_count: 0,
+        retry_step: 0,
+        next_attempt_at: now,
+        leased_until: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    ),
   );
   await repo.insertDeliveries(trx, deliveries);
   await repo.setFanout(trx, numbered.at(-1)!.sequence);
-  return { more: numbered.length === FANOUT_BATCH, toEndpoints: endpoints.length > 0 };
+  return { more: numbered.length === FANOUT_BATCH, toEndpoints: receivers.size > 0 };
 }
 
 /**
@@ -172,6 +160,7 @@ export async function searchDeliveries(db: Db, principal: Principal, request: De
   const filter: repo.DeliveryFilter = {
     companyId: scope.companyId,
     customerId: scope.customerId,
+    facilityIds: scope.facilityIds,
     eventId: request.EventID,
     status: request.Status,
   };

@@ -1,14 +1,15 @@
-import type { AttemptRow, EndpointRow, ListedDelivery } from './webhooks.repository.js';
+import type { AttemptRow, LimitedEndpointRow, ListedDelivery } from './webhooks.repository.js';
 import type { Delivery, Endpoint } from './webhooks.schemas.js';
 
 /** Endpoint and delivery rows → what the webhook operations answer. Times are UTC ISO 8601. */
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
-export function presentEndpoint(row: EndpointRow): Endpoint {
+export function presentEndpoint(row: LimitedEndpointRow): Endpoint {
   return {
     EndpointID: row.endpoint_id,
     CustomerID: row.customer_id,
+    FacilityIDs: row.facility_ids,
     Url: row.url,
     EventTypes: row.event_types === null ? null : (JSON.parse(row.event_types) as string[]),
     Description: row.description,

@@ -36,6 +36,8 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
   const change = { security: apiKeySecurity, headers: IdempotencyHeadersSchema, tags };
   const read = { security: apiKeySecurity, tags };
   const preHandler = authorize(ROLES_OF.customer);
+  // Create and update may limit an endpoint to facilities: each is checked as a body's FacilityID.
+  const listingFacilities = authorize(ROLES_OF.customer, { facilityList: true });
 
   app.post(
     `${ENDPOINT}/create`,
@@ -45,11 +47,11 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...change,
         summary: 'Create an endpoint: events are POSTed to it, signed with the secret this answer shows once',
         description:
-          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. A Url that is not https:// to a public address is 400 (unless the server allows private addresses), and a key limited to facilities is 403.',
+          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for an endpoint that takes the events of every customer of the company. EventTypes absent or null takes every event type. FacilityIDs limits the endpoint to those facilities’ events (and the events of no facility, the item master’s); absent, it takes every facility’s, or, for a key limited to facilities, those facilities’. A FacilityID the company does not have is 400 (Not found facility), one outside the key’s facilities 403. A Url that is not https:// to a public address is 400 (unless the server allows private addresses). A customer may have 20 endpoints and a company 100: one more is 409.',
         body: EndpointCreateRequestSchema,
-        response: { 200: EndpointCreateResultSchema, ...errorResponses() },
+        response: { 200: EndpointCreateResultSchema, ...errorResponses(409) },
       },
-      preHandler,
+      preHandler: listingFacilities,
     },
     (request) => createEndpoint(cx(request), request.body, allowPrivate),
   );
@@ -61,7 +63,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...read,
         summary: 'The endpoints (never their secrets)',
         description:
-          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. Each shows whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.',
+          'Called by the customer’s system for its CustomerID, or with an admin key, which may leave CustomerID out for every endpoint of the company. A key limited to facilities sees only the endpoints limited to some of its facilities. Each shows the facilities it is limited to (FacilityIDs), whether it is Enabled and, when it is not, why (DisabledReason: its owner, a 410 answer, or five days of failures). The whole list comes in one answer, without paging.',
         body: EndpointListRequestSchema,
         response: { 200: EndpointListResultSchema, ...errorResponses() },
       },
@@ -75,13 +77,13 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
       schema: {
         operationId: 'updateWebhookEndpoint',
         ...change,
-        summary: "Change an endpoint's URL, event types or description; disable or enable it",
+        summary: "Change an endpoint's URL, facilities, event types or description; disable or enable it",
         description:
-          'Only what the body sends changes; a new Url is checked as at creation (400). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, or an unknown one, is 404.',
+          'Only what the body sends changes; a new Url or FacilityIDs is checked as at creation (400, 403), and a key limited to facilities may not make FacilityIDs null (every facility: 403). Enabled true enables a disabled endpoint again and clears its DisabledReason; events made while it was disabled are not queued for it (read them with the events search). Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404.',
         body: EndpointUpdateRequestSchema,
         response: { 200: EndpointResultSchema, ...errorResponses(404) },
       },
-      preHandler,
+      preHandler: listingFacilities,
     },
     (request) => updateEndpoint(cx(request), request.body, allowPrivate),
   );
@@ -93,7 +95,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...change,
         summary: 'Delete an endpoint with its deliveries and their log',
         description:
-          'Another customer’s endpoint, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.',
+          'Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404. To stop deliveries for a while and keep the log, disable the endpoint with the update instead.',
         body: EndpointDeleteRequestSchema,
         response: { 200: EndpointDeleteResultSchema, ...errorResponses(404) },
       },
@@ -109,7 +111,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...change,
         summary: 'A new secret, shown once; the old one keeps signing beside it for 24 hours',
         description:
-          'For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, or an unknown one, is 404.',
+          'For those 24 hours every delivery carries two signatures in webhook-signature, space-separated, so the receiver can switch to the new secret without missing one. Another customer’s endpoint, one outside the key’s facilities, or an unknown one, is 404.',
         body: EndpointRotateRequestSchema,
         response: { 200: EndpointRotateResultSchema, ...errorResponses(404) },
       },
@@ -125,7 +127,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...read,
         summary: 'Deliveries, oldest first, each with every attempt (status, duration, the first 1 KB of the answer)',
         description:
-          'Filters: EndpointID (another customer’s matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.',
+          'Filters: EndpointID (another customer’s, or one outside the key’s facilities, matches nothing), EventID and Status (Pending, Succeeded, Failed). A delivery is Failed after its eighth failed attempt, about 28 hours after the first; replay it when the receiver is ready. The paging is in the answer’s paging object.',
         body: DeliverySearchRequestSchema,
         response: { 200: DeliverySearchResultSchema, ...errorResponses() },
       },
@@ -141,7 +143,7 @@ export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allo
         ...change,
         summary: "Queue again one delivery, or every delivery to an endpoint since a time, at the retry schedule's start",
         description:
-          'Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, or another customer’s, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.',
+          'Send DeliveryID, or EndpointID with Since (a date-time with its UTC offset): anything else is 400. An unknown delivery or endpoint, another customer’s, or one outside the key’s facilities, is 404; a replay that would queue deliveries of a disabled endpoint is 409 (enable it first: no dispatcher attempts its deliveries). The deliveries become Pending and due at once, and Replayed says how many.',
         body: DeliveryReplayRequestSchema,
         response: { 200: DeliveryReplayResultSchema, ...errorResponses(404, 409) },
       },

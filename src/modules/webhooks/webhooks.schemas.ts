@@ -23,14 +23,33 @@ const EventTypes = Nullable(
   }),
 );
 const Description = Nullable(Type.String({ maxLength: 500 }));
+/** The most facilities an endpoint names. */
+export const MAX_ENDPOINT_FACILITIES = 100;
+const FacilityIDs = Nullable(
+  Type.Array(Type.String({ minLength: 1, maxLength: 15 }), {
+    minItems: 1,
+    maxItems: MAX_ENDPOINT_FACILITIES,
+    uniqueItems: true,
+    description:
+      "The facilities whose events the endpoint takes, besides the customer's events of no facility (the item master's); null: every facility. Each must be a facility of the company (400 Not found facility) and, for a key limited to facilities, one of them (403).",
+  }),
+);
 
 export const EndpointCreateRequestSchema = Type.Object(
-  { CompanyID, CustomerID, Url, EventTypes: Type.Optional(EventTypes), Description: Type.Optional(Description) },
+  {
+    CompanyID,
+    CustomerID,
+    FacilityIDs: Type.Optional(FacilityIDs),
+    Url,
+    EventTypes: Type.Optional(EventTypes),
+    Description: Type.Optional(Description),
+  },
   {
     examples: [
       {
         CompanyID: 'DEMO',
         CustomerID: 'ACME',
+        FacilityIDs: ['LAX1'],
         Url: 'https://hooks.acme.example/wharf/orders',
         EventTypes: ['order.shipped', 'order.closed'],
         Description: 'Shipment notices for the order system',
@@ -57,6 +76,7 @@ export const EndpointUpdateRequestSchema = Type.Object(
     CompanyID,
     CustomerID,
     EndpointID,
+    FacilityIDs: Type.Optional(FacilityIDs),
     Url: Type.Optional(Url),
     EventTypes: Type.Optional(EventTypes),
     Description: Type.Optional(Description),
@@ -84,6 +104,12 @@ export type EndpointListRequest = Static<typeof EndpointListRequestSchema>;
 export const EndpointSchema = Type.Object({
   EndpointID: Type.String(),
   CustomerID: Nullable(Type.String({ description: 'null: every customer of the company.' })),
+  FacilityIDs: Nullable(
+    Type.Array(Type.String(), {
+      description:
+        "The facilities whose events it takes, in FacilityID order, besides the customer's events of no facility; null: every facility.",
+    }),
+  ),
   Url: Type.String(),
   EventTypes: Nullable(Type.Array(Type.String(), { description: 'null: all.' })),
   Description: Nullable(Type.String()),
@@ -107,10 +133,11 @@ export const EndpointWithSecretSchema = Type.Intersect([
   }),
 ]);
 
-/** A demo endpoint as the operations show it: disabled, so that the demo delivers nothing. */
+/** A demo endpoint as the operations show it: the demo customer key's, so limited to LAX1; disabled, so that the demo delivers nothing. */
 const demoEndpoint = (EndpointID: string) => ({
   EndpointID,
   CustomerID: 'ACME',
+  FacilityIDs: ['LAX1'],
   Url: 'https://hooks.acme.example/wharf',
   EventTypes: null,
   Description: 'Demo endpoint',
@@ -135,6 +162,7 @@ export const EndpointCreateResultSchema = Type.Object(EndpointWithSecretResultSc
       Endpoint: {
         EndpointID: 'ep_01KJZ57KD3Z0A1AVSRD74CK5CK',
         CustomerID: 'ACME',
+        FacilityIDs: ['LAX1'],
         Url: 'https://hooks.acme.example/wharf/orders',
         EventTypes: ['order.shipped', 'order.closed'],
         Description: 'Shipment notices for the order system',

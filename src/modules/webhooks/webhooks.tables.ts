@@ -28,6 +28,17 @@ export interface WebhookEndpointTable {
   key_id: number | null;
 }
 
+/**
+ * The facilities an endpoint is limited to, one row each; an endpoint without any takes the events
+ * of every facility.
+ */
+export interface WebhookEndpointFacilityTable {
+  company_id: string;
+  /** The endpoint's row (its `id`, not its `ep_` id). */
+  endpoint_id: number;
+  facility_id: string;
+}
+
 /** One event to one endpoint, until it is delivered or given up. */
 export interface WebhookDeliveryTable {
   company_id: string;
@@ -77,6 +88,7 @@ export interface WebhookFanoutTable {
 
 export interface WebhookTables {
   webhook_endpoints: WebhookEndpointTable;
+  webhook_endpoint_facilities: WebhookEndpointFacilityTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   webhook_fanout: WebhookFanoutTable;
