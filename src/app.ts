@@ -7,6 +7,7 @@ import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
 import { commandContexts, markReplays, type Settle } from './http/command-context.js';
 import { clientErrors } from './http/client-errors.js';
+import { limitConnections } from './http/connection-limit.js';
 import { trackAllowedMethods } from './http/allowed-methods.js';
 import { API_DESCRIPTION, API_SERVERS, API_TITLE, withoutInternalKeywords } from './http/api-document.js';
 import { withNamedComponents } from './http/document-components.js';
@@ -123,7 +124,8 @@ export async function buildApp({
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
-    // DESIGN §12: slow clients get 408 and lose their connection; maxRequestsPerSocket stays unset.
+    // DESIGN §12: slow clients get 408 and lose their connection, and so does a connection that
+    // sends nothing for HEADERS_TIMEOUT_MS; maxRequestsPerSocket stays unset.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: config.connectionsCheckingIntervalMs },
@@ -133,6 +135,7 @@ export async function buildApp({
       customOptions: { ...ajvOptions, formats: dateTimeFormats },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app, config.maxConnections);
   if (onRoute) app.addHook('onRoute', onRoute);
   const allowedMethods = trackAllowedMethods(app);
 
