@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifySchema, type FastifyServerOptions, type HTTPMethods } from 'fastify';
 import type { Config } from './config.js';
@@ -14,6 +13,7 @@ import { withNamedComponents } from './http/document-components.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { CONSOLE_DIR, registerConsole } from './http/console.js';
+import { registerDocsPage } from './http/docs-page.js';
 import { registerHealthChecks } from './http/health.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests, type LimitOf } from './http/rate-limit.js';
@@ -172,7 +172,7 @@ export async function buildApp({
     transformObject: (document) =>
       withNamedComponents(withoutInternalKeywords('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Wharf API' } });
+  await registerDocsPage(app, 'Wharf API');
   // The root of the server is its documentation.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
