@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifySchema, type FastifyServerOptions, type HTTPMethods } from 'fastify';
 import type { Config } from './config.js';
@@ -7,12 +6,14 @@ import type { Db } from './db/database.js';
 import { authenticate, createAuthorizer } from './http/auth.js';
 import { commandContexts, markReplays, type Settle } from './http/command-context.js';
 import { clientErrors } from './http/client-errors.js';
+import { limitConnections } from './http/connection-limit.js';
 import { trackAllowedMethods } from './http/allowed-methods.js';
 import { API_DESCRIPTION, API_SERVERS, API_TITLE, withoutInternalKeywords } from './http/api-document.js';
 import { withNamedComponents } from './http/document-components.js';
 import { createErrorHandler, logInternalError, problem, replyRouteNotFound, type RejectedBodyHandler } from './http/errors.js';
 import { dateTimeFormats } from './http/formats.js';
 import { CONSOLE_DIR, registerConsole } from './http/console.js';
+import { registerDocsPage } from './http/docs-page.js';
 import { registerHealthChecks } from './http/health.js';
 import { registerMetrics } from './http/metrics.js';
 import { limitRequests, type LimitOf } from './http/rate-limit.js';
@@ -123,7 +124,8 @@ export async function buildApp({
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
-    // DESIGN §12: slow clients get 408 and lose their connection; maxRequestsPerSocket stays unset.
+    // DESIGN §12: slow clients get 408 and lose their connection, and so does a connection that
+    // sends nothing for HEADERS_TIMEOUT_MS; maxRequestsPerSocket stays unset.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: config.connectionsCheckingIntervalMs },
@@ -133,6 +135,7 @@ export async function buildApp({
       customOptions: { ...ajvOptions, formats: dateTimeFormats },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app, config.maxConnections);
   if (onRoute) app.addHook('onRoute', onRoute);
   const allowedMethods = trackAllowedMethods(app);
 
@@ -169,7 +172,7 @@ export async function buildApp({
     transformObject: (document) =>
       withNamedComponents(withoutInternalKeywords('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Wharf API' } });
+  await registerDocsPage(app, 'Wharf API');
   // The root of the server is its documentation.
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs', 302));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

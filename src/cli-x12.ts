@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { adminContext, checkRequest, requireTenant } from './cli-company-admin.js';
 import { dbOption, printList, withDatabase, withExistingDatabase, type CliIo } from './cli-support.js';
 import { systemClock } from './lib/clock.js';
+import { invalid } from './lib/refusal.js';
 import { exportAdvices, requestInventoryAdvice } from './modules/x12/outbox.service.js';
 import * as partners from './modules/x12/partners.service.js';
 import { InventoryAdviceRequestSchema } from './modules/x12/x12.schemas.js';
@@ -12,13 +13,14 @@ export function addX12Commands(program: Command, io: CliIo): void {
   x12
     .command('export')
     .description('write every X12 advice waiting for a partner to a folder, one file each, and mark it taken')
-    .requiredOption('--dir <folder>', 'where to write the files (made when missing)')
+    .requiredOption('--dir <folder>', 'where to write the files, each a new owner-only file (the folder is made when missing)')
     .option('--company <CompanyID>', "only this company's advices")
     .addOption(dbOption())
     .action(async (options) => {
-      const files = await withDatabase(options, (db) => exportAdvices(db, systemClock, options.dir, options.company));
+      const { files, refused } = await withDatabase(options, (db) => exportAdvices(db, systemClock, options.dir, options.company));
       for (const file of files) io.out(file);
       io.out(`${files.length} advice${files.length === 1 ? '' : 's'} exported`);
+      if (refused.length > 0) throw invalid(...refused);
     });
   x12
     .command('846')

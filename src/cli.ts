@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -346,11 +346,10 @@ export function createCli(io: CliIo = processIo): Command {
 
   program
     .command('backup <file>')
-    .description('SQLite: copy the database to a new file while servers run; PostgreSQL: print the pg_dump command to use')
+    .description('SQLite: copy the database to a new, owner-only file while servers run; PostgreSQL: print the pg_dump command to use')
     .addOption(dbOption())
     .action(async (file: string, options) => {
       const config = await existingDatabaseConfig(options);
-      if (existsSync(file)) throw invalid(`${file} already exists; a backup is written to a new file`);
       const backup = await backupDatabase(config.databaseUrl, file);
       if ('command' in backup) {
         io.err('Wharf does not copy a PostgreSQL database itself; back it up with (the password from PGPASSWORD or ~/.pgpass):');

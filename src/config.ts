@@ -61,7 +61,8 @@ const settings = {
     schema: Type.Integer({
       minimum: 1,
       default: 10_000,
-      description: "How long a client may take to send a request's headers (408 and closed beyond); at most REQUEST_TIMEOUT_MS",
+      description:
+        "How long a client may take to send a request's headers (408 and closed beyond), counted from the request's first byte, or on a new connection from when it opens: a connection that sends nothing is closed after it; at most REQUEST_TIMEOUT_MS",
     }),
   },
   keepAliveTimeoutMs: {
@@ -78,6 +79,16 @@ const settings = {
       minimum: 1,
       default: 2_000,
       description: 'How often the server looks for requests past those timeouts (a late one is answered within this much more)',
+    }),
+  },
+  maxConnections: {
+    env: 'MAX_CONNECTIONS',
+    schema: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 10_000,
+      description:
+        'Most connections the server holds open at once; one more is closed as it arrives, without an answer (each takes a file descriptor: keep the limit of open files above it)',
     }),
   },
   sqliteSynchronous: {

@@ -1,17 +1,22 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectDatabase } from '../src/db/connect.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
 import { createTestDatabase, describeEachDialect } from './helpers/dialects.js';
 
 /**
  * `wharf backup <file>`: on SQLite an online copy that opens as the database, with everything
- * committed (the WAL's last commits included); on PostgreSQL the pg_dump command to run, whose dump
- * restores. Without pg_dump or pg_restore that restore is skipped with a message, except under CI,
- * where that fails.
+ * committed (the WAL's last commits included), in a new owner-only file; on PostgreSQL the pg_dump
+ * command to run, whose dump restores. Neither writes over anything at the name, nor through a
+ * symbolic link. Without pg_dump or pg_restore that restore is skipped with a message, except under
+ * CI, where that fails.
  */
+
+/** The permission bits of a file, as `ls` shows them in octal. */
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 const execFileAsync = promisify(execFile);
 const installed = async (program: string) =>
@@ -45,6 +50,31 @@ describeEachDialect('wharf backup', (dialect) => {
     expect(readFileSync(file, 'utf8')).toBe('precious');
   });
 
+  it('refuses a symbolic link at the name, even one that points nowhere, with exit 1, writing nothing through it', async () => {
+    const elsewhere = join(target.dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const dangling = join(target.dir, 'dangling.db');
+    symlinkSync(join(elsewhere, 'made-through-the-link.db'), dangling);
+    expect(await wharf('backup', dangling)).toEqual({
+      code: 1,
+      out: [],
+      err: [`error: ${dangling} already exists; a backup is written to a new file`],
+    });
+    const kept = join(elsewhere, 'kept.db');
+    writeFileSync(kept, 'kept');
+    const pointing = join(target.dir, 'pointing.db');
+    symlinkSync(kept, pointing);
+    expect(await wharf('backup', pointing)).toEqual({
+      code: 1,
+      out: [],
+      err: [`error: ${pointing} already exists; a backup is written to a new file`],
+    });
+    expect(readdirSync(elsewhere)).toEqual(['kept.db']);
+    expect(readFileSync(kept, 'utf8')).toBe('kept');
+    expect(readlinkSync(dangling)).toBe(join(elsewhere, 'made-through-the-link.db'));
+    expect(lstatSync(pointing).isSymbolicLink()).toBe(true);
+  });
+
   it.runIf(dialect === 'sqlite')('copies the database while it is open; the copy opens as the database and reads back', async () => {
     // A commit of a connection that stays open, so that it may still be in the WAL file.
     await target.db.insertInto('customers').values({ company_id: 'ACME', customer_id: 'CU2', name: 'CU2', created_at: 0 }).execute();
@@ -62,6 +92,33 @@ describeEachDialect('wharf backup', (dialect) => {
       code: 0,
       out: [expect.stringContaining('CU1'), expect.stringContaining('CU2')],
     });
+  });
+
+  it.runIf(dialect === 'sqlite')('writes the copy owner-only (0600) and leaves nothing else beside it', async () => {
+    const dir = join(target.dir, 'backups');
+    mkdirSync(dir);
+    const file = join(dir, 'owner-only.db');
+    expect((await wharf('backup', file)).code).toBe(0);
+    expect(modeOf(file)).toBe('600');
+    expect(readdirSync(dir)).toEqual(['owner-only.db']);
+    // A second backup to the same name is refused, and the first stays whole.
+    const size = statSync(file).size;
+    expect(await wharf('backup', file)).toMatchObject({
+      code: 1,
+      err: [`error: ${file} already exists; a backup is written to a new file`],
+    });
+    expect(statSync(file).size).toBe(size);
+    expect(readdirSync(dir)).toEqual(['owner-only.db']);
+  });
+
+  it.runIf(dialect === 'sqlite')('refuses a folder that does not exist, with exit 1', async () => {
+    const file = join(target.dir, 'no-such-folder', 'backup.db');
+    expect(await wharf('backup', file)).toEqual({
+      code: 1,
+      out: [],
+      err: [`error: ${join(target.dir, 'no-such-folder')} does not exist: a backup is written into a directory that does`],
+    });
+    expect(existsSync(join(target.dir, 'no-such-folder'))).toBe(false);
   });
 
   it.runIf(dialect === 'postgres')('prints the pg_dump command to use, without the password, and writes nothing', async () => {
@@ -103,6 +160,32 @@ describeEachDialect('wharf backup', (dialect) => {
         expect((await restored('key', 'list', '--json')).out).toEqual((await wharf('key', 'list', '--json')).out);
       } finally {
         await copy.destroy();
+      }
+    },
+  );
+});
+
+describeEachDialect('database files', (dialect) => {
+  it.runIf(dialect === 'sqlite')(
+    'a new SQLite database, its WAL and shared-memory files are owner-only (0600), in an owner-only folder',
+    async () => {
+      const target = await createCliTarget(dialect);
+      try {
+        const dir = join(target.dir, 'data');
+        const url = `sqlite:${join(dir, 'wharf.db')}`;
+        expect((await run(['company', 'add', 'ACME', '--db', url])).code).toBe(0);
+        // The -wal and -shm files exist while a connection is open.
+        const open = connectDatabase(url);
+        try {
+          expect((await open.selectFrom('companies').select('company_id').execute()).map((row) => row.company_id)).toEqual(['ACME']);
+          expect(readdirSync(dir).sort()).toEqual(['wharf.db', 'wharf.db-shm', 'wharf.db-wal']);
+          expect(readdirSync(dir).map((name) => [name, modeOf(join(dir, name))])).toEqual(readdirSync(dir).map((name) => [name, '600']));
+        } finally {
+          await open.destroy();
+        }
+        expect(modeOf(dir)).toBe('700');
+      } finally {
+        await target.destroy();
       }
     },
   );

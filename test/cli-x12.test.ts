@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
@@ -144,5 +144,83 @@ describeEachDialect('wharf x12 partner', (dialect) => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('export files', () => {
+    const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-x12-files-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const queue846 = async () => {
+      const queued = await wharf('x12', '846', '--company', 'SAFE', '--customer', 'CU', '--facility', 'F1');
+      expect(queued.code, queued.err.join('\n')).toBe(0);
+    };
+    /** The file names of SAFE's advices to partners X/1 and X_1 with this ISA13. */
+    const namesOf = (isa13: string) => [`SAFE-ZZ-X%2F1-${isa13}-846.x12`, `SAFE-ZZ-X%5F1-${isa13}-846.x12`];
+
+    beforeAll(async () => {
+      const clock = new TestClock();
+      await tenants.addCompany(target.db, clock, { companyId: 'SAFE' });
+      await tenants.addCustomer(target.db, clock, { companyId: 'SAFE', customerId: 'CU' });
+      await tenants.addFacility(target.db, clock, { companyId: 'SAFE', facilityId: 'F1', timeZone: 'America/Chicago' });
+      for (const id of ['X/1', 'X_1']) {
+        expect((await wharf('x12', 'partner', 'add', '--company', 'SAFE', '--customer', 'CU', '--id', id)).code).toBe(0);
+      }
+    });
+
+    it('gives partners X/1 and X_1 files of their own, new and owner-only (0600), in a folder it makes owner-only', async () => {
+      await queue846();
+      const folder = join(dir, 'made', 'by-export');
+      const exported = await wharf('x12', 'export', '--dir', folder, '--company', 'SAFE');
+      expect({ ...exported, out: [...exported.out].sort() }).toEqual({
+        code: 0,
+        out: ['2 advices exported', ...namesOf('000000001').map((name) => join(folder, name))].sort(),
+        err: [],
+      });
+      expect(readdirSync(folder).sort()).toEqual(namesOf('000000001').sort());
+      const [slash, underscore] = namesOf('000000001').map((name) => readFileSync(join(folder, name), 'utf8'));
+      expect(slash!.split('\n')[0]).toMatch(/\*ZZ\*X\/1 {12}\*/);
+      expect(underscore!.split('\n')[0]).toMatch(/\*ZZ\*X_1 {12}\*/);
+      expect(namesOf('000000001').map((name) => modeOf(join(folder, name)))).toEqual(['600', '600']);
+      expect([modeOf(join(dir, 'made')), modeOf(folder)]).toEqual(['700', '700']);
+    });
+
+    it("writes neither over a file nor through a symbolic link at an advice's name: that advice waits, and exit 1 says why", async () => {
+      await queue846();
+      const folder = join(dir, 'planted');
+      const elsewhere = join(dir, 'elsewhere');
+      mkdirSync(folder);
+      mkdirSync(elsewhere);
+      const [slash, underscore] = namesOf('000000002').map((name) => join(folder, name));
+      symlinkSync(join(elsewhere, 'written-through-the-link'), slash!);
+      writeFileSync(underscore!, 'not an advice');
+
+      const refused = await wharf('x12', 'export', '--dir', folder, '--company', 'SAFE');
+      expect({ ...refused, err: refused.err.map((line) => line.replace(/advice \d+ /, 'advice N ')) }).toEqual({
+        code: 1,
+        out: ['0 advices exported'],
+        err: [slash, underscore].map((file) => `error: ${file} already exists: outbox advice N was not written and waits`),
+      });
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(readFileSync(underscore!, 'utf8')).toBe('not an advice');
+
+      // A folder given as a symbolic link is refused before anything is written.
+      const linkedFolder = join(dir, 'linked');
+      symlinkSync(elsewhere, linkedFolder);
+      expect(await wharf('x12', 'export', '--dir', linkedFolder, '--company', 'SAFE')).toEqual({
+        code: 1,
+        out: [],
+        err: [`error: ${linkedFolder} is a symbolic link: give the folder itself`],
+      });
+      expect(readdirSync(elsewhere)).toEqual([]);
+
+      // Both still wait: a folder without those names takes them.
+      rmSync(slash!);
+      rmSync(underscore!);
+      const exported = await wharf('x12', 'export', '--dir', folder, '--company', 'SAFE');
+      expect(exported.code, exported.err.join('\n')).toBe(0);
+      expect(exported.out).toContain('2 advices exported');
+      expect(readdirSync(folder).sort()).toEqual(namesOf('000000002').sort());
+      expect(existsSync(join(elsewhere, 'written-through-the-link'))).toBe(false);
+    });
   });
 });

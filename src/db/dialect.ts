@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import {
@@ -13,6 +14,7 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
 } from 'kysely';
+import { createOwnerOnlyFile, makeOwnerOnlyDirectory, publishNewFile, somethingAt } from '../lib/owner-only-files.js';
 import { boundOnce, compiledOnce } from './compiled-queries.js';
 import { WharfSqliteDialect } from './sqlite-driver.js';
 import { sendAhead, TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
@@ -79,24 +81,37 @@ export type Backup = { written: true } | { command: string };
 
 const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
+const backupExists = (file: string) => new Error(`${file} already exists; a backup is written to a new file`);
+
 /**
- * Backs the database up to `file`, a file that does not exist yet. SQLite: its online backup, a
- * consistent copy taken while servers keep writing (commits still in the WAL file included).
+ * Backs the database up to `file`, a file that does not exist yet: anything at that name (a file,
+ * a symbolic link, even one that points nowhere) is refused and left as it is. SQLite: its online
+ * backup, a consistent copy taken while servers keep writing (commits still in the WAL file
+ * included), written owner-only into a new file of a random name beside `file` and given the name
+ * `file` only once complete, without replacing anything that appeared there meanwhile.
  * PostgreSQL: Wharf copies nothing itself and answers the pg_dump command to run, its URL without
  * the password (pg_dump reads it from PGPASSWORD or ~/.pgpass).
  */
 export async function backupDatabase(url: string, file: string): Promise<Backup> {
+  if (somethingAt(file)) throw backupExists(file);
   if (dialectNameOf(url) === 'postgres') {
     return { command: `pg_dump --format=custom --file=${shellQuoted(file)} --dbname=${shellQuoted(databaseLocation(url))}` };
   }
   const path = url.slice('sqlite:'.length);
   if (path === ':memory:') throw new Error('an in-memory database has nothing to back up');
+  const target = resolve(file);
+  if (!somethingAt(dirname(target))) throw new Error(`${dirname(file)} does not exist: a backup is written into a directory that does`);
+  const partial = join(dirname(target), `.${basename(target)}.${randomBytes(8).toString('hex')}.partial`);
   const db = new SqliteDatabase(path, { fileMustExist: true });
   try {
+    if (!createOwnerOnlyFile(partial)) throw new Error(`${partial} already exists`);
     db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    await db.backup(file);
+    // SQLite writes into the empty file as it is, keeping its owner-only mode.
+    await db.backup(partial);
+    if (!publishNewFile(partial, target)) throw backupExists(file);
   } finally {
     db.close();
+    for (const leftover of [partial, `${partial}-journal`]) rmSync(leftover, { force: true });
   }
   return { written: true };
 }
@@ -113,7 +128,11 @@ function createSqliteDialect(path: string, options: DialectOptions): Dialect {
   const inMemory = path === ':memory:';
   return new WharfSqliteDialect({
     openWriter: () => {
-      if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+      if (!inMemory) {
+        // A new database is created owner-only, and SQLite gives its -wal and -shm files the same mode.
+        makeOwnerOnlyDirectory(dirname(path));
+        createOwnerOnlyFile(path);
+      }
       const db = new SqliteDatabase(path);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);

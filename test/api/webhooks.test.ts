@@ -549,6 +549,10 @@ describeEachDialect('webhooks without private addresses', (dialect) => {
       status: 400,
       body: problems('Url must reach a public address, not 169.254.169.254'),
     });
+    expect(await refused('https://[::127.0.0.1]/hooks')).toEqual({
+      status: 400,
+      body: problems('Url must reach a public address, not ::7f00:1'),
+    });
     const endpoint = (await expectOk(ctx().post(`${ENDPOINT}/create`, { ...body, Url: 'https://localhost:1/hooks' }, w.customer))).json()
       .Endpoint;
     await expectOk(ctx().post(paths.RECEIPT_IMPORT, receiptBody({ tenant: w.tenant }), w.customer));

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       keepAliveTimeoutMs: 72_000,
       connectionsCheckingIntervalMs: 2_000,
+      maxConnections: 10_000,
       sqliteSynchronous: 'FULL',
       postgresPreparedStatements: true,
       only: 'all',
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
         HEADERS_TIMEOUT_MS: '5000',
         KEEP_ALIVE_TIMEOUT_MS: '65000',
         CONNECTIONS_CHECKING_INTERVAL_MS: '1000',
+        MAX_CONNECTIONS: '2500',
         SQLITE_SYNCHRONOUS: 'NORMAL',
         PG_PREPARED_STATEMENTS: 'false',
         WHARF_ONLY: 'rate',
@@ -80,6 +82,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 5_000,
       keepAliveTimeoutMs: 65_000,
       connectionsCheckingIntervalMs: 1_000,
+      maxConnections: 2_500,
       sqliteSynchronous: 'NORMAL',
       postgresPreparedStatements: false,
       only: 'rate',
@@ -172,6 +175,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('bounds MAX_CONNECTIONS to 1 to 1,000,000 whole connections: no 0 that would mean no bound', () => {
+    expect(configError(() => loadConfig({}, { MAX_CONNECTIONS: '0' })).problems).toEqual([
+      'MAX_CONNECTIONS expected integer to be greater or equal to 1 (got 0)',
+    ]);
+    expect(configError(() => loadConfig({}, { MAX_CONNECTIONS: '1000001' })).message).toContain('MAX_CONNECTIONS');
+    expect(configError(() => loadConfig({}, { MAX_CONNECTIONS: 'many' })).message).toContain('MAX_CONNECTIONS');
+    expect(loadConfig({ maxConnections: '1' }, { MAX_CONNECTIONS: '50' }).maxConnections).toBe(1);
+  });
+
   it('never reads PORT=1e3 as port 1', () => {
     let port: number | undefined;
     try {
@@ -202,6 +214,7 @@ describe('loadConfig', () => {
       'HEADERS_TIMEOUT_MS',
       'KEEP_ALIVE_TIMEOUT_MS',
       'CONNECTIONS_CHECKING_INTERVAL_MS',
+      'MAX_CONNECTIONS',
       'SQLITE_SYNCHRONOUS',
       'PG_PREPARED_STATEMENTS',
       'WHARF_ONLY',

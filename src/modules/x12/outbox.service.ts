@@ -3,7 +3,6 @@
  * for its partners and acks what it took; it may ask for an 846; the operator exports what waits
  * to a folder (`wharf x12 export`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -11,7 +10,8 @@ import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import type { Clock } from '../../lib/clock.js';
-import { notFound } from '../../lib/refusal.js';
+import { makeOwnerOnlyDirectory, whatIsAt, writeNewFile } from '../../lib/owner-only-files.js';
+import { invalid, notFound } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
 import { queueInventoryAdvice } from './advice-queue.js';
 import * as repo from './outbox.repository.js';
@@ -92,22 +92,54 @@ export function requestInventoryAdvice(cx: CommandContext, request: InventoryAdv
   });
 }
 
-/** The name of an advice's file: company, partner, ISA13 and set, which sort in the order they were made per partner. */
-export const exportFileName = (row: repo.OutboxRow) =>
-  `${row.company_id}-${row.qualifier}-${row.partner_id}-${row.control_no}-${row.set_id}.x12`.replace(/[^A-Za-z0-9._-]/g, '_');
+/**
+ * One field of a file name: letters and digits as they are, every other byte of its UTF-8 as `%XX`
+ * (`-` and `%` included), so that no two values share a name (`X/1` is `X%2F1`, `X_1` is
+ * `X%5F1`) and the `-` between fields cannot come from a field.
+ */
+const nameField = (value: string) =>
+  value.replace(/[^A-Za-z0-9]/gu, (char) =>
+    [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 
 /**
- * Writes every waiting advice (of every company, or of one) to `dir`, one file each, and marks it
- * taken once written; answers the files. An advice that could not be written waits in the list.
+ * The name of an advice's file: company, partner, ISA13 and set, which sort in the order they were
+ * made per partner; each field encoded so that different advices never share a name.
  */
-export async function exportAdvices(db: Db, clock: Clock, dir: string, companyId?: string): Promise<string[]> {
-  mkdirSync(dir, { recursive: true });
-  const files: string[] = [];
+export const exportFileName = (row: repo.OutboxRow) =>
+  `${[row.company_id, row.qualifier, row.partner_id, row.control_no!, row.set_id].map(nameField).join('-')}.x12`;
+
+export interface ExportResult {
+  /** The files written, each advice marked taken. */
+  files: string[];
+  /** Why an advice was not written; it waits in the list. */
+  refused: string[];
+}
+
+/** The folder of an export, made owner-only when missing; a symbolic link or a file there is refused. */
+function prepareFolder(dir: string): void {
+  const found = whatIsAt(dir);
+  if (!found) return makeOwnerOnlyDirectory(dir);
+  if (found.isSymbolicLink()) throw invalid(`${dir} is a symbolic link: give the folder itself`);
+  if (!found.isDirectory()) throw invalid(`${dir} is not a folder`);
+}
+
+/**
+ * Writes every waiting advice (of every company, or of one) to `dir`, one new owner-only file
+ * each, and marks it taken once written. A file is never written over, nor through a symbolic
+ * link: an advice whose name is taken in `dir` is not written and waits in the list.
+ */
+export async function exportAdvices(db: Db, clock: Clock, dir: string, companyId?: string): Promise<ExportResult> {
+  prepareFolder(dir);
+  const result: ExportResult = { files: [], refused: [] };
   for (const row of await repo.findWaitingAdvices(db, companyId)) {
     const file = join(dir, exportFileName(row));
-    writeFileSync(file, row.interchange!);
+    if (!writeNewFile(file, row.interchange!)) {
+      result.refused.push(`${file} already exists: outbox advice ${row.id} was not written and waits`);
+      continue;
+    }
     await inTransaction(db, (trx) => repo.markTaken(trx, row.company_id, [Number(row.id)], clock.now()));
-    files.push(file);
+    result.files.push(file);
   }
-  return files;
+  return result;
 }
