@@ -115,7 +115,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   let webhooks: WebhookWorker;
   try {
     if (config.workerMetricsPort !== 0) {
-      metrics = await buildWorkerApp({ db, tally, logger: log });
+      metrics = await buildWorkerApp({ config, db, tally, logger: log });
       metricsAddress = await metrics.listen({ port: config.workerMetricsPort, host: config.host });
     }
     webhooks = startWebhookWorker(db, config, systemClock, log, tally);

@@ -1,5 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import { limitConnections } from './http/connection-limit.js';
 import { registerHealthChecks } from './http/health.js';
 import { registerMetrics } from './http/metrics.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
@@ -11,16 +13,27 @@ import type { WebhookTally } from './modules/webhooks/webhook-metrics.js';
  * running apart from the servers is watched as they are (DESIGN §12, §13). Nothing else: no API.
  */
 export async function buildWorkerApp({
+  config,
   db,
   tally,
   logger,
 }: {
+  config: Config;
   db: Db;
   tally: WebhookTally;
   logger: FastifyBaseLogger;
 }): Promise<FastifyInstance> {
   // A scrape every few seconds is not worth a log line; errors are still logged.
-  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), genReqId: requestIdOf });
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdOf,
+    // The same limits against idle and slow sockets as the API's server: this port is open too.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: config.connectionsCheckingIntervalMs },
+  });
+  limitConnections(app, config.maxConnections);
   echoRequestId(app);
   registerMetrics(app, db, () => tally.asMetricsJson(db));
   registerHealthChecks(app, db);

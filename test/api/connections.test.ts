@@ -1,7 +1,11 @@
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/module.js';
 import { VERSION } from '../../src/lib/version.js';
+import { WebhookTally } from '../../src/modules/webhooks/webhook-metrics.js';
+import { buildWorkerApp } from '../../src/worker-app.js';
 import { useTestApp } from '../helpers/app.js';
 import { problems } from '../helpers/factories.js';
 
@@ -150,5 +154,37 @@ describe('MAX_CONNECTIONS', () => {
     await serverHolds(ctx().app, (count) => count < 3);
     const next = await open(port, HEALTHZ);
     expect(statusLine(await answered(next))).toBe('HTTP/1.1 200 OK');
+  });
+});
+
+describe("the worker's metrics port", () => {
+  // `wharf worker --metrics-port` listens too: the same limits hold there.
+  const ctx = useTestApp('sqlite');
+  let worker: FastifyInstance;
+  let port: number;
+  beforeAll(async () => {
+    const config = {
+      ...loadConfig({ databaseUrl: ctx().database.url }, {}),
+      maxConnections: 2,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 300,
+      connectionsCheckingIntervalMs: 50,
+    };
+    worker = await buildWorkerApp({ config, db: ctx().database.db, tally: new WebhookTally(), logger: ctx().app.log });
+    port = await listen(worker as App);
+  });
+  afterAll(async () => {
+    await worker.close();
+  });
+
+  it('closes a connection that sends nothing and one beyond MAX_CONNECTIONS', async () => {
+    const idle = await open(port);
+    expect((await idle.closed).by).toBe('server');
+    const held = await Promise.all([0, 1].map(() => open(port, HEALTHZ)));
+    for (const probe of held) expect(statusLine(await answered(probe))).toBe('HTTP/1.1 200 OK');
+    await serverHolds(worker as App, (count) => count === 2);
+    const beyond = await open(port, HEALTHZ);
+    expect(await Promise.race([beyond.closed.then(() => 'closed'), answered(beyond).then(statusLine)])).toBe('closed');
+    expect(beyond.received()).toBe('');
   });
 });
