@@ -28,6 +28,7 @@ import * as documentsWithoutTenantLocks from './2026-11-29T0900-documents-withou
 import * as ledgerItemsBehind from './2026-11-29T1000-ledger-items-behind.js';
 import * as eventsByRowId from './2026-11-29T1100-events-by-row-id.js';
 import * as eventsFillfactor from './2026-11-30T0900-events-fillfactor.js';
+import * as apiKeySuccessor from './2026-12-01T1300-api-key-successor.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29T1000-ledger-items-behind': ledgerItemsBehind,
   '2026-11-29T1100-events-by-row-id': eventsByRowId,
   '2026-11-30T0900-events-fillfactor': eventsFillfactor,
+  '2026-12-01T1300-api-key-successor': apiKeySuccessor,
 };
