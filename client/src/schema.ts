@@ -967,7 +967,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a key: a new key of the same role and scope, shown this once; the old one works for the grace period
-         * @description A revoked or expired key is 409: its callers are already cut off.
+         * @description The new key keeps the old one’s role, scope, label, rate limit and expiry; the old one names it in ReplacedBy and works until the grace period ends (or its own expiry, when sooner). A revoked or expired key is 409: its callers are already cut off; so is a key already replaced, in its grace period: rotate its replacement instead.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -3680,6 +3680,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             }[];
         };
         CreateKeyRequest: {
@@ -3739,6 +3741,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
                 /** @description The key itself, shown this once: send it as `Authorization: APIKey <Key>`. */
                 Key: string;
             };
@@ -3783,6 +3787,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
                 /** @description The key itself, shown this once: send it as `Authorization: APIKey <Key>`. */
                 Key: string;
             };
@@ -3821,6 +3827,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             };
         };
         RevokeKeyResponse: {
@@ -3859,6 +3867,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             };
         };
         ListRateCardsResponse: {
@@ -18838,6 +18848,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 1,
                      *           "Role": "customer",
                      *           "Label": "demo customer"
@@ -18853,6 +18864,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 2,
                      *           "Role": "operator",
                      *           "Label": "demo operator"
@@ -18866,6 +18878,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 3,
                      *           "Role": "admin",
                      *           "Label": "demo admin"
@@ -18881,6 +18894,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 4,
                      *           "Role": "rater",
                      *           "Label": "demo rater"
@@ -19151,6 +19165,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": 600,
                      *         "ExpiresAt": "2030-01-01T00:00:00.000Z",
+                     *         "ReplacedBy": null,
                      *         "KeyID": 7,
                      *         "Role": "customer",
                      *         "Label": "ACME order import",
@@ -19416,6 +19431,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": null,
                      *         "ExpiresAt": null,
+                     *         "ReplacedBy": null,
                      *         "KeyID": 7,
                      *         "Role": "customer",
                      *         "Label": "demo spare: rotate me",
@@ -19432,6 +19448,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": null,
                      *         "ExpiresAt": "2026-03-10T16:20:31.457Z",
+                     *         "ReplacedBy": 7,
                      *         "KeyID": 5,
                      *         "Role": "customer",
                      *         "Label": "demo spare: rotate me"
@@ -19734,6 +19751,7 @@ export interface operations {
                      *         "RevokedWhen": "2026-03-09T16:20:31.457Z",
                      *         "RateLimit": null,
                      *         "ExpiresAt": null,
+                     *         "ReplacedBy": null,
                      *         "KeyID": 6,
                      *         "Role": "customer",
                      *         "Label": "demo spare: revoke me"
