@@ -182,13 +182,21 @@ export async function buildApp({
   registerHealthChecks(app, db);
 
   // Every request looks up its key and most a facility: what was found is trusted for a second
-  // (a key never past the instant it expires).
-  const lookupKey = rememberFound(
-    (key: string) => tenants.authenticateApiKey(db, clock, key),
-    clock,
-    TRUST_MS,
-    (found) => found.expiresAt,
-  );
+  // (a key never past the instant it expires). A key this process revokes or rotates is refused
+  // by it at once: the change starts a new memory of keys, so that not even a lookup that began
+  // before the change can leave the old answer behind (other processes: within the second).
+  const rememberKeys = () =>
+    rememberFound(
+      (key: string) => tenants.authenticateApiKey(db, clock, key),
+      clock,
+      TRUST_MS,
+      (found) => found.expiresAt,
+    );
+  let keysFound = rememberKeys();
+  const lookupKey = (key: string) => keysFound(key);
+  const forgetKeys = () => {
+    keysFound = rememberKeys();
+  };
   const findFacility = rememberFound(
     (companyId: string, facilityId: string) => tenants.findFacilityRef(db, companyId, facilityId),
     clock,
@@ -256,7 +264,7 @@ export async function buildApp({
         if (config.rateLimitEdi > 0) {
           limitRequests(adminScope, countEdi, ediLimitOf);
         }
-        adminRoutes(adminScope, deps);
+        adminRoutes(adminScope, deps, { forgetKeys });
       },
       { prefix: ADMIN_PREFIX },
     );

@@ -269,6 +269,7 @@ export function createCli(io: CliIo = processIo): Command {
           `last used ${k.lastUsedAt ?? 'never'}`,
           k.rateLimit === null ? '' : k.rateLimit === 0 ? 'no rate limit' : `${k.rateLimit} a minute`,
           k.revokedAt ? `REVOKED ${k.revokedAt}` : '',
+          k.replacedBy === null ? '' : `replaced by #${k.replacedBy}`,
           expiry(k.expiresAt),
         ];
       });
@@ -277,7 +278,7 @@ export function createCli(io: CliIo = processIo): Command {
   key
     .command('rotate')
     .description(
-      'replace a key: print a new key of the same role, scope and label (shown this once); the old one works for the grace period, then stops',
+      'replace a key: print a new key of the same role, scope, label, rate limit and expiry (shown this once); the old one works for the grace period, then stops',
     )
     .argument('<id>', 'the key id `key list` shows', parseKeyId)
     .option('--grace <hours>', 'how long the old key keeps working, in hours (0 to 8760)', '24')
@@ -288,7 +289,8 @@ export function createCli(io: CliIo = processIo): Command {
       const { key: newKey, view, replaced } = await withDatabase(options, (db) => tenants.rotateApiKey(db, systemClock, id, graceMs));
       if (options.json) return io.out(JSON.stringify({ key: newKey, ...view, replaces: replaced }, null, 2));
       io.out(newKey);
-      io.err(`key #${view.id} replaces key #${replaced.id}, which stops working at ${replaced.expiresAt}`);
+      const keeps = view.expiresAt === null ? '' : `; key #${view.id} expires at ${view.expiresAt}, as key #${replaced.id} was to`;
+      io.err(`key #${view.id} replaces key #${replaced.id}, which stops working at ${replaced.expiresAt}${keeps}`);
     });
 
   key

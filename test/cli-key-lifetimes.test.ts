@@ -166,7 +166,11 @@ describeEachDialect('keys that expire', (dialect) => {
       revokedAt: null,
       expiresAt: null,
     });
-    expect(before).toEqual({ ...old.view, expiresAt: new Date(Date.parse(fresh.createdAt) + 24 * HOUR).toISOString() });
+    expect(before).toEqual({
+      ...old.view,
+      expiresAt: new Date(Date.parse(fresh.createdAt) + 24 * HOUR).toISOString(),
+      replacedBy: fresh.id,
+    });
     expect(rotated.err).toEqual([`key #${fresh.id} replaces key #${old.view.id}, which stops working at ${before.expiresAt}`]);
 
     const end = Date.parse(before.expiresAt!);
@@ -191,7 +195,11 @@ describeEachDialect('keys that expire', (dialect) => {
     const { key, replaces, ...view } = JSON.parse(rotated.out.join('\n')) as ApiKeyView & { key: string; replaces: ApiKeyView };
     expect(key).toMatch(KEY_PATTERN);
     expect(view).toEqual({ ...old.view, id: view.id, createdAt: view.createdAt, expiresAt: null });
-    expect(replaces).toEqual({ ...old.view, expiresAt: new Date(Date.parse(view.createdAt) + HOUR / 2).toISOString() });
+    expect(replaces).toEqual({
+      ...old.view,
+      expiresAt: new Date(Date.parse(view.createdAt) + HOUR / 2).toISOString(),
+      replacedBy: view.id,
+    });
 
     const atOnce = await createKey();
     const cut = await wharf('key', 'rotate', String(atOnce.view.id), '--grace', '0');
@@ -204,6 +212,42 @@ describeEachDialect('keys that expire', (dialect) => {
     const kept = await wharf('key', 'rotate', String(expiring.view.id), '--json');
     expect(kept.code).toBe(0);
     expect((JSON.parse(kept.out.join('\n')) as { replaces: ApiKeyView }).replaces.expiresAt).toBe(soon);
+  });
+
+  it('key rotate keeps the expiry, rate limit, scope and label, and says so; a key already replaced is refused with exit 1', async () => {
+    const old = await createKey('--facility', facility, '--label', 'ERP sync', '--rate-limit', '100', '--expires', '2099-06-30T12:00:00Z');
+    const rotated = await wharf('key', 'rotate', String(old.view.id), '--grace', '2');
+    expect(rotated.code).toBe(0);
+    const { id: freshId } = await target.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('key_hash', '=', sha256Hex(rotated.out[0]!))
+      .executeTakeFirstOrThrow();
+    const fresh = (await listed(Number(freshId)))!;
+    const graceEnd = new Date(Date.parse(fresh.createdAt) + 2 * HOUR).toISOString();
+    expect(rotated.err).toEqual([
+      `key #${fresh.id} replaces key #${old.view.id}, which stops working at ${graceEnd}; key #${fresh.id} expires at 2099-06-30T12:00:00.000Z, as key #${old.view.id} was to`,
+    ]);
+    expect(fresh).toEqual({ ...old.view, id: fresh.id, createdAt: fresh.createdAt, expiresAt: '2099-06-30T12:00:00.000Z' });
+    expect(await listed(old.view.id)).toEqual({ ...old.view, expiresAt: graceEnd, replacedBy: fresh.id });
+    expect(await lineOf(old.view.id)).toBe(
+      `#${old.view.id}  customer  ${company}  customers=${customer} facilities=${facility}  "ERP sync"  created ${old.view.createdAt}  last used never  100 a minute  replaced by #${fresh.id}  expires ${graceEnd}`,
+    );
+
+    // In its grace period the old key is being replaced already: rotating it again would leave two new keys.
+    const keysBefore = await target.db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+    expect(await wharf('key', 'rotate', String(old.view.id))).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `error: API key ${old.view.id} was already replaced by key ${fresh.id} and works only until ${graceEnd}; rotate key ${fresh.id} instead`,
+      ],
+    });
+    expect(await target.db.selectFrom('api_keys').selectAll().orderBy('id').execute()).toEqual(keysBefore);
+    // Its replacement rotates, keeping the expiry again.
+    const next = await wharf('key', 'rotate', String(fresh.id), '--json');
+    expect(next.code).toBe(0);
+    expect(JSON.parse(next.out.join('\n'))).toMatchObject({ expiresAt: '2099-06-30T12:00:00.000Z', rateLimit: 100, label: 'ERP sync' });
   });
 
   it('key rotate refuses an unknown, revoked or expired key and a bad --grace with exit 1, changing nothing', async () => {

@@ -31,6 +31,7 @@ const VIEW_KEYS = [
   'revokedAt',
   'rateLimit',
   'expiresAt',
+  'replacedBy',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -225,6 +226,7 @@ describeEachDialect('wharf CLI', (dialect) => {
       revokedAt: null,
       rateLimit: null,
       expiresAt: null,
+      replacedBy: null,
     });
     expect(Date.parse(view.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(view.createdAt)).toBeLessThanOrEqual(Date.now() + 1000);

@@ -236,6 +236,42 @@ describeEachDialect('the operator console', (dialect) => {
       expect(await tenants.authenticateApiKey(ctx().database.db, ctx().clock, created!)).toBeUndefined();
     });
 
+    it('rotates a key: the new key keeps its expiry, and the old one names the key that replaced it', async () => {
+      const expiresAt = Date.parse('2030-06-30T12:00:00.000Z');
+      const { view } = await tenants.createApiKey(ctx().database.db, ctx().clock, {
+        role: 'operator',
+        companyId: 'DEMO',
+        customerIds: [],
+        facilityIds: ['LAX1'],
+        userIds: [],
+        label: 'dock scanners',
+        rateLimit: 120,
+        expiresAt,
+      });
+      const page = await signIn('admin', '/console/api-keys');
+      const rows = page.getByRole('row').filter({ hasText: 'dock scanners' });
+      await expect.poll(() => rows.count()).toBe(1);
+      expect(await rows.getByText('Active until 2030-06-30 12:00').count()).toBe(1);
+      await rows.getByRole('button', { name: 'Rotate', exact: true }).click();
+      const shown = page.getByLabel('New API key');
+      await shown.waitFor();
+      const created = (await tenants.authenticateApiKey(ctx().database.db, ctx().clock, (await shown.textContent())!))!;
+      expect(created).toMatchObject({ role: 'operator', facilityIds: ['LAX1'], rateLimit: 120, expiresAt });
+      expect(await page.getByRole('heading', { level: 2, name: /^Key \d+ replaces/ }).textContent()).toMatch(
+        new RegExp(
+          `^Key ${created.keyId} replaces KeyID ${view.id} \\(the old one works until [0-9-]+ [0-9:]+; it expires 2030-06-30 12:00, as the old one was to\\)$`,
+        ),
+      );
+      await expect.poll(() => rows.count()).toBe(2);
+      const replaced = rows.filter({ hasText: `Replaced by key ${created.keyId}, works until` });
+      await expect.poll(() => replaced.count()).toBe(1);
+      // Being replaced already, it is not rotated again; its replacement, active until the same day, is.
+      expect(await replaced.getByRole('button', { name: 'Rotate', exact: true }).count()).toBe(0);
+      const replacement = rows.filter({ hasText: 'Active until 2030-06-30 12:00' });
+      expect(await replacement.getByRole('button', { name: 'Rotate', exact: true }).count()).toBe(1);
+      await screenshot(page, 'api-keys-rotated');
+    });
+
     it('loads a rate card, shows the engine’s refusal of a bad one, and quotes with the breakdown', async () => {
       const page = await signIn('admin', '/console/rate-cards');
       await expect.poll(() => heading(page).textContent()).toBe('Rate cards');

@@ -967,7 +967,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a key: a new key of the same role and scope, shown this once; the old one works for the grace period
-         * @description A revoked or expired key is 409: its callers are already cut off.
+         * @description The new key keeps the old one’s role, scope, label, rate limit and expiry; the old one names it in ReplacedBy and works until the grace period ends (or its own expiry, when sooner). A revoked or expired key is 409: its callers are already cut off; so is a key already replaced, in its grace period: rotate its replacement instead.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -3690,6 +3690,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             }[];
         };
         CreateKeyRequest: {
@@ -3749,6 +3751,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
                 /** @description The key itself, shown this once: send it as `Authorization: APIKey <Key>`. */
                 Key: string;
             };
@@ -3793,6 +3797,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
                 /** @description The key itself, shown this once: send it as `Authorization: APIKey <Key>`. */
                 Key: string;
             };
@@ -3831,6 +3837,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             };
         };
         RevokeKeyResponse: {
@@ -3869,6 +3877,8 @@ export interface components {
                  * @description When it stops working; null: never.
                  */
                 ExpiresAt: string | null;
+                /** @description The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced. */
+                ReplacedBy: number | null;
             };
         };
         ListRateCardsResponse: {
@@ -18891,6 +18901,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 1,
                      *           "Role": "customer",
                      *           "Label": "demo customer"
@@ -18906,6 +18917,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 2,
                      *           "Role": "operator",
                      *           "Label": "demo operator"
@@ -18919,6 +18931,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 3,
                      *           "Role": "admin",
                      *           "Label": "demo admin"
@@ -18934,6 +18947,7 @@ export interface operations {
                      *           "RevokedWhen": null,
                      *           "RateLimit": null,
                      *           "ExpiresAt": null,
+                     *           "ReplacedBy": null,
                      *           "KeyID": 4,
                      *           "Role": "rater",
                      *           "Label": "demo rater"
@@ -19204,6 +19218,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": 600,
                      *         "ExpiresAt": "2030-01-01T00:00:00.000Z",
+                     *         "ReplacedBy": null,
                      *         "KeyID": 7,
                      *         "Role": "customer",
                      *         "Label": "ACME order import",
@@ -19469,6 +19484,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": null,
                      *         "ExpiresAt": null,
+                     *         "ReplacedBy": null,
                      *         "KeyID": 7,
                      *         "Role": "customer",
                      *         "Label": "demo spare: rotate me",
@@ -19485,6 +19501,7 @@ export interface operations {
                      *         "RevokedWhen": null,
                      *         "RateLimit": null,
                      *         "ExpiresAt": "2026-03-10T16:20:31.457Z",
+                     *         "ReplacedBy": 7,
                      *         "KeyID": 5,
                      *         "Role": "customer",
                      *         "Label": "demo spare: rotate me"
@@ -19787,6 +19804,7 @@ export interface operations {
                      *         "RevokedWhen": "2026-03-09T16:20:31.457Z",
                      *         "RateLimit": null,
                      *         "ExpiresAt": null,
+                     *         "ReplacedBy": null,
                      *         "KeyID": 6,
                      *         "Role": "customer",
                      *         "Label": "demo spare: revoke me"

@@ -144,3 +144,20 @@ export function Decimal(rule: DecimalRule, message: string, description?: string
     ...(description ? { description } : {}),
   });
 }
+
+/**
+ * What an object of an import refuses by name (docs/compatibility.md, "Names Wharf owns"): every
+ * name Wharf's own answers about the document use, but the object's own fields. Unknown keys are
+ * stored and shown back beside Wharf's fields, so a customer's `SVCPOID`, `ReceivedQty` or
+ * `CompanyID` would read as Wharf's. One `propertyNames` check: each key compared with a fixed list.
+ */
+export function refusingOwnedNames(properties: Record<string, unknown>, owned: readonly string[]) {
+  const refused = owned.filter((name) => !Object.hasOwn(properties, name));
+  return {
+    propertyNames: {
+      not: { enum: refused },
+      description: 'Names that Wharf’s own answers use are refused here (all but this object’s own fields).',
+      'x-message': "is not allowed here: Wharf's own answers use this name",
+    },
+  };
+}

@@ -10,6 +10,8 @@ export interface ValidationIssue {
   parentSchema?: { 'x-message'?: string; enum?: unknown[] };
   /** The value that failed (Ajv's `verbose`). */
   data?: unknown;
+  /** The key whose name failed, for the problems of a `propertyNames` schema. */
+  propertyName?: string;
 }
 
 /**
@@ -50,12 +52,17 @@ function describe(issue: ValidationIssue, context: string | undefined, explainFo
   const subject = path || (context === 'body' || !context ? 'Request body' : context);
   const custom = issue.parentSchema?.['x-message'];
   const p = issue.params;
+  // A key refused by its name (`propertyNames`): the problem is the key, named in the path.
+  if (issue.propertyName !== undefined) return `${fieldPath(issue.instancePath, issue.propertyName)} ${custom ?? 'is not an allowed name'}`;
   switch (issue.keyword) {
     case 'required':
       // A conditional requirement names its condition (`is required when SCACCode is empty`).
       return `${fieldPath(issue.instancePath, String(p.missingProperty))} ${custom ?? 'is required'}`;
     case 'if':
       // The failure of the `then`/`else` branch is reported by its own keyword.
+      return '';
+    case 'propertyNames':
+      // Reported by the failure inside it, which names the key.
       return '';
     case 'type': {
       const types = String(p.type).split(',');

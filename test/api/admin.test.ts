@@ -157,6 +157,7 @@ describeEachDialect('admin API', (dialect) => {
       RevokedWhen: null,
       RateLimit: 100,
       ExpiresAt: '2026-12-31T23:00:00.000Z',
+      ReplacedBy: null,
     });
     expect((await itemSearch(Key.Key)).statusCode).toBe(200);
 
@@ -347,6 +348,73 @@ describeEachDialect('admin API', (dialect) => {
       ),
     });
     expect((await call('GET', '/x12-partners', w.admin)).json().Partners).toHaveLength(2);
+  });
+
+  it('rotates a key into one of the same role, scope, label, rate limit and expiry; a key already being replaced is 409', async () => {
+    const [customerId, facilityId] = [w.tenant.customerIds[0]!, w.tenant.facilityIds[0]!];
+    const made = await call('POST', '/keys', w.admin, {
+      Role: 'customer',
+      Customers: [customerId],
+      Facilities: [facilityId],
+      Label: 'ERP',
+      RateLimit: 100,
+      ExpiresAt: '2027-01-01T00:00:00Z',
+    });
+    const { Key: old } = made.json() as { Key: Json & { KeyID: number; Key: string } };
+    const { Key: _oldSecret, ...oldView } = old;
+
+    const rotated = await call('POST', `/keys/${old.KeyID}/rotate`, w.admin, { GraceHours: 2 });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const { Key, Replaced } = rotated.json() as { Key: Json & { KeyID: number; Key: string }; Replaced: Json };
+    const graceEnd = new Date(Date.parse(NOW) + 2 * HOUR).toISOString();
+    expect(Key).toEqual({ ...oldView, KeyID: Key.KeyID, Key: Key.Key, ExpiresAt: '2027-01-01T00:00:00.000Z' });
+    expect(Key.KeyID).not.toBe(old.KeyID);
+    expect(Replaced).toEqual({ ...oldView, ExpiresAt: graceEnd, ReplacedBy: Key.KeyID });
+    const listed = ((await call('GET', '/keys', w.admin)).json() as { Keys: Json[] }).Keys;
+    expect(listed.filter((key) => key.KeyID === old.KeyID || key.KeyID === Key.KeyID)).toEqual([
+      Replaced,
+      { ...oldView, KeyID: Key.KeyID, ExpiresAt: '2027-01-01T00:00:00.000Z' },
+    ]);
+
+    // The replaced key, in its grace period, is not rotated again (its replacement is), and nothing changes.
+    const before = (await call('GET', '/keys', w.admin)).body;
+    expect(answer(await call('POST', `/keys/${old.KeyID}/rotate`, w.admin, { GraceHours: 48 }))).toEqual({
+      status: 409,
+      body: problems(
+        `API key ${old.KeyID} was already replaced by key ${Key.KeyID} and works only until ${graceEnd}; rotate key ${Key.KeyID} instead`,
+      ),
+    });
+    expect((await call('GET', '/keys', w.admin)).body).toBe(before);
+    expect((await itemSearch(old.Key)).statusCode).toBe(200);
+    const again = await call('POST', `/keys/${Key.KeyID}/rotate`, w.admin);
+    expect(again.statusCode, again.body).toBe(200);
+    expect((again.json() as { Key: Json }).Key).toMatchObject({ ExpiresAt: '2027-01-01T00:00:00.000Z', RateLimit: 100, Label: 'ERP' });
+  });
+
+  it('refuses a key it revoked, or rotated without grace, from the very next request on this server', async () => {
+    const make = async () =>
+      (
+        (await call('POST', '/keys', w.admin, { Role: 'customer', Customers: [w.tenant.customerIds[0]!] })).json() as {
+          Key: { KeyID: number; Key: string };
+        }
+      ).Key;
+    const revoked = await make();
+    // Found once, so that the server remembers it.
+    expect((await itemSearch(revoked.Key)).statusCode).toBe(200);
+    expect((await call('DELETE', `/keys/${revoked.KeyID}`, w.admin)).statusCode).toBe(200);
+    // The test clock has not moved: still within the second a server may trust a key it found.
+    const refused = await itemSearch(revoked.Key);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toEqual(problems('Unknown or revoked API key'));
+
+    const cut = await make();
+    expect((await itemSearch(cut.Key)).statusCode).toBe(200);
+    const rotated = await call('POST', `/keys/${cut.KeyID}/rotate`, w.admin, { GraceHours: 0 });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect((await itemSearch(cut.Key)).statusCode).toBe(401);
+    expect((await itemSearch((rotated.json() as { Key: { Key: string } }).Key.Key)).statusCode).toBe(200);
+    // Every other key keeps working.
+    expect((await itemSearch(w.customer)).statusCode).toBe(200);
   });
 
   it('records every change with the key that made it, never a key itself, newest first; a refused change records nothing', async () => {

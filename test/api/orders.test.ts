@@ -812,18 +812,31 @@ describeEachDialect('DN import, cancel, ACKs and allocation', (dialect) => {
     expect(own.json().Order).toMatchObject({ Status: 'Warning', Error: `${sku}: ordered 2, allocated 0, short 2` });
   });
 
-  it('keeps unknown keys with the order, but never lets them set the SVCPOID or the status', async () => {
+  it('keeps unknown keys with the order, and refuses a key named like a field Wharf sets (names Wharf owns)', async () => {
     const sku = uniqueId('SKU');
     await stock([{ ItemNumber: sku, UOM: 'EA', Qty: '10' }]);
+    const referenceNo = uniqueId('SO');
+    const refused = await importOrder(
+      referenceNo,
+      { SVCPOID: 'DN-999999999', Items: [line(sku, '1', { Status: 'Shipped' })] },
+      { SVCPOID: 'DN-9' },
+    );
+    const messages = ['SVCPOID', 'POContent.SVCPOID', 'POContent.Items[0].Status'].map(
+      (name) => `${name} is not allowed here: Wharf's own answers use this name`,
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual(problems(...messages));
+    expect((await acksOf({ ReferenceNo: referenceNo })).map((record) => record.ACK)).toEqual([
+      { code: `EDI-ERROR-${messages.join('; ')}`, error: messages.join('; ') },
+    ]);
+
     const response = await importOrder(
-      uniqueId('SO'),
-      { SVCPOID: 'DN-999999999', Kitting: 'Y', ActionCode: 'Imported', Items: [line(sku, '1', { Source: 'shop' })] },
-      { SVCPOID: 'DN-999999998', Source: 'EDI' },
+      referenceNo,
+      { Kitting: 'Y', ActionCode: 'Imported', Items: [line(sku, '1', { Source: 'shop' })] },
+      { Source: 'EDI' },
     );
     expect(response.statusCode, response.body).toBe(200);
     const order = response.json().Order as OrderAnswer;
-    expect(order.SVCPOID).toMatch(/^DN-\d+$/);
-    expect(['DN-999999999', 'DN-999999998']).not.toContain(order.SVCPOID);
     const stored = await getOrder(order.SVCPOID);
     expect(stored).toMatchObject({ SVCPOID: order.SVCPOID, Status: 'Imported', Kitting: 'Y' });
     expect(stored.Items[0]).toMatchObject({ ItemID: sku, Source: 'shop', AllocatedQty: '1' });

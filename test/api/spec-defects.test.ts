@@ -227,7 +227,7 @@ describeEachDialect('Spec defects', (dialect) => {
 
   // ---- 3. unknown root keys of an import -------------------------------------------------------
 
-  it('keeps unknown root keys of an RN import and shows them in the 3PL get, never over a server-owned field', async () => {
+  it('keeps unknown root keys of an RN import and shows them in the 3PL get; refuses the names Wharf owns', async () => {
     const poNo = uniqueId('PO');
     const content = {
       PONo: poNo,
@@ -240,12 +240,17 @@ describeEachDialect('Spec defects', (dialect) => {
       Source: 'ERP-7',
       Batch: { Id: 7, Lines: [1, 2] },
       Sender: 'edi-gateway',
-      // Named like server-owned fields: kept, but never shown over the service's values.
-      SVCPOID: 'RN-0',
-      Status: 'Closed',
-      CreatedWhen: '1999-01-01T00:00:00.000',
-      Items: [],
     };
+    // Named like fields Wharf's answers use: refused, at the root as anywhere (names Wharf owns).
+    const owned = await ctx().post(
+      RN_IMPORT,
+      { ...ids(), ...root, SVCPOID: 'RN-0', Status: 'Closed', CreatedWhen: '1999-01-01T00:00:00.000', Items: [], ASNContent: content },
+      world.customer,
+    );
+    expect(owned.statusCode).toBe(400);
+    expect(body(owned).map((problem: { error: string }) => problem.error)).toEqual(
+      ['SVCPOID', 'Status', 'CreatedWhen', 'Items'].map((name) => `${name} is not allowed here: Wharf's own answers use this name`),
+    );
     const svcpoid = await importReceipt({ ...ids(), ...root, ASNContent: content });
     const response = await getReceipt(svcpoid);
     expect(response.statusCode).toBe(200);
@@ -293,10 +298,17 @@ describeEachDialect('Spec defects', (dialect) => {
     );
   });
 
-  it('keeps unknown root keys of a DN import and shows them in the 3PL get, never over a server-owned field', async () => {
+  it('keeps unknown root keys of a DN import and shows them in the 3PL get; refuses the names Wharf owns', async () => {
     const sku = uniqueId('SKU');
     const referenceNo = uniqueId('SO');
-    const root = { Source: 'ERP-7', Channel: { Name: 'B2B', Priority: 2 }, SVCPOID: 'DN-0', Status: 'Shipped', UpdatedWhen: 'never' };
+    const root = { Source: 'ERP-7', Channel: { Name: 'B2B', Priority: 2 } };
+    // Named like fields Wharf's answers use: refused, at the root as anywhere (names Wharf owns).
+    const owned = { SVCPOID: 'DN-0', Status: 'Shipped', UpdatedWhen: 'never' };
+    const refused = await ctx().post(DN_IMPORT, orderBody(referenceNo, sku, {}, { ...root, ...owned }), world.customer);
+    expect(refused.statusCode).toBe(400);
+    expect(body(refused).map((problem: { error: string }) => problem.error)).toEqual(
+      Object.keys(owned).map((name) => `${name} is not allowed here: Wharf's own answers use this name`),
+    );
     const imported = await ctx().post(DN_IMPORT, orderBody(referenceNo, sku, { OrderType: 'Regular' }, root), world.customer);
     expect(imported.statusCode, imported.body).toBe(200);
     const svcpoid = body(imported).Order.SVCPOID;

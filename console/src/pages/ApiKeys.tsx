@@ -24,9 +24,11 @@ export function ApiKeysPage() {
   const rotate = async (key: ApiKey) => {
     await run(async () => {
       const { data } = await client.POST(`${KEYS}/{KeyID}/rotate`, { ...named(key), body: { GraceHours: 24 } });
+      const { Key: created, Replaced: replaced } = data as { Key: ApiKey & { Key: string }; Replaced: ApiKey };
+      const expiry = created.ExpiresAt ? `; it expires ${shortTime(created.ExpiresAt)}, as the old one was to` : '';
       setShown({
-        title: `New key for KeyID ${key.KeyID} (the old one works 24 more hours)`,
-        apiKey: (data as { Key: { Key: string } }).Key.Key,
+        title: `Key ${created.KeyID} replaces KeyID ${key.KeyID} (the old one works until ${shortTime(replaced.ExpiresAt!)}${expiry})`,
+        apiKey: created.Key,
       });
       await refresh();
     });
@@ -50,7 +52,7 @@ export function ApiKeysPage() {
             { header: 'Label', cell: (key) => key.Label },
             { header: 'Role', cell: (key) => key.Role },
             { header: 'Scope', cell: (key) => scopeOf(key) },
-            { header: 'Last used', cell: (key) => key.LastUsedWhen?.slice(0, 16).replace('T', ' ') ?? 'never' },
+            { header: 'Last used', cell: (key) => (key.LastUsedWhen ? shortTime(key.LastUsedWhen) : 'never') },
             {
               header: 'State',
               cell: (key) => <span className={`status status-${key.RevokedWhen ? 'stopped' : 'done'}`}>{stateOf(key)}</span>,
@@ -60,9 +62,12 @@ export function ApiKeysPage() {
               cell: (key) =>
                 key.RevokedWhen ? null : (
                   <span className="row-actions">
-                    <button type="button" onClick={() => void rotate(key)}>
-                      Rotate
-                    </button>
+                    {/* A key being replaced already is not rotated again: its replacement is. */}
+                    {key.ReplacedBy === null && (
+                      <button type="button" onClick={() => void rotate(key)}>
+                        Rotate
+                      </button>
+                    )}
                     {key.KeyID !== signedIn.KeyID && (
                       <button type="button" onClick={() => setRevoking(key)}>
                         Revoke
@@ -111,9 +116,13 @@ function scopeOf(key: ApiKey): string {
   return parts.filter(Boolean).join('; ') || 'the whole company';
 }
 
+/** An instant as the page shows it: its UTC date and minute. */
+const shortTime = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+
 function stateOf(key: ApiKey): string {
-  if (key.RevokedWhen) return `Revoked ${key.RevokedWhen.slice(0, 16).replace('T', ' ')}`;
-  if (key.ExpiresAt) return `Active until ${key.ExpiresAt.slice(0, 16).replace('T', ' ')}`;
+  if (key.RevokedWhen) return `Revoked ${shortTime(key.RevokedWhen)}`;
+  if (key.ReplacedBy !== null) return `Replaced by key ${key.ReplacedBy}, works until ${shortTime(key.ExpiresAt!)}`;
+  if (key.ExpiresAt) return `Active until ${shortTime(key.ExpiresAt)}`;
   return 'Active';
 }
 

@@ -30,6 +30,7 @@ import * as eventsByRowId from './2026-11-29T1100-events-by-row-id.js';
 import * as eventsFillfactor from './2026-11-30T0900-events-fillfactor.js';
 import * as webhookEndpointFacilities from './2026-12-01T1000-webhook-endpoint-facilities.js';
 import * as webhookClaimIndexes from './2026-12-01T1300-webhook-claim-indexes.js';
+import * as apiKeySuccessor from './2026-12-01T1400-api-key-successor.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30T0900-events-fillfactor': eventsFillfactor,
   '2026-12-01T1000-webhook-endpoint-facilities': webhookEndpointFacilities,
   '2026-12-01T1300-webhook-claim-indexes': webhookClaimIndexes,
+  '2026-12-01T1400-api-key-successor': apiKeySuccessor,
 };

@@ -45,8 +45,14 @@ async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (request.principal.role !== 'admin') throw forbidden(`An API key with role ${request.principal.role} may not call this operation`);
 }
 
+/** What the admin API tells its process when a key stops working or is replaced. */
+export interface KeyChanges {
+  /** Drops what the process remembers of keys, so that a key it revoked is refused from its next request on. */
+  forgetKeys(): void;
+}
+
 /** The routes of the admin API, in a scope that has authenticated the key (DESIGN §14). */
-export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 'clock' | 'cx'>): void {
+export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 'clock' | 'cx'>, { forgetKeys }: KeyChanges): void {
   app.addHook('preHandler', requireAdmin);
   const common = { security: apiKeySecurity };
   const created = (schema: object) => ({ 201: { ...schema, description: 'Created.' } });
@@ -188,7 +194,8 @@ export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 
         operationId: 'rotateKey',
         tags: ['Admin: API keys'],
         summary: 'Replace a key: a new key of the same role and scope, shown this once; the old one works for the grace period',
-        description: 'A revoked or expired key is 409: its callers are already cut off.',
+        description:
+          'The new key keeps the old one’s role, scope, label, rate limit and expiry; the old one names it in ReplacedBy and works until the grace period ends (or its own expiry, when sooner). A revoked or expired key is 409: its callers are already cut off; so is a key already replaced, in its grace period: rotate its replacement instead.',
         params: RotateKeyPathSchema,
         body: KeyRotationRequestSchema,
         response: { 200: KeyRotationResultSchema, ...errorResponses(404, 409) },
@@ -198,7 +205,12 @@ export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 
         request.body ??= {};
       },
     },
-    (request) => admin.rotateKey(cx(request), Number(request.params.KeyID), request.body),
+    async (request) => {
+      const rotated = await admin.rotateKey(cx(request), Number(request.params.KeyID), request.body);
+      // The old key may stop at once (GraceHours 0), before the second this process trusts a key ends.
+      forgetKeys();
+      return rotated;
+    },
   );
   app.delete(
     '/keys/:KeyID',
@@ -213,7 +225,11 @@ export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 
         response: { 200: KeyResultSchema, ...errorResponses(404) },
       },
     },
-    (request) => admin.revokeKey(cx(request), Number(request.params.KeyID)),
+    async (request) => {
+      const revoked = await admin.revokeKey(cx(request), Number(request.params.KeyID));
+      forgetKeys();
+      return revoked;
+    },
   );
 
   app.get(

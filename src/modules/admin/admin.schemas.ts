@@ -126,6 +126,9 @@ export const KeySchema = Type.Object(
     RevokedWhen: Nullable(Instant('When it was revoked; null: it is not.')),
     RateLimit: Nullable(Type.Integer({ description: "Its own limit of requests a minute; null: the routes' default; 0: none." })),
     ExpiresAt: Nullable(Instant('When it stops working; null: never.')),
+    ReplacedBy: Nullable(
+      Type.Integer({ description: 'The KeyID of the key that replaced it (rotateKey): it works until ExpiresAt. Null: not replaced.' }),
+    ),
   },
   { description: 'An API key: never the key itself, which is shown only when it is made.' },
 );
@@ -149,6 +152,7 @@ const demoKey = (key: Pick<Key, 'KeyID' | 'Role' | 'Label'> & Partial<Key>): Key
   RevokedWhen: null,
   RateLimit: null,
   ExpiresAt: null,
+  ReplacedBy: null,
   ...key,
 });
 /** The demo's spare customer keys: KeyID 5 for the rotateKey example, 6 for the revokeKey one. */
@@ -204,7 +208,7 @@ export const KeyRotationResultSchema = Type.Object(
           ...demoKey({ KeyID: 7, ...SPARE, Label: 'demo spare: rotate me', CreatedWhen: NOW }),
           Key: 'wk_M4hT8pZc2VnQ6rLy0KdW9sJb3FxA7gEu1iOtR5mYqCw',
         },
-        Replaced: demoKey({ KeyID: 5, ...SPARE, Label: 'demo spare: rotate me', ExpiresAt: '2026-03-10T16:20:31.457Z' }),
+        Replaced: demoKey({ KeyID: 5, ...SPARE, Label: 'demo spare: rotate me', ExpiresAt: '2026-03-10T16:20:31.457Z', ReplacedBy: 7 }),
       },
     ],
   },

@@ -106,6 +106,7 @@ const keyOf = (view: ApiKeyView): Key => ({
   RevokedWhen: view.revokedAt,
   RateLimit: view.rateLimit,
   ExpiresAt: view.expiresAt,
+  ReplacedBy: view.replacedBy,
 });
 
 export async function listCustomers(db: Db, principal: Principal): Promise<{ Customers: Customer[] }> {

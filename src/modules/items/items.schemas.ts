@@ -1,6 +1,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TopLevelPageNoSchema, PagingRequestSchema, PagingSchema } from '../../http/paging.js';
-import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, UpdatedWhenBound } from '../../http/schemas.js';
+import {
+  CompanyID,
+  CustomerID,
+  FacilityID,
+  Nullable,
+  OptionalText,
+  StringEnum,
+  UpdatedWhenBound,
+  refusingOwnedNames,
+} from '../../http/schemas.js';
 import { ITEM_FIELDS, ITEM_HEAD, ITEM_STATUSES, type ItemFieldKind } from './items.fields.js';
 
 export const MAX_ITEMS_PER_IMPORT = 1000;
@@ -27,16 +36,24 @@ export interface ItemInput {
   [key: string]: unknown;
 }
 
+/**
+ * The names Wharf owns in an item (docs/compatibility.md): the keys of the item records the search
+ * answers (every one an import field too), and those the import's answer and the item.* events
+ * use for an item. An item refuses the ones that are not its fields, so that an unknown key the
+ * import keeps and the search shows back (a `CompanyID` beside `companyId`) never passes for Wharf's.
+ */
+export const ITEM_OWNED_NAMES: readonly string[] = [...ITEM_HEAD, 'itemID', 'Status', 'CompanyID', 'CustomerID', 'ItemID', 'Sequence'];
+
+const itemInputProperties = {
+  ...itemProperties((kind, key) => Type.Optional(Nullable(key.startsWith('DynNumberPropertyValue') ? Type.Number() : inputKinds[kind]))),
+  itemID: Type.String({ minLength: 1, maxLength: 30, description: 'The SKU, unique per customer.' }),
+};
+
 export const ItemInputSchema = Type.Unsafe<ItemInput>(
-  Type.Object(
-    {
-      ...itemProperties((kind, key) =>
-        Type.Optional(Nullable(key.startsWith('DynNumberPropertyValue') ? Type.Number() : inputKinds[kind])),
-      ),
-      itemID: Type.String({ minLength: 1, maxLength: 30, description: 'The SKU, unique per customer.' }),
-    },
-    { description: 'An item record with the spec 2.12 keys; other keys are kept and echoed back.' },
-  ),
+  Type.Object(itemInputProperties, {
+    description: 'An item record with the spec 2.12 keys; other keys are kept and echoed back.',
+    ...refusingOwnedNames(itemInputProperties, ITEM_OWNED_NAMES),
+  }),
 );
 
 export const ItemImportRequestSchema = Type.Object(

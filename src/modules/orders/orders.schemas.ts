@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TProperties } from '@sinclair/typebox';
 import {
   CompanyID,
   CustomerID,
@@ -11,6 +11,7 @@ import {
   TextOrEmptyArray,
   Uom,
   dynamicTextProperties,
+  refusingOwnedNames,
 } from '../../http/schemas.js';
 
 /** The DN import (POContent, DESIGN §4) and the order cancel; lengths as their spec counterparts. */
@@ -18,6 +19,39 @@ import {
 export const MAX_LINES = 1000;
 export const FREIGHT_TERMS = ['CC', 'PP', 'TP'] as const;
 export const SHIP_METHODS = ['M', 'L', 'U', 'W', 'NA'] as const;
+
+/**
+ * The names Wharf owns in an order (docs/compatibility.md): every key that Wharf's own answers
+ * about an order use for the order or its lines. Each object of the DN import refuses them but its
+ * own fields (refusingOwnedNames), so that an unknown key the import keeps and the 3PL get shows
+ * back never passes for one of Wharf's. A key in an answer and in no list here fails a test; the
+ * DN header search's `Source` column is the one exception, since the spec's own example sends a
+ * `Source` of its own.
+ */
+export const ORDER_OWNED_NAMES: readonly string[] = [
+  // The 3PL get and list: the answer, the Order object, each line's progress.
+  ...['Order', 'Moves', 'Timeline', 'SVCPOID', 'CustomerID', 'FacilityID', 'ReferenceNo', 'PONo', 'Status', 'OrderType'],
+  ...['ShipToName', 'CarrierName', 'SCACCode', 'ShipNotBefore', 'ShipNoLater', 'CreatedWhen', 'UpdatedWhen', 'TitleID', 'Items'],
+  ...['LineNo', 'OrderedQty', 'AllocatedQty', 'ShippedQty'],
+  // The import's answer and its ACK records (success and failure forms).
+  ...['Error', 'ACK', 'CustomerId', 'code', 'error'],
+  // The DC records: the record, the DC object and its lines.
+  ...['DC', 'CompanyID', 'OrderNo', 'ShippedDate', 'BOLNo', 'LoadNo', 'TrackingNo', 'ProNo'],
+  ...['ItemNumber', 'LotNo', 'DifferenceQty', 'UOM', 'SerialNumber'],
+  // The DN header search's columns (spec 2.10), but Source.
+  ...['Facility', 'Customer', 'Order #', 'Order Type', 'Load #', 'PO #', 'Customer BOL', 'Shipping Account No'],
+  ...['Ship Not Before', 'Ship Not Later', 'Hold At Location', 'Hold At Carrier', 'Consolidation No', 'Ref.#'],
+  ...['Equipment Type', 'Appointment Time', 'Desired Schedule Date', 'Delivery Request Date', 'Shipped Time', 'Carrier'],
+  ...['SCAC Code', 'Delivery Service', 'Pro #', 'Freight Term', 'Retailer Name', 'Ship To Name', 'Ship To Address'],
+  ...['Sold To Name', 'Sold To Address', 'Freight Bill To Name', 'Label Notes', 'InvoiceNo', 'Order Created By'],
+  ...['Order Dynamic Property', 'Shipped Date', 'Created Date', 'Create Time', 'Update Time'],
+  // The events of an order (order.*) and of its refused imports (ack.failed).
+  ...['Sequence', 'ConfirmationNo', 'DocumentType'],
+];
+
+/** An object of the DN import: its fields, refusing the names Wharf owns but those. */
+const importObject = <P extends TProperties>(properties: P, options: ObjectOptions = {}) =>
+  Type.Object(properties, { ...options, ...refusingOwnedNames(properties, ORDER_OWNED_NAMES) });
 
 /** A DN ReferenceNo: 1–50 characters, or a whole number; compared as text, echoed as it came. */
 export const OrderReferenceNo = Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Integer({ minimum: 0 })], {
@@ -37,7 +71,7 @@ const RequiredText = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
 
 /** Ship-to is where the parcel goes: its name and address are required; sold-to and bill-to are not. */
-export const OrderAddressSchema = Type.Object({
+export const OrderAddressSchema = importObject({
   ShipToName: RequiredText(100),
   ShipToAddress1: RequiredText(200),
   ShipToAddress2: OptionalText(200),
@@ -65,7 +99,7 @@ export const OrderAddressSchema = Type.Object({
 });
 export type OrderAddress = Static<typeof OrderAddressSchema>;
 
-export const ShippingInfoSchema = Type.Object(
+export const ShippingInfoSchema = importObject(
   {
     FreightTerm: Type.Optional(Nullable(StringEnum(FREIGHT_TERMS, { description: 'CC collect, PP prepaid, TP third party.' }))),
     ShipMethod: Type.Optional(Nullable(StringEnum(SHIP_METHODS, { description: 'M, L, U, W or NA.' }))),
@@ -96,14 +130,14 @@ export const ShippingInfoSchema = Type.Object(
 );
 export type ShippingInfo = Static<typeof ShippingInfoSchema>;
 
-export const OrderNotesSchema = Type.Object({
+export const OrderNotesSchema = importObject({
   Note: OptionalText(1000),
   LabelNote: OptionalText(1000),
   PackingNote: OptionalText(1000),
   ShippingNote: OptionalText(1000),
 });
 
-export const OrderLineSchema = Type.Object({
+export const OrderLineSchema = importObject({
   LineNo: Type.Optional(
     Nullable(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'The customer’s line number; shipments may name it.' })),
   ),
@@ -128,7 +162,7 @@ const poContentConditions = {
   ],
 };
 
-export const PoContentSchema = Type.Object(
+export const PoContentSchema = importObject(
   {
     ReferenceNo: OrderReferenceNo,
     PONo: OptionalText(50, 'The customer’s purchase order number; need not be unique.'),
@@ -158,7 +192,7 @@ export const PoContentSchema = Type.Object(
 );
 export type PoContent = Static<typeof PoContentSchema>;
 
-export const OrderImportRequestSchema = Type.Object(
+export const OrderImportRequestSchema = importObject(
   {
     CompanyID,
     CustomerID,

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TProperties } from '@sinclair/typebox';
 import {
   CompanyID,
   CustomerID,
@@ -12,6 +12,7 @@ import {
   TextOrEmptyArray,
   Uom,
   dynamicTextProperties,
+  refusingOwnedNames,
 } from '../../http/schemas.js';
 
 /** The RN import (spec 2.3, 2.4) and the receipt cancel; field lengths are the spec's. */
@@ -26,11 +27,46 @@ export const RECEIPT_TYPES = [
 ] as const;
 export const MAX_LINES = 1000;
 
+const numbered = (prefix: string, from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(2, '0')}`);
+
+/**
+ * The names Wharf owns in a receipt (docs/compatibility.md): every key that Wharf's own answers
+ * about a receipt use for the receipt, its lines or its cartons. Each object of the RN import
+ * refuses them but its own fields (refusingOwnedNames), so that an unknown key the import keeps
+ * and the 3PL get shows back never passes for one of Wharf's. A key in an answer and in no list
+ * here fails a test.
+ */
+export const RECEIPT_OWNED_NAMES: readonly string[] = [
+  // The 3PL get and list: the answer, the Receipt object, each line's progress.
+  ...['Receipt', 'Moves', 'Timeline', 'SVCPOID', 'CustomerID', 'FacilityID', 'PONo', 'ReferenceNo', 'Status', 'ReceiptType'],
+  ...['SupplierID', 'CarrierName', 'SCACCode', 'BOLNo', 'ContainerNo', 'ScheduledDate', 'CreatedWhen', 'UpdatedWhen', 'TitleID'],
+  ...['Items', 'LineNo', 'ExpectedQty', 'ReceivedQty'],
+  // The import's answer and its ACK records (success and failure forms).
+  ...['Error', 'ACK', 'CustomerId', 'code', 'error'],
+  // The RC records: the record, the RC object, its lines and cartons.
+  ...['RC', 'SVCCompanyID', 'ReceivedDate', 'ContainerNumber', ...numbered('DynTxtPropertyValue', 1, 20), 'Cartons', 'Note'],
+  ...['PalletQty', 'RECEIPTSOURCECODE', 'ORGANIZATIONCODE', 'TOSUBINVENTORY'],
+  ...['POLineNo', 'ItemNumber', 'ItemShortDescription', 'ItemDescription', 'ReceivedQuantity', 'CustomerMaterial', 'Diverse'],
+  ...['ItemNote', 'SerialNumber', 'LotNo', 'UOM', 'ExpirationDate', 'SHIPMENTLINEID', 'SupplierName'],
+  ...numbered('dynTxtPropertyValue', 11, 20),
+  ...['CartonNo', 'PoundPerCarton', 'ItemLines', 'ItemID', 'QtyInCarton'],
+  // The receipt-level search's columns.
+  ...['Facility', 'Customer', 'Receipt #', 'PO #', 'Ref.#', 'Carrier', 'Container No', 'BOL', 'SCAC Code', 'Schedule Date'],
+  ...['Received Date', 'Create Time', 'Update Time'],
+  // The events of a receipt (receipt.*) and of its refused imports (ack.failed).
+  ...['CompanyID', 'Sequence', 'ConfirmationNo', 'DocumentType'],
+];
+
+/** An object of the RN import: its fields, refusing the names Wharf owns but those. */
+const importObject = <P extends TProperties>(properties: P, options: ObjectOptions = {}) =>
+  Type.Object(properties, { ...options, ...refusingOwnedNames(properties, RECEIPT_OWNED_NAMES) });
+
 const ReceivingPriority = Type.Union([Type.String({ pattern: '^(100|[1-9][0-9]?)$' }), Type.Integer({ minimum: 1, maximum: 100 })], {
   'x-message': 'must be a whole number from 1 to 100',
 });
 
-export const ReceiptLineSchema = Type.Object({
+export const ReceiptLineSchema = importObject({
   POLineNo: Type.Optional(
     Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()], {
       'x-message': 'must be a whole number',
@@ -59,7 +95,7 @@ export const ReceiptLineSchema = Type.Object({
 });
 export type ReceiptLine = Static<typeof ReceiptLineSchema>;
 
-const CartonLineSchema = Type.Object({
+const CartonLineSchema = importObject({
   ItemID: Type.String({ minLength: 1, maxLength: 50 }),
   LotNo: OptionalText(50),
   QtyInCarton: Quantity({ description: 'Each-quantity per carton.' }),
@@ -67,7 +103,7 @@ const CartonLineSchema = Type.Object({
   ...dynamicTextProperties(200),
 });
 
-const CartonSchema = Type.Object({
+const CartonSchema = importObject({
   CartonNo: OptionalText(50),
   PoundPerCarton: Type.Optional(Nullable(Type.Union([Type.String({ maxLength: 15 }), Type.Number({ minimum: 0 })]))),
   ItemLines: Type.Optional(Type.Array(CartonLineSchema, { maxItems: MAX_LINES })),
@@ -95,7 +131,7 @@ const asnConditions = {
   ],
 };
 
-export const AsnContentSchema = Type.Object(
+export const AsnContentSchema = importObject(
   {
     ReceiptType: Type.Optional(Nullable(StringEnum(RECEIPT_TYPES, { description: 'Default Regular Receipt.' }))),
     SupplierID: OptionalText(15),
@@ -129,7 +165,7 @@ export const AsnContentSchema = Type.Object(
 );
 export type AsnContent = Static<typeof AsnContentSchema>;
 
-export const ReceiptImportRequestSchema = Type.Object(
+export const ReceiptImportRequestSchema = importObject(
   {
     CompanyID,
     CustomerID,

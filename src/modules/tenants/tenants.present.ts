@@ -31,5 +31,6 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyView {
     revokedAt: isoOrNull(row.revoked_at),
     rateLimit: row.rate_limit,
     expiresAt: isoOrNull(row.expires_at),
+    replacedBy: row.replaced_by === null ? null : Number(row.replaced_by),
   };
 }

@@ -134,8 +134,13 @@ export async function lockApiKey(trx: Trx, id: number): Promise<ApiKeyRow | unde
   return forUpdate(trx, trx.selectFrom('api_keys').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
-export async function expireApiKey(trx: Trx, id: number, at: number): Promise<void> {
-  await trx.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute();
+/** Marks the key replaced by `replacedBy`: it works until `expiresAt`, the end of its grace period. */
+export async function replaceApiKey(
+  trx: Trx,
+  id: number,
+  { replacedBy, expiresAt }: { replacedBy: number; expiresAt: number },
+): Promise<void> {
+  await trx.updateTable('api_keys').set({ replaced_by: replacedBy, expires_at: expiresAt }).where('id', '=', id).execute();
 }
 
 export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyRow[]> {

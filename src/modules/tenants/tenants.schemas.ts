@@ -82,4 +82,6 @@ export interface ApiKeyView {
   rateLimit: number | null;
   /** When the key stops working; null: never. */
   expiresAt: string | null;
+  /** The id of the key that replaced it (`key rotate`); null: none. */
+  replacedBy: number | null;
 }

@@ -280,9 +280,11 @@ export async function listApiKeys(db: Db, companyId?: string): Promise<ApiKeyVie
 export const MAX_ROTATION_GRACE_MS = 365 * 24 * 60 * 60 * 1000;
 
 /**
- * Replaces a key: a new key of the same role, scope and label (that never expires), while the old
- * one keeps working for `graceMs` and then expires (or sooner, when it was to expire sooner). A
- * revoked or expired key is not rotated: its callers are already cut off.
+ * Replaces a key: a new key of the same role, scope, label, rate limit and expiry, while the old
+ * one keeps working for `graceMs` and then expires (or sooner, when it was to expire sooner), and
+ * names the key that replaced it. A revoked or expired key is not rotated: its callers are
+ * already cut off; nor is a key already replaced, in its grace period: its replacement is the key
+ * to rotate (two replacements of one key would leave two new keys working).
  */
 export async function rotateApiKey(
   db: Db,
@@ -302,8 +304,14 @@ export async function rotateApiKey(
     if (old.expires_at !== null && old.expires_at <= now) {
       throw conflict(`API key ${id} expired at ${new Date(old.expires_at).toISOString()}; it cannot be rotated`);
     }
+    if (old.replaced_by !== null) {
+      const successor = Number(old.replaced_by);
+      throw conflict(
+        `API key ${id} was already replaced by key ${successor} and works only until ${new Date(old.expires_at!).toISOString()}; rotate key ${successor} instead`,
+      );
+    }
     const key = newKey();
-    // Everything the old key was (role, company, scope, label), but its secret and its history.
+    // Everything the old key was (role, company, scope, label, rate limit, expiry), but its secret and its history.
     const { id: _oldId, ...kept } = old;
     const newId = await repo.insertApiKey(trx, {
       ...kept,
@@ -311,9 +319,9 @@ export async function rotateApiKey(
       created_at: now,
       last_used_at: null,
       revoked_at: null,
-      expires_at: null,
+      replaced_by: null,
     });
-    await repo.expireApiKey(trx, id, Math.min(old.expires_at ?? Infinity, now + graceMs));
+    await repo.replaceApiKey(trx, id, { replacedBy: newId, expiresAt: Math.min(old.expires_at ?? Infinity, now + graceMs) });
     const created = await repo.findApiKey(trx, newId);
     const replaced = await repo.findApiKey(trx, id);
     return { key, view: presentApiKey(created!), replaced: presentApiKey(replaced!) };

@@ -39,6 +39,8 @@ export interface ApiKeyTable {
   rate_limit: number | null;
   /** When the key stops working; null: never. */
   expires_at: number | null;
+  /** The key that replaced it (`key rotate`); null: none. A replaced key works until its expiry, the end of its grace period. */
+  replaced_by: number | null;
 }
 
 export interface TenantTables {
