@@ -34,6 +34,7 @@ import type { SetReader } from './set-reading.js';
 import { readShippingOrder, SHIPPING_ORDER_SET } from './shipping-order.js';
 import { readInterchange } from './x12-reader.js';
 import {
+  controlNumberAfter,
   ElementError,
   GroupError,
   type InterchangeHeader,
@@ -148,11 +149,11 @@ async function answerInterchange(
         functionalId: 'FA',
         senderCode: own.gsId,
         receiverCode: partner.gsId,
-        controlNumber: numbers.group + index,
+        controlNumber: controlNumberAfter(numbers.group, index),
         sets: [
           {
             id: '997',
-            controlNumber: numbers.set + index,
+            controlNumber: controlNumberAfter(numbers.set, index),
             segments: writableAcknowledgments(functionalAcknowledgment(group), format.delimiters),
           },
         ],
