@@ -8,6 +8,7 @@
  * codes nor segment positions; x12-parser (1.3.0) only splits segments, and cannot write or check
  * envelopes; node-x12-edi maps fields to JSON without envelope checks (docs/decisions.md).
  */
+import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import {
   DATA_CHARACTER,
@@ -215,7 +216,8 @@ interface SegmentText {
 /**
  * The segment starting at `cursor`, or undefined when only layout is left. Line breaks before a
  * segment (after the previous terminator) are layout and skipped, and so is a CR before a LF
- * terminator. One indexOf per segment: linear in the text.
+ * terminator. The reader, the count of an interchange and its digest all take segments from
+ * here, so they agree on what a segment is. One indexOf per segment: linear in the text.
  */
 function nextSegment(text: string, delimiters: X12Delimiters, cursor: number): SegmentText | undefined {
   while (cursor < text.length) {
@@ -230,6 +232,55 @@ function nextSegment(text: string, delimiters: X12Delimiters, cursor: number): S
     return { text: segment, terminated: terminatorAt !== -1, next: cursor };
   }
   return undefined;
+}
+
+/** How many segments (ISA and IEA counted) and transaction sets (ST segments) an interchange holds, up to a limit. */
+export interface InterchangeSize {
+  segments: number;
+  sets: number;
+}
+
+/**
+ * Counts the interchange's segments and sets without reading them, and stops as soon as either
+ * count passes its limit: what the bridge checks before it reads a set.
+ */
+export function measureInterchange(
+  text: string,
+  start: { delimiters: X12Delimiters; bodyStart: number },
+  limits: InterchangeSize,
+): InterchangeSize {
+  const { delimiters } = start;
+  const size: InterchangeSize = { segments: 1, sets: 0 };
+  for (let segment = nextSegment(text, delimiters, start.bodyStart); segment; segment = nextSegment(text, delimiters, segment.next)) {
+    size.segments++;
+    const { text: found } = segment;
+    if (found.startsWith('ST') && (found.length === 2 || found.charAt(2) === delimiters.element)) size.sets++;
+    if (size.segments > limits.segments || size.sets > limits.sets) break;
+  }
+  return size;
+}
+
+/** How many pieces of the interchange are hashed at once: enough to make few calls, few enough to keep no large array. */
+const HASHED_TOGETHER = 1024;
+
+/**
+ * The SHA-256 (hex) of the interchange without its layout: the ISA and every segment, each with its
+ * terminator, and nothing between them (no byte-order mark, no line break after a terminator, no
+ * CR before a LF terminator, a missing final line-break terminator restored). Two sends of one
+ * interchange that differ only in layout have the same digest.
+ */
+export function interchangeDigest(text: string, start: { delimiters: X12Delimiters; isaStart: number; bodyStart: number }): string {
+  const { delimiters } = start;
+  const hash = createHash('sha256').update(text.slice(start.isaStart, start.bodyStart));
+  let pieces: string[] = [];
+  for (let segment = nextSegment(text, delimiters, start.bodyStart); segment; segment = nextSegment(text, delimiters, segment.next)) {
+    pieces.push(segment.text, delimiters.segment);
+    if (pieces.length >= HASHED_TOGETHER) {
+      hash.update(pieces.join(''));
+      pieces = [];
+    }
+  }
+  return hash.update(pieces.join('')).digest('hex');
 }
 
 /**
