@@ -66,7 +66,7 @@ const findIssues = issueFinder(dateTimeFormats);
  * The most an interchange may hold: its sets each run a command, and its segments are read into
  * memory. Counted before any set is read; beyond either, the interchange is refused with a TA1.
  */
-export const INTERCHANGE_LIMITS: InterchangeSize = { sets: 10_000, segments: 1_000_000 };
+const INTERCHANGE_LIMITS: InterchangeSize = { sets: 10_000, segments: 1_000_000 };
 
 /**
  * Answers one interchange of a partner of the key's customers (403 for any other sender): its
