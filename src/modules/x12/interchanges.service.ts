@@ -32,8 +32,9 @@ import { ownParty, type OwnParty } from './partners.service.js';
 import { RECEIPT_ADVICE_SET, readReceiptAdvice } from './receipt-advice.js';
 import type { SetReader } from './set-reading.js';
 import { readShippingOrder, SHIPPING_ORDER_SET } from './shipping-order.js';
-import { readInterchange } from './x12-reader.js';
+import { type InterchangeSize, interchangeDigest, measureInterchange, readInterchange, readInterchangeStart } from './x12-reader.js';
 import {
+  controlNumberAfter,
   ElementError,
   GroupError,
   type InterchangeHeader,
@@ -62,17 +63,26 @@ const SET_OF_GROUP: Record<string, string> = { OW: SHIPPING_ORDER_SET, AR: RECEI
 const findIssues = issueFinder(dateTimeFormats);
 
 /**
+ * The most an interchange may hold: its sets each run a command, and its segments are read into
+ * memory. Counted before any set is read; beyond either, the interchange is refused with a TA1.
+ */
+const INTERCHANGE_LIMITS: InterchangeSize = { sets: 10_000, segments: 1_000_000 };
+
+/**
  * Answers one interchange of a partner of the key's customers (403 for any other sender): its
  * envelope checked (TA1 when it cannot be taken), each set run once as its command, and the 997
- * recorded with the interchange so that the same bytes again replay it.
+ * recorded with the interchange so that the same interchange again replays it.
+ *
+ * The order is the cost's: the ISA alone names the sender, who is authorized before anything
+ * after the ISA is read; the segments and sets are counted against their limits before one of
+ * them is read; and every check of what is read is linear in the interchange's length.
  */
 export async function receiveInterchange(cx: CommandContext, authorize: Authorize, text: string): Promise<InterchangeAnswer> {
   requireRole(cx.principal, ROLES_OF.customer);
-  const read = readInterchange(text);
-  const header = read.ok ? read.interchange.header : read.header;
-  if (!header) throw invalid(`The body is not an X12 interchange: ${read.ok ? '' : read.problems[0]!.message}`);
+  const start = readInterchangeStart(text);
+  if (!start.ok) throw invalid(`The body is not an X12 interchange: ${start.problem.message}`);
+  const { header, delimiters } = start;
   const partner = await partnerOf(cx, header);
-  const delimiters = (read.ok ? read.interchange.delimiters : read.delimiters)!;
   const own = await ownParty(cx.db, partner.companyId);
   const to = { partner, own, header, format: { delimiters, afterSegment: lineBreakAfterSegments(text, delimiters) } };
   const reject = async (code: InterchangeNoteCode): Promise<InterchangeAnswer> => ({
@@ -81,14 +91,20 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
     replayed: false,
   });
 
+  if (start.problems.length > 0) return reject(start.problems[0]!.code);
+  const size = measureInterchange(text, start, INTERCHANGE_LIMITS);
+  if (size.sets > INTERCHANGE_LIMITS.sets || size.segments > INTERCHANGE_LIMITS.segments) return reject(InterchangeNote.invalidContent);
+  const read = readInterchange(text);
   if (!read.ok) return reject(read.problems[0]!.code);
   if (header.receiverQualifier !== own.qualifier || header.receiverId !== own.id) return reject(InterchangeNote.invalidReceiverId);
   // A test or information interchange must not change the books: a partner tests against a company of its own.
   if (header.usage !== 'P') return reject(InterchangeNote.invalidUsageIndicator);
-  const requestHash = sha256Hex(text);
+  // The same interchange is the same segments: line breaks after terminators (layout) do not make another.
+  const requestHash = interchangeDigest(text, start);
   const earlier = await repo.findInterchange(cx.db, partner, header.controlNumber);
   if (earlier) {
-    return earlier.request_hash === requestHash
+    // A record kept by a version that hashed the bytes as sent is still replayed by the same bytes.
+    return earlier.request_hash === requestHash || earlier.request_hash === sha256Hex(text)
       ? { statusCode: 200, body: earlier.answer, replayed: true }
       : reject(InterchangeNote.duplicateControlNumber);
   }
@@ -148,11 +164,11 @@ async function answerInterchange(
         functionalId: 'FA',
         senderCode: own.gsId,
         receiverCode: partner.gsId,
-        controlNumber: numbers.group + index,
+        controlNumber: controlNumberAfter(numbers.group, index),
         sets: [
           {
             id: '997',
-            controlNumber: numbers.set + index,
+            controlNumber: controlNumberAfter(numbers.set, index),
             segments: writableAcknowledgments(functionalAcknowledgment(group), format.delimiters),
           },
         ],

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.js';
+import { controlNumberAfter, LAST_CONTROL_NUMBER } from './x12-syntax.js';
 import type { X12IdentityTable, X12InterchangeTable, X12PartnerTable } from './x12.tables.js';
 
 export type PartnerRow = Selectable<X12PartnerTable>;
@@ -52,9 +53,15 @@ export async function findPartnersOfCustomers(db: Db, companyId: string, custome
     .execute();
 }
 
+/** A counter advanced by `taken` numbers, from 1 again after LAST_CONTROL_NUMBER: the last number taken. */
+const advanced = (column: 'last_interchange_no' | 'last_group_no' | 'last_set_no', taken: number) =>
+  sql<number>`(${sql.ref(column)} + ${taken - 1}) % ${LAST_CONTROL_NUMBER} + 1`;
+
 /**
  * Takes the next control numbers of what Wharf sends a partner: one ISA13, `groups` GS06 and
- * `sets` ST02, in one statement whose row lock orders concurrent takers. Answers the first of each.
+ * `sets` ST02, in one statement whose row lock orders concurrent takers. Each counter wraps from
+ * LAST_CONTROL_NUMBER to 1 (an ISA13 has nine digits), in the statement itself, so a counter
+ * never holds a number X12 cannot carry. Answers the first of each.
  */
 export async function takeControlNumbers(
   trx: Trx,
@@ -63,18 +70,18 @@ export async function takeControlNumbers(
 ): Promise<{ interchange: number; group: number; set: number }> {
   const row = await trx
     .updateTable('x12_partners')
-    .set((eb) => ({
-      last_interchange_no: eb('last_interchange_no', '+', 1),
-      last_group_no: eb('last_group_no', '+', counts.groups),
-      last_set_no: eb('last_set_no', '+', counts.sets),
-    }))
+    .set({
+      last_interchange_no: advanced('last_interchange_no', 1),
+      last_group_no: advanced('last_group_no', counts.groups),
+      last_set_no: advanced('last_set_no', counts.sets),
+    })
     .where((eb) => eb.and(partnerColumns(key)))
     .returning(['last_interchange_no', 'last_group_no', 'last_set_no'])
     .executeTakeFirstOrThrow();
   return {
     interchange: Number(row.last_interchange_no),
-    group: Number(row.last_group_no) - counts.groups + 1,
-    set: Number(row.last_set_no) - counts.sets + 1,
+    group: controlNumberAfter(Number(row.last_group_no), 1 - counts.groups),
+    set: controlNumberAfter(Number(row.last_set_no), 1 - counts.sets),
   };
 }
 

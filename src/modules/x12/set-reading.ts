@@ -42,27 +42,38 @@ export const KEPT_SEGMENTS_KEY = 'X12Segments';
 /** Which JSON field came from which element: fields are dotted paths as the refusal messages name them. */
 export class FieldSources {
   private readonly byPath = new Map<string, ElementSource>();
-  private longestFirst: [string, ElementSource][] | undefined;
+  private longestPath = 0;
 
   /** `fallbackPath`: the document's key, for a problem that names no field (a state conflict, a document not found). */
   constructor(private readonly fallbackPath: string) {}
 
   set(path: string, source: ElementSource): void {
     this.byPath.set(path, source);
-    this.longestFirst = undefined;
+    this.longestPath = Math.max(this.longestPath, path.length);
   }
 
   get(path: string): ElementSource | undefined {
     return this.byPath.get(path);
   }
 
-  /** The source of the field a message begins with (`POContent.Items[1].UOM must be …`), else the document key's. */
+  /**
+   * The source of the field a message begins with (`POContent.Items[1].UOM must be …`), else the
+   * document key's. The message's own prefixes that end where a path can end (before a space, a
+   * dot, a bracket or the end) are looked up, longest first: the cost of a message is its
+   * length, not the number of fields the set filled.
+   */
   sourceOf(message: string): ElementSource | undefined {
-    this.longestFirst ??= [...this.byPath].sort(([a], [b]) => b.length - a.length);
-    const found = this.longestFirst.find(([path]) => message.startsWith(path) && /^($|[ .[])/.test(message.slice(path.length)));
-    return found?.[1] ?? this.byPath.get(this.fallbackPath);
+    for (let end = Math.min(message.length, this.longestPath); end > 0; end--) {
+      if (end < message.length && !PATH_ENDS.has(message.charAt(end))) continue;
+      const found = this.byPath.get(message.slice(0, end));
+      if (found) return found;
+    }
+    return this.byPath.get(this.fallbackPath);
   }
 }
+
+/** What may follow a field's path in a message: its end, a space, or a deeper field. */
+const PATH_ENDS = new Set([' ', '.', '[']);
 
 /**
  * A set's body segments (ST and SE left out) and a cursor over them, with the sources of the

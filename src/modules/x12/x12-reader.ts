@@ -8,6 +8,7 @@
  * codes nor segment positions; x12-parser (1.3.0) only splits segments, and cannot write or check
  * envelopes; node-x12-edi maps fields to JSON without envelope checks (docs/decisions.md).
  */
+import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import {
   DATA_CHARACTER,
@@ -19,11 +20,13 @@ import {
   type InterchangeProblem,
   ISA_VERSION,
   isaField,
+  type PositionedSegment,
   SEGMENT_ID,
   SegmentError,
   SetError,
   STANDARDS_ID,
   type X12Delimiters,
+  type X12Element,
   type X12Group,
   type X12Interchange,
   type X12ReadResult,
@@ -151,30 +154,151 @@ interface RawSegment {
 }
 
 function splitSegment(text: string, delimiters: X12Delimiters): RawSegment {
-  const [id = '', ...raw] = text.split(delimiters.element);
-  return { id, raw };
+  const parts = text.split(delimiters.element);
+  return { id: parts[0] ?? '', raw: parts.slice(1) };
+}
+
+function componentsOf(raw: readonly string[], delimiters: X12Delimiters): X12Element[] {
+  return raw.map((value) => (value.includes(delimiters.component) ? value.split(delimiters.component) : value));
 }
 
 function toSegment({ id, raw }: RawSegment, delimiters: X12Delimiters): X12Segment {
-  const elements = raw.map((value) => (value.includes(delimiters.component) ? value.split(delimiters.component) : value));
-  return { id, elements };
+  return { id, elements: componentsOf(raw, delimiters) };
+}
+
+function toPositionedSegment({ id, raw }: RawSegment, delimiters: X12Delimiters, position: number): PositionedSegment {
+  return { id, elements: componentsOf(raw, delimiters), position };
+}
+
+/** The ISA of an interchange, read before anything after it: who sent it, in which delimiters. */
+export type InterchangeStart =
+  | {
+      ok: true;
+      header: InterchangeHeader;
+      delimiters: X12Delimiters;
+      /** What is wrong with the ISA's values (a date, a version…), first found first; the envelope cannot be taken when any. */
+      problems: InterchangeProblem[];
+      /** Where the ISA starts (after a byte-order mark or blank lines) and where the segment after it may start. */
+      isaStart: number;
+      bodyStart: number;
+    }
+  | { ok: false; problem: InterchangeProblem };
+
+/**
+ * Reads the ISA alone. The bridge learns the sender from it, and checks that the sender may post,
+ * before a single segment after the ISA is read.
+ */
+export function readInterchangeStart(text: string): InterchangeStart {
+  const isaStart = /^[\uFEFF\s]*/.exec(text)?.[0].length ?? 0;
+  const isa = readIsa(text, isaStart);
+  if (!isa.ok) return { ok: false, problem: isa.problem };
+  return {
+    ok: true,
+    header: isa.header,
+    delimiters: isa.delimiters,
+    problems: isaValueProblems(isa.header),
+    isaStart,
+    bodyStart: isa.end,
+  };
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+interface SegmentText {
+  /** The segment without its terminator and without the line breaks before it. */
+  text: string;
+  /** False for text after the last segment terminator (a line break as the terminator may be missing there). */
+  terminated: boolean;
+  /** Where the text after its terminator starts. */
+  next: number;
+}
+
+/**
+ * The segment starting at `cursor`, or undefined when only layout is left. Line breaks before a
+ * segment (after the previous terminator) are layout and skipped, and so is a CR before a LF
+ * terminator. The reader, the count of an interchange and its digest all take segments from
+ * here, so they agree on what a segment is. One indexOf per segment: linear in the text.
+ */
+function nextSegment(text: string, delimiters: X12Delimiters, cursor: number): SegmentText | undefined {
+  while (cursor < text.length) {
+    const terminatorAt = text.indexOf(delimiters.segment, cursor);
+    const end = terminatorAt === -1 ? text.length : terminatorAt;
+    let segment = text.slice(cursor, end).replace(/^[\r\n]+/, '');
+    if (delimiters.segment === '\n' && segment.endsWith('\r')) segment = segment.slice(0, -1);
+    cursor = end + 1;
+    // Nothing but line breaks between two terminators is layout. (What is left starts with another
+    // character, so it is never blank: no search from its end, which is quadratic on a run of line breaks.)
+    if (segment === '') continue;
+    return { text: segment, terminated: terminatorAt !== -1, next: cursor };
+  }
+  return undefined;
+}
+
+/** How many segments (ISA and IEA counted) and transaction sets (ST segments) an interchange holds, up to a limit. */
+export interface InterchangeSize {
+  segments: number;
+  sets: number;
+}
+
+/**
+ * Counts the interchange's segments and sets without reading them, and stops as soon as either
+ * count passes its limit: what the bridge checks before it reads a set.
+ */
+export function measureInterchange(
+  text: string,
+  start: { delimiters: X12Delimiters; bodyStart: number },
+  limits: InterchangeSize,
+): InterchangeSize {
+  const { delimiters } = start;
+  const size: InterchangeSize = { segments: 1, sets: 0 };
+  for (let segment = nextSegment(text, delimiters, start.bodyStart); segment; segment = nextSegment(text, delimiters, segment.next)) {
+    size.segments++;
+    const { text: found } = segment;
+    if (found.startsWith('ST') && (found.length === 2 || found.charAt(2) === delimiters.element)) size.sets++;
+    if (size.segments > limits.segments || size.sets > limits.sets) break;
+  }
+  return size;
+}
+
+/** How many pieces of the interchange are hashed at once: enough to make few calls, few enough to keep no large array. */
+const HASHED_TOGETHER = 1024;
+
+/**
+ * The SHA-256 (hex) of the interchange without its layout: the ISA and every segment, each with its
+ * terminator, and nothing between them (no byte-order mark, no line break after a terminator, no
+ * CR before a LF terminator, a missing final line-break terminator restored). Two sends of one
+ * interchange that differ only in layout have the same digest.
+ */
+export function interchangeDigest(text: string, start: { delimiters: X12Delimiters; isaStart: number; bodyStart: number }): string {
+  const { delimiters } = start;
+  const hash = createHash('sha256').update(text.slice(start.isaStart, start.bodyStart));
+  let pieces: string[] = [];
+  for (let segment = nextSegment(text, delimiters, start.bodyStart); segment; segment = nextSegment(text, delimiters, segment.next)) {
+    pieces.push(segment.text, delimiters.segment);
+    if (pieces.length >= HASHED_TOGETHER) {
+      hash.update(pieces.join(''));
+      pieces = [];
+    }
+  }
+  return hash.update(pieces.join('')).digest('hex');
 }
 
 /**
  * Reads one interchange. Never throws on input: whatever the text, the answer is a result. Line breaks
  * after segment terminators (and a byte-order mark or blank lines around the interchange) are
- * tolerated, as most partners' files have them.
+ * tolerated, as most partners' files have them. Every check is linear in the text's length.
  */
 export function readInterchange(text: string): X12ReadResult {
-  const start = /^[\uFEFF\s]*/.exec(text)?.[0].length ?? 0;
-  const isa = readIsa(text, start);
-  if (!isa.ok) return { ok: false, problems: [isa.problem] };
-  const { header, delimiters } = isa;
-  const problems = isaValueProblems(header);
+  const start = readInterchangeStart(text);
+  if (!start.ok) return { ok: false, problems: [start.problem] };
+  const { header, delimiters } = start;
+  const problems = [...start.problems];
 
   const acknowledgments: X12Segment[] = [];
   const groups: X12Group[] = [];
   let group: X12Group | undefined;
+  /** The ST02s of the open group: each set's is looked up, never compared with every other. */
+  const setNumbersOfGroup = new Set<string>();
   let set: X12TransactionSet | undefined;
   let trailer: X12Interchange['trailer'] | undefined;
   let ordinal = 1;
@@ -194,21 +318,14 @@ export function readInterchange(text: string): X12ReadResult {
   // After the first problem of structure the rest of the text cannot be placed, so reading stops there.
   let structureProblem: InterchangeProblem | undefined;
   // Scanned rather than split, so a hostile body costs no more than the segments read before it fails.
-  for (let cursor = isa.end; cursor < text.length; ) {
-    const terminatorAt = text.indexOf(delimiters.segment, cursor);
-    const end = terminatorAt === -1 ? text.length : terminatorAt;
-    let segmentText = text.slice(cursor, end).replace(/^[\r\n]+/, '');
-    cursor = end + 1;
-    if (delimiters.segment === '\n') segmentText = segmentText.replace(/\r$/, '');
-    // Line breaks between segments are layout; any other text is a segment, even one of blanks.
-    if (segmentText.replace(/[\r\n]+$/, '') === '') continue;
-    if (terminatorAt === -1 && !/[\r\n]/.test(delimiters.segment)) {
+  for (let found = nextSegment(text, delimiters, start.bodyStart); found; found = nextSegment(text, delimiters, found.next)) {
+    const segmentText = found.text;
+    if (!found.terminated && !LINE_BREAK.test(delimiters.segment)) {
       // X12 ends every segment, IEA too: text after the last terminator was cut from something longer
       // (a line break as the terminator is the one a text file may lose at its end).
-      structureProblem = {
-        code: InterchangeNote.prematureEnd,
-        message: `segment ${ordinal + 1} (${shown(segmentText.split(delimiters.element)[0] ?? '')}) has no segment terminator`,
-      };
+      const separatorAt = segmentText.indexOf(delimiters.element);
+      const id = separatorAt === -1 ? segmentText : segmentText.slice(0, separatorAt);
+      structureProblem = { code: InterchangeNote.prematureEnd, message: `segment ${ordinal + 1} (${shown(id)}) has no segment terminator` };
       break;
     }
     ordinal++;
@@ -258,6 +375,7 @@ export function readInterchange(text: string): X12ReadResult {
         problems: [],
       };
       groups.push(group);
+      setNumbersOfGroup.clear();
       if (!/^\d{1,9}$/.test(group.controlNumber)) {
         group.problems.push({ code: GroupError.controlNumberSyntax, message: `GS06 ${shown(group.controlNumber)} is not 1 to 9 digits` });
       }
@@ -299,7 +417,7 @@ export function readInterchange(text: string): X12ReadResult {
     if (raw.id === 'ST') {
       closeSet('the next ST');
       const opened: X12TransactionSet = { id: value(1), controlNumber: value(2), segments: [], problems: [] };
-      opened.segments.push({ ...toSegment(raw, delimiters), position: 1 });
+      opened.segments.push(toPositionedSegment(raw, delimiters, 1));
       if (!/^\d{3}$/.test(opened.id)) {
         opened.problems.push({ code: SetError.invalidSetId, message: `ST01 ${shown(opened.id)} is not a 3-digit set identifier` });
       }
@@ -308,13 +426,14 @@ export function readInterchange(text: string): X12ReadResult {
           code: SetError.invalidControlNumber,
           message: `ST02 ${shown(opened.controlNumber)} is not 4 to 9 characters`,
         });
-      } else if (group.sets.some((other) => other.controlNumber === opened.controlNumber)) {
+      } else if (setNumbersOfGroup.has(opened.controlNumber)) {
         opened.problems.push({
           code: SetError.controlNumberNotUnique,
           message: `ST02 ${opened.controlNumber} is used twice in group ${shown(group.controlNumber)}`,
         });
       }
       group.sets.push(opened);
+      setNumbersOfGroup.add(opened.controlNumber);
       set = opened;
       continue;
     }
@@ -323,7 +442,7 @@ export function readInterchange(text: string): X12ReadResult {
       break;
     }
     const position = set.segments.length + 1;
-    set.segments.push({ ...toSegment(raw, delimiters), position });
+    set.segments.push(toPositionedSegment(raw, delimiters, position));
     if (raw.id === 'SE') {
       set.trailer = { segmentCount: value(1), controlNumber: value(2) };
       if (asCount(set.trailer.segmentCount) !== position) {

@@ -224,6 +224,14 @@ export const SEGMENT_ID = /^[A-Z0-9]{2,3}$/;
 /** Letters, digits and space carry data, so none of them can separate it. */
 export const DATA_CHARACTER = /[A-Za-z0-9\s]/;
 
+/** The largest control number (ISA13, GS06, ST02) X12 lets Wharf write in nine digits; the one after it is 1. */
+export const LAST_CONTROL_NUMBER = 999_999_999;
+
+/** The control number `offset` places after `number` (before it when negative), 1 following LAST_CONTROL_NUMBER. */
+export function controlNumberAfter(number: number, offset: number): number {
+  return ((((number - 1 + offset) % LAST_CONTROL_NUMBER) + LAST_CONTROL_NUMBER) % LAST_CONTROL_NUMBER) + 1;
+}
+
 export const isaField = (index: number) => `ISA${String(index + 1).padStart(2, '0')}`;
 
 /**
