@@ -104,22 +104,24 @@ function describe(issue: ValidationIssue, context: string | undefined, explainFo
  */
 export function formatValidationErrors(issues: ValidationIssue[], context?: string, explainFormat?: FormatExplainer): string[] {
   const insideFailedUnion = failedUnionFinder(issues);
-  const shown = issues.filter((issue) => !insideFailedUnion(issue));
-  const tooLong = new Set(shown.filter((issue) => issue.keyword === 'maxLength').map((issue) => issue.instancePath));
+  const tooLong = new Set<string>();
+  for (const issue of issues) {
+    if (issue.keyword === 'maxLength' && !insideFailedUnion(issue)) tooLong.add(issue.instancePath);
+  }
   const messages = new Set<string>();
-  for (const issue of shown) {
-    if (issue.keyword !== 'maxLength' && tooLong.has(issue.instancePath)) continue;
+  for (const issue of issues) {
+    if (messages.size === MAX_PROBLEMS) break;
+    if (insideFailedUnion(issue) || (issue.keyword !== 'maxLength' && tooLong.has(issue.instancePath))) continue;
     const message = describe(issue, context, explainFormat);
     if (message) messages.add(message);
-    if (messages.size === MAX_PROBLEMS) break;
   }
   return [...messages];
 }
 
 /**
  * Whether an issue lies inside a union that failed: under the union's schema, at or below its
- * value. The failed unions are kept by the value they failed on, so an issue looks only at the
- * unions on its own path (one per level at most), however many unions failed in the body.
+ * value. Only an issue whose schema path passes through a union can be; it looks up the failed
+ * unions on its own value's path, however many unions failed in the body.
  */
 function failedUnionFinder(issues: ValidationIssue[]): (issue: ValidationIssue) => boolean {
   const unionsAt = new Map<string, ValidationIssue[]>();
@@ -131,6 +133,7 @@ function failedUnionFinder(issues: ValidationIssue[]): (issue: ValidationIssue) 
   }
   if (unionsAt.size === 0) return () => false;
   return (issue) => {
+    if (!issue.schemaPath.includes('/anyOf/') && !issue.schemaPath.includes('/oneOf/')) return false;
     // The issue's own path and each path above it: '/a/0/b', '/a/0', '/a', ''.
     let path = issue.instancePath;
     for (;;) {
