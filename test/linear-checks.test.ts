@@ -124,7 +124,7 @@ describe('linear checks of request text, sizes first', () => {
         return { route, url, fields };
       });
 
-  it('every date field takes at most MAX_DATE_TEXT characters, and every format refuses a longer text unread', () => {
+  it('every date field takes at most MAX_DATE_TEXT characters, and every date format refuses a longer text, even a valid date padded', () => {
     const dateFields = targets().flatMap(({ route, fields }) =>
       fields.filter(({ schema }) => schema.format in dateTimeFormats).map((field) => ({ route: `${route.method} ${route.url}`, ...field })),
     );
