@@ -6,6 +6,8 @@ export default defineConfig({
     // The tests that run `wharf` as a process share one build of src/.
     globalSetup: ['test/global-build.ts'],
     pool: 'forks',
+    // global.gc, for the tests that measure the heap after a full collection.
+    execArgv: ['--expose-gc'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file makes its own databases; two at a time suits the two-core machines.

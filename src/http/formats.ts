@@ -1,12 +1,13 @@
-import { parseFacilityLocal, parseOrderDate, parseScheduleDate, parseWithOffset, twelveHourProblem } from './time.js';
+import { MAX_DATE_TEXT, parseFacilityLocal, parseOrderDate, parseScheduleDate, parseWithOffset, twelveHourProblem } from './time.js';
 
 /**
  * The spec's date-time texts as JSON-schema formats, so that a bad date is reported with every
  * other problem of the body. Validity does not depend on the zone: any readable text reads in
  * every zone. A time that the facility's zone skips (a DST gap) is refused by the service that
- * knows the zone (time.ts, skippedTimeProblems). An empty text means "not given".
+ * knows the zone (time.ts, skippedTimeProblems). An empty text means "not given". A text longer
+ * than any date field takes is refused unread: each check is linear in a text that short.
  */
-const orEmpty = (check: (text: string) => boolean) => (text: string) => text === '' || check(text);
+const orEmpty = (check: (text: string) => boolean) => (text: string) => text === '' || (text.length <= MAX_DATE_TEXT && check(text));
 
 export const dateTimeFormats = {
   /** ScheduledDate, ETD: `M/d/yyyy h:mm:ss AM` (hour 1 to 12) or ISO 8601. */

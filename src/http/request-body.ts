@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { dropBlankOptionalFields } from '../lib/blank-fields.js';
+import { oversizedArrays } from '../lib/array-sizes.js';
 import { inspectJson, MAX_JSON_DEPTH } from '../lib/json-values.js';
 import { invalid } from '../lib/refusal.js';
 import type { ValidationIssue } from '../lib/validation-messages.js';
@@ -10,8 +11,9 @@ import { rejectedBodyError } from './errors.js';
  * The parser is Fastify's own (prototype poisoning refused), followed by one walk of the parsed
  * value: a body nested deeper than 64 levels is refused at once, like malformed JSON (nothing may
  * serialize it, so it gets no ACK); numbers and texts that cannot be kept as sent are refused
- * with the schema's problems, as a rejected body (an import still gets its failure ACK). On an
- * import, blank optional fields are absent before the schema sees them.
+ * with the schema's problems, as a rejected body (an import still gets its failure ACK). Arrays
+ * are held to their sizes before anything reads their elements; on an import, blank optional
+ * fields are absent before the schema sees them.
  */
 
 declare module 'fastify' {
@@ -44,16 +46,21 @@ export function readJsonBodies(app: FastifyInstance): void {
 }
 
 /**
- * Drops an import's blank optional fields, then refuses a body whose walk found problems, together
- * with everything its schema finds wrong (all problems at once).
+ * Settles a body before its schema's validator runs. Array sizes come first (lib/array-sizes): a
+ * body with an array over its `maxItems` is refused with those problems and any its walk found,
+ * the arrays' elements unread. Then an import's blank optional fields are dropped, and a body whose
+ * walk found problems is refused together with everything its schema finds wrong (all problems at
+ * once).
  */
 const settleBody: preValidationHookHandler = (request, _reply, done) => {
   const schema = request.routeOptions.schema?.body;
-  if (request.routeOptions.config.blankMeansAbsent && schema && request.body !== undefined) {
-    dropBlankOptionalFields(schema, request.body);
+  const problems = problemsOf.get(request) ?? [];
+  if (schema && request.body !== undefined) {
+    const oversized = oversizedArrays(schema, request.body);
+    if (oversized.length > 0) return done(rejectedBodyError([...oversized, ...problems]));
+    if (request.routeOptions.config.blankMeansAbsent) dropBlankOptionalFields(schema, request.body);
   }
-  const problems = problemsOf.get(request);
-  if (!problems) return done();
+  if (problems.length === 0) return done();
   const validate = request.getValidationFunction('body');
   const schemaIssues = validate && !validate(request.body) ? ((validate.errors ?? []) as ValidationIssue[]) : [];
   done(rejectedBodyError([...schemaIssues, ...problems]));

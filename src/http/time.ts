@@ -17,15 +17,32 @@ export function formatWithOffset(epochMs: number, zone: string): string {
   return DateTime.fromMillis(epochMs, { zone }).toISO({ suppressMilliseconds: false, includeOffset: true })!;
 }
 
-/** Readings kept per text: a date is read up to four times a request (its format, AM/PM, DST, value), and documents share dates. */
+/**
+ * The longest date-time text any field takes: every date field's `maxLength` is at most this (a
+ * test holds them to it). A longer text is no date: it is answered without being read, and never
+ * remembered.
+ */
+export const MAX_DATE_TEXT = 50;
+
+/** Readings kept per function: a date is read up to four times a request (its format, AM/PM, DST, value), and documents share dates. */
 const READINGS_KEPT = 1000;
+/** What one kept reading counts for: its key (two bytes a character) and a generous allowance for the reading. */
+const readingBytes = (key: string) => 2 * key.length + 1024;
+/** The largest reading kept: a date-time text beside a zone's name and a format's (each well under 50 characters). */
+const LARGEST_READING = readingBytes('x'.repeat(MAX_DATE_TEXT + 100));
 
 /**
  * `read`, remembering the answers for the last arguments: a reading never changes (Luxon's
- * DateTimes are immutable, and a zone's rules do not change while the process runs).
+ * DateTimes are immutable, and a zone's rules do not change while the process runs). The memory
+ * is bounded in bytes, and no entry larger than a date-time text's is kept.
  */
 function remembered<A extends (string | number)[], T>(read: (...args: A) => T): (...args: A) => T {
-  const readings = new LRUCache<string, { value: T }>({ max: READINGS_KEPT });
+  const readings = new LRUCache<string, { value: T }>({
+    max: READINGS_KEPT,
+    maxSize: READINGS_KEPT * LARGEST_READING,
+    maxEntrySize: LARGEST_READING,
+    sizeCalculation: (_reading, key) => readingBytes(key),
+  });
   return (...args) => {
     // No argument but the last holds a NUL (zones and formats are names, numbers have none).
     const key = args.join('\u0000');
@@ -33,6 +50,17 @@ function remembered<A extends (string | number)[], T>(read: (...args: A) => T): 
     if (!reading) readings.set(key, (reading = { value: read(...args) }));
     return reading.value;
   };
+}
+
+/**
+ * {@link remembered} for what a date-time text (the last argument) says: a text longer than any
+ * date field takes says nothing, and is neither read nor remembered.
+ */
+function rememberedOfText<A extends (string | number)[], T>(
+  read: (...args: [...A, string]) => T | undefined,
+): (...args: [...A, string]) => T | undefined {
+  const remember = remembered(read);
+  return (...args) => ((args[args.length - 1] as string).length > MAX_DATE_TEXT ? undefined : remember(...args));
 }
 
 /**
@@ -72,11 +100,14 @@ const US_FORMATS = [
  * `0:30 PM` as 12:30 PM, so the hour is checked as written (a 12-hour clock runs from 1 to 12).
  * Input is refused for it (http/formats.ts); reading stays lenient, for texts stored before.
  */
-export const twelveHourProblem = remembered((text: string): string | undefined => {
-  const written = /^(.+?)\s+([ap])m$/i.exec(text.trim());
-  if (!written) return undefined;
+export const twelveHourProblem = rememberedOfText((text: string): string | undefined => {
+  // The AM/PM that ends the text, after white space: one match at the end, no backtracking over the clock before it.
+  const trimmed = text.trim();
+  const written = /\s([ap])m$/i.exec(trimmed);
+  const clock = written ? trimmed.slice(0, written.index).trimEnd() : '';
+  if (!written || clock === '') return undefined;
+  const meridiem = written[1]!;
   // Read without its AM/PM, the hour is the one written: Luxon's `h` with `a` would already have moved it.
-  const [, clock, meridiem] = written as unknown as [string, string, string];
   for (const format of ['M/d/yyyy H:mm:ss', 'M/d/yyyy H:mm']) {
     const hour = (DateTime.fromFormatExplain(clock.replace(/\s+/g, ' '), format).matches as { H?: number } | undefined)?.H;
     if (hour !== undefined && (hour < 1 || hour > 12)) {
@@ -86,7 +117,7 @@ export const twelveHourProblem = remembered((text: string): string | undefined =
   return undefined;
 });
 
-const readFacilityLocal = remembered((text: string): Reading | undefined => {
+const readFacilityLocal = rememberedOfText((text: string): Reading | undefined => {
   if (OFFSET_SUFFIX.test(text)) {
     const instant = parseWithOffset(text);
     return instant === undefined ? undefined : { instant };
@@ -95,7 +126,7 @@ const readFacilityLocal = remembered((text: string): Reading | undefined => {
   return wallClock.isValid ? { wallClock, timeOfDay: text.includes('T') } : undefined;
 });
 
-const readScheduleDate = remembered((text: string): Reading | undefined => {
+const readScheduleDate = rememberedOfText((text: string): Reading | undefined => {
   const normal = text.trim().replace(/\s+/g, ' ');
   for (const { format, timeOfDay } of US_FORMATS) {
     const wallClock = DateTime.fromFormat(normal, format, { zone: 'utc' });
@@ -104,7 +135,7 @@ const readScheduleDate = remembered((text: string): Reading | undefined => {
   return readFacilityLocal(text.trim());
 });
 
-const readOrderDate = remembered((text: string): Reading | undefined => {
+const readOrderDate = rememberedOfText((text: string): Reading | undefined => {
   if (!/^\d{14}$/.test(text)) return readScheduleDate(text);
   const wallClock = DateTime.fromFormat(text, 'yyyyMMddHHmmss', { zone: 'utc' });
   return wallClock.isValid ? { wallClock, timeOfDay: true } : undefined;
@@ -131,7 +162,7 @@ export function parseFacilityLocal(text: string, zone: string): number | undefin
 
 /** An ISO date-time that must carry its UTC offset (UpdatedWhenFrom/To). Undefined when invalid. */
 export function parseWithOffset(text: string): number | undefined {
-  if (!OFFSET_SUFFIX.test(text)) return undefined;
+  if (text.length > MAX_DATE_TEXT || !OFFSET_SUFFIX.test(text)) return undefined;
   const parsed = DateTime.fromISO(text, { setZone: true });
   return parsed.isValid ? parsed.toMillis() : undefined;
 }
@@ -156,7 +187,7 @@ export function skippedTimeProblem(format: LocalTimeFormat, text: string, zone: 
 }
 
 /** skippedTimeProblem, once per (format, zone, text): Luxon's zone arithmetic is most of a DN import's date work. */
-const skippedTimeIn = remembered((format: LocalTimeFormat, zone: string, text: string): string | undefined => {
+const skippedTimeIn = rememberedOfText((format: LocalTimeFormat, zone: string, text: string): string | undefined => {
   const reading = READERS[format](text);
   if (reading === undefined || 'instant' in reading || !reading.timeOfDay) return undefined;
   const { wallClock } = reading;

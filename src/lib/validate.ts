@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { fitsDecimalRule, type DecimalRule } from './decimal.js';
+import { oversizedArrays } from './array-sizes.js';
 import { formatValidationErrors, type ValidationIssue } from './validation-messages.js';
 
 /**
@@ -29,8 +30,13 @@ export const ajvOptions = {
 
 const ajv = new Ajv(ajvOptions);
 
-/** One message per problem, naming the field; empty when the value is valid. */
+/**
+ * One message per problem, naming the field; empty when the value is valid. Array sizes first, as
+ * for a request body (lib/array-sizes): an array over its limit is refused unread.
+ */
 export function inputProblems(schema: TSchema, value: unknown): string[] {
+  const oversized = oversizedArrays(schema, value);
+  if (oversized.length > 0) return formatValidationErrors(oversized, 'input');
   const validate = ajv.getSchema(schemaKey(schema)) ?? compile(schema);
   return validate(value) ? [] : formatValidationErrors((validate.errors ?? []) as ValidationIssue[], 'input');
 }
@@ -51,12 +57,15 @@ function compile(schema: TSchema) {
 
 /**
  * A validator that knows `formats` too and answers Ajv's issues, not messages: for a caller that
- * places each problem itself (an X12 set names the segment and element at fault).
+ * places each problem itself (an X12 set names the segment and element at fault). Array sizes
+ * first, as for a request body.
  */
 export function issueFinder(formats: NonNullable<Options['formats']>): (schema: TSchema, value: unknown) => ValidationIssue[] {
   const withFormats = new Ajv({ ...ajvOptions, formats });
   const compiled = new WeakMap<TSchema, ValidateFunction>();
   return (schema, value) => {
+    const oversized = oversizedArrays(schema, value);
+    if (oversized.length > 0) return oversized;
     let validate = compiled.get(schema);
     if (!validate) compiled.set(schema, (validate = withFormats.compile(schema)));
     return validate(value) ? [] : ((validate.errors ?? []) as ValidationIssue[]);

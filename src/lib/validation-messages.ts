@@ -104,24 +104,51 @@ function describe(issue: ValidationIssue, context: string | undefined, explainFo
 }
 
 /**
- * One message per problem, in the order Ajv found them. Where a union (anyOf) fails, the failures
- * of its branches are folded into one message for the union's field.
+ * One message per problem, in the order Ajv found them, at most {@link MAX_PROBLEMS}: no message is
+ * built past them. Where a union (anyOf) fails, the failures of its branches are folded into one
+ * message for the union's field. A text over its `maxLength` is refused for its length alone: what
+ * else its checks found (its format, its pattern) is not explained.
  */
 export function formatValidationErrors(issues: ValidationIssue[], context?: string, explainFormat?: FormatExplainer): string[] {
-  const unionPaths = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
-  const insideFailedUnion = (issue: ValidationIssue) =>
-    unionPaths.some(
-      (u) =>
-        u !== issue &&
-        issue.schemaPath.startsWith(`${u.schemaPath}/`) &&
-        (issue.instancePath === u.instancePath || issue.instancePath.startsWith(`${u.instancePath}/`)),
-    );
-  const messages: string[] = [];
+  const insideFailedUnion = failedUnionFinder(issues);
+  const tooLong = new Set<string>();
   for (const issue of issues) {
-    if (insideFailedUnion(issue)) continue;
-    const message = describe(issue, context, explainFormat);
-    if (message && !messages.includes(message)) messages.push(message);
-    if (messages.length === MAX_PROBLEMS) break;
+    if (issue.keyword === 'maxLength' && !insideFailedUnion(issue)) tooLong.add(issue.instancePath);
   }
-  return messages;
+  const messages = new Set<string>();
+  for (const issue of issues) {
+    if (messages.size === MAX_PROBLEMS) break;
+    if (insideFailedUnion(issue) || (issue.keyword !== 'maxLength' && tooLong.has(issue.instancePath))) continue;
+    const message = describe(issue, context, explainFormat);
+    if (message) messages.add(message);
+  }
+  return [...messages];
+}
+
+/**
+ * Whether an issue lies inside a union that failed: under the union's schema, at or below its
+ * value. Only an issue whose schema path passes through a union can be; it looks up the failed
+ * unions on its own value's path, however many unions failed in the body.
+ */
+function failedUnionFinder(issues: ValidationIssue[]): (issue: ValidationIssue) => boolean {
+  const unionsAt = new Map<string, ValidationIssue[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf') continue;
+    const unions = unionsAt.get(issue.instancePath);
+    if (unions) unions.push(issue);
+    else unionsAt.set(issue.instancePath, [issue]);
+  }
+  if (unionsAt.size === 0) return () => false;
+  return (issue) => {
+    if (!issue.schemaPath.includes('/anyOf/') && !issue.schemaPath.includes('/oneOf/')) return false;
+    // The issue's own path and each path above it: '/a/0/b', '/a/0', '/a', ''.
+    let path = issue.instancePath;
+    for (;;) {
+      for (const union of unionsAt.get(path) ?? []) {
+        if (union !== issue && issue.schemaPath.startsWith(`${union.schemaPath}/`)) return true;
+      }
+      if (path === '') return false;
+      path = path.slice(0, path.lastIndexOf('/'));
+    }
+  };
 }

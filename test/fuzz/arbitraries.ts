@@ -69,6 +69,27 @@ function objectOf(schema: Schema, depth: number): fc.Arbitrary<Record<string, un
   >;
 }
 
+/** `prefix`, then `fill` repeated, then `suffix`: exactly `length` characters. */
+const padded = (prefix: string, fill: string, suffix: string, length: number) => {
+  const room = Math.max(0, length - prefix.length - suffix.length);
+  return prefix + fill.repeat(Math.ceil(room / fill.length)).slice(0, room) + suffix;
+};
+
+/**
+ * Long texts shaped to make a backtracking check take time quadratic in their length: runs of
+ * white space and digits that a regular expression with a quantifier over them, followed by
+ * something that fails at the end, reads again from every position. Each is a function of the
+ * length, so that a test can compare two lengths.
+ */
+export const ADVERSARIAL_TEXTS: Record<string, (length: number) => string> = {
+  'a run of spaces': (length) => ' '.repeat(length),
+  'a run of digits': (length) => '1'.repeat(length),
+  '"1", spaces, "x"': (length) => padded('1', ' ', 'x', length),
+  'a US date-time, spaces, no AM/PM': (length) => padded('3/5/2024 2:07:09', ' ', 'x', length),
+  'an ISO date, a long time, no offset': (length) => padded('2024-03-05T', '1:', 'x', length),
+  'a decimal of zeros that ends badly': (length) => padded('-', '0', '.0x', length),
+};
+
 /** The kinds of value no well-behaved client sends, each aimed at a parser, a validator or a database. */
 export const HOSTILE_KINDS: Record<string, fc.Arbitrary<unknown>> = {
   'deep nesting': fc.integer({ min: 65, max: 6000 }).map((depth) => `${DEEP}${depth}${DEEP}`),
@@ -81,6 +102,8 @@ export const HOSTILE_KINDS: Record<string, fc.Arbitrary<unknown>> = {
   injection: fc.constantFrom('__proto__', 'constructor', "'; drop table receipts; --", '%00', '${jndi}', '\u202e'),
   'binary text': fc.string({ unit: 'binary', maxLength: 80 }),
   'long text': fc.constantFrom('x'.repeat(10_000), 'y'.repeat(300), '😀'.repeat(200)),
+  // Each shape at 100,000 characters: a check that backtracks over them would stall the request for seconds.
+  'long adversarial text': fc.constantFrom(...Object.values(ADVERSARIAL_TEXTS).map((shape) => shape(100_000))),
   'wrong type': fc.constantFrom(true, false, null, [], {}, [[[]]], 0, 'text'),
   'any JSON': fc.jsonValue({ maxDepth: 3 }),
 };

@@ -120,6 +120,16 @@ describe('formatValidationErrors', () => {
     expect(messages(schema, { Paging: { PageNo: 1, 'Page Size': 2 } })).toEqual(['Paging.Page Size is not allowed']);
   });
 
+  it('refuses a text over its maxLength for its length alone, without explaining what else it fails', () => {
+    const Code = Type.String({ maxLength: 5, pattern: '^[A-Z]+$', 'x-message': 'must be upper-case letters' });
+    const schema = Type.Object({ code: Code, other: Code });
+    expect(messages(schema, { code: 'abcdefg', other: 'x' })).toEqual([
+      'code must be at most 5 characters',
+      'other must be upper-case letters',
+    ]);
+    expect(messages(schema, { code: 'abc', other: 'X' })).toEqual(['code must be upper-case letters']);
+  });
+
   it('reports each message once', () => {
     const issue: ValidationIssue = { instancePath: '/a', schemaPath: '#/properties/a/type', keyword: 'type', params: { type: 'string' } };
     expect(formatValidationErrors([issue, { ...issue }], 'body')).toEqual(['a must be a string']);
