@@ -1,34 +1,19 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../../src/app.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import * as partners from '../../src/modules/x12/partners.service.js';
 import { controlNumberAfter, LAST_CONTROL_NUMBER } from '../../src/modules/x12/x12-syntax.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { importItems } from '../helpers/factories.js';
+import { createKey, importItems } from '../helpers/factories.js';
+import { answerEnvelope, expectX12, interchange, postX12, type X12Parties } from '../helpers/x12.js';
 
 /**
  * The control numbers Wharf writes to a partner (ISA13, GS06, ST02 of its 997s, TA1s and advices)
  * have nine digits: after 999999999 the next is 1, on both databases, and never a 500.
  */
 
-type Group = [functionalId: string, groupNo: string, sets: [setId: string, body: string[]][]];
-
-/** An interchange from GLOBEXWRAP to the company DEMO, one segment a line. */
-function interchange(controlNo: string, groups: Group[]): string {
-  const lines = [`ISA*00*          *00*          *ZZ*GLOBEXWRAP     *ZZ*DEMO           *261127*1200*U*00401*${controlNo}*0*P*>~`];
-  for (const [functionalId, groupNo, sets] of groups) {
-    lines.push(`GS*${functionalId}*GLOBEXWRAP*DEMO*20261127*1200*${groupNo}*X*004010~`);
-    sets.forEach(([setId, body], index) => {
-      const setNo = String(index + 1).padStart(4, '0');
-      lines.push(`ST*${setId}*${setNo}~`, ...body.map((line) => `${line}~`), `SE*${body.length + 2}*${setNo}~`);
-    });
-    lines.push(`GE*${sets.length}*${groupNo}~`);
-  }
-  lines.push(`IEA*${groups.length}*${controlNo}~`);
-  return lines.join('\n');
-}
+/** GLOBEX's partner GLOBEXWRAP, sending to the company DEMO. */
+const GLOBEX: X12Parties = { sender: 'GLOBEXWRAP', receiver: 'DEMO' };
 
 const order940 = (referenceNo: string) => [
   `W05*N*${referenceNo}*PO-${referenceNo}`,
@@ -39,10 +24,6 @@ const order940 = (referenceNo: string) => [
   'LX*1',
   'W01*2*EA**VN*MUG-BLUE-12',
 ];
-
-/** Wharf's envelope of an answer, at the test clock's instant (2026-03-05 14:07 UTC). */
-const answerEnvelope = (controlNo: string) =>
-  `ISA*00*          *00*          *ZZ*DEMO           *ZZ*GLOBEXWRAP     *260305*1407*U*00401*${controlNo}*0*P*>~`;
 
 describe('control numbers', () => {
   it('wrap from 999999999 to 1, forwards and backwards', () => {
@@ -56,17 +37,7 @@ describe('control numbers', () => {
 describeEachDialect('X12 control numbers at the top of their range, in', (dialect) => {
   const ctx = useTestApp(dialect);
   const keys = { globex: '' };
-  const postX12 = (body: string, key = keys.globex) =>
-    ctx().app.inject({
-      method: 'POST',
-      url: `${EDI_PREFIX}/edi/x12`,
-      headers: { 'content-type': 'application/edi-x12', authorization: `APIKey ${key}` },
-      payload: body,
-    });
-  const expectX12 = (response: LightMyRequestResponse, status: number, lines: string[]) => {
-    expect(response.headers['content-type']).toBe('application/edi-x12');
-    expect({ status: response.statusCode, body: response.body.split('\n') }).toEqual({ status, body: lines });
-  };
+  const sendX12 = (body: string, key = keys.globex) => postX12(ctx().app, body, key);
 
   beforeAll(async () => {
     const { db } = ctx().database;
@@ -74,19 +45,9 @@ describeEachDialect('X12 control numbers at the top of their range, in', (dialec
     await tenants.addCompany(db, clock, { companyId: 'DEMO' });
     await tenants.addCustomer(db, clock, { companyId: 'DEMO', customerId: 'GLOBEX' });
     await tenants.addFacility(db, clock, { companyId: 'DEMO', facilityId: 'LAX1', timeZone: 'America/Los_Angeles' });
-    keys.globex = (
-      await tenants.createApiKey(db, clock, {
-        role: 'customer',
-        companyId: 'DEMO',
-        customerIds: ['GLOBEX'],
-        facilityIds: [],
-        userIds: [],
-        label: 'x12 customer',
-        rateLimit: null,
-      })
-    ).key;
-    await partners.addPartner(db, clock, { companyId: 'DEMO', customerId: 'GLOBEX', id: 'GLOBEXWRAP', qualifier: 'ZZ' });
     const tenant = { companyId: 'DEMO', customerIds: ['GLOBEX'], facilityIds: ['LAX1'] };
+    keys.globex = await createKey(db, clock, tenant, 'customer');
+    await partners.addPartner(db, clock, { companyId: 'DEMO', customerId: 'GLOBEX', id: 'GLOBEXWRAP', qualifier: 'ZZ' });
     await importItems(ctx(), { tenant, key: keys.globex, items: ['MUG-BLUE-12'] });
   });
 
@@ -101,14 +62,14 @@ describeEachDialect('X12 control numbers at the top of their range, in', (dialec
         .execute();
     await setCounters(999_999_998);
     // Two groups: their two 997s take GS06/ST02 999999999 and then 1 (E: GLOBEX has no stock to allocate).
-    const twoGroups = await postX12(
-      interchange('000000001', [
+    const twoGroups = await sendX12(
+      interchange(GLOBEX, '000000001', [
         ['OW', '1', [['940', order940('SO-WRAP-1')]]],
         ['OW', '2', [['940', order940('SO-WRAP-2')]]],
       ]),
     );
     expectX12(twoGroups, 200, [
-      answerEnvelope('999999999'),
+      answerEnvelope(GLOBEX, '999999999'),
       'GS*FA*DEMO*GLOBEXWRAP*20260305*1407*999999999*X*004010~',
       'ST*997*999999999~',
       'AK1*OW*1~',
@@ -128,17 +89,19 @@ describeEachDialect('X12 control numbers at the top of their range, in', (dialec
       'IEA*2*999999999~',
       '',
     ]);
-    const next = await postX12(interchange('000000002', [['OW', '3', [['940', order940('SO-WRAP-3')]]]]));
+    const next = await sendX12(interchange(GLOBEX, '000000002', [['OW', '3', [['940', order940('SO-WRAP-3')]]]]));
     expect([next.statusCode, ...next.body.split('\n').filter((line) => /^(ISA|GS|ST|IEA)\*/.test(line))]).toEqual([
       200,
-      answerEnvelope('000000001'),
+      answerEnvelope(GLOBEX, '000000001'),
       'GS*FA*DEMO*GLOBEXWRAP*20260305*1407*2*X*004010~',
       'ST*997*0002~',
       'IEA*1*000000001~',
     ]);
     // A TA1 takes an ISA13 too.
-    const refused = await postX12(interchange('000000003', [['OW', '4', [['940', order940('SO-WRAP-4')]]]]).replace('IEA*1*', 'IEA*2*'));
-    expect([refused.statusCode, refused.body.split('\n')[0]]).toEqual([400, answerEnvelope('000000002')]);
+    const refused = await sendX12(
+      interchange(GLOBEX, '000000003', [['OW', '4', [['940', order940('SO-WRAP-4')]]]]).replace('IEA*1*', 'IEA*2*'),
+    );
+    expect([refused.statusCode, refused.body.split('\n')[0]]).toEqual([400, answerEnvelope(GLOBEX, '000000002')]);
 
     // The outbox: an 846 at the top of the numbering, then the next one from 1.
     await setCounters(999_999_998);

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { EDI_PREFIX } from '../../src/app.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import * as partners from '../../src/modules/x12/partners.service.js';
 import { readInterchange } from '../../src/modules/x12/x12-reader.js';
 import { EXAMPLE_940 } from '../../src/modules/x12/x12.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { importItems, problems } from '../helpers/factories.js';
+import { createKey, importItems, problems } from '../helpers/factories.js';
 import { ORDER_ACK_SEARCH, THREEPL_ORDER } from '../helpers/paths.js';
+import { answerEnvelope, expectX12, interchange, postX12, type X12Group, type X12Parties } from '../helpers/x12.js';
 
 /**
  * POST /edi/x12 under hostile interchanges: the sender is authorized from the ISA before anything
@@ -24,46 +23,17 @@ vi.mock('../../src/modules/x12/x12-reader.js', async (importOriginal) => {
 });
 const readsOfSets = () => vi.mocked(readInterchange).mock.calls.length;
 
-type Group = [functionalId: string, groupNo: string, sets: [setId: string, body: string[]][]];
-
-/** An interchange from `sender` to the company DEMO, one segment a line. */
-function interchange(sender: string, controlNo: string, groups: Group[]): string {
-  const lines = [`ISA*00*          *00*          *ZZ*${sender.padEnd(15)}*ZZ*DEMO           *261127*1200*U*00401*${controlNo}*0*P*>~`];
-  for (const [functionalId, groupNo, sets] of groups) {
-    lines.push(`GS*${functionalId}*${sender}*DEMO*20261127*1200*${groupNo}*X*004010~`);
-    sets.forEach(([setId, body], index) => {
-      const setNo = String(index + 1).padStart(4, '0');
-      lines.push(`ST*${setId}*${setNo}~`);
-      for (const line of body) lines.push(`${line}~`);
-      lines.push(`SE*${body.length + 2}*${setNo}~`);
-    });
-    lines.push(`GE*${sets.length}*${groupNo}~`);
-  }
-  lines.push(`IEA*${groups.length}*${controlNo}~`);
-  return lines.join('\n');
-}
-
-/** Wharf's envelope of an answer to `partner`, at the test clock's instant (2026-03-05 14:07 UTC). */
-const answerEnvelope = (partner: string, controlNo: string) =>
-  `ISA*00*          *00*          *ZZ*DEMO           *ZZ*${partner.padEnd(15)}*260305*1407*U*00401*${controlNo}*0*P*>~`;
+/** ACME's partners, each sending to the company DEMO. */
+const from = (sender: string): X12Parties => ({ sender, receiver: 'DEMO' });
+const [ACMEEDI, ACMEAUTH, ACMESIZE] = [from('ACMEEDI'), from('ACMEAUTH'), from('ACMESIZE')];
 
 /** `count` sets of an invoice (810), in a group (IN) Wharf does not take: their 997 runs no command. */
-const invoices = (count: number): Group => ['IN', '1', Array.from({ length: count }, () => ['810', ['BIG*20261127*INV-1']])];
+const invoices = (count: number): X12Group => ['IN', '1', Array.from({ length: count }, () => ['810', ['BIG*20261127*INV-1']])];
 
 describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
   const ctx = useTestApp(dialect);
   const keys = { acme: '', globex: '', admin: '' };
-  const postX12 = (body: string, key = keys.acme) =>
-    ctx().app.inject({
-      method: 'POST',
-      url: `${EDI_PREFIX}/edi/x12`,
-      headers: { 'content-type': 'application/edi-x12', authorization: `APIKey ${key}` },
-      payload: body,
-    });
-  const expectX12 = (response: LightMyRequestResponse, status: number, lines: string[]) => {
-    expect(response.headers['content-type']).toBe('application/edi-x12');
-    expect({ status: response.statusCode, body: response.body.split('\n') }).toEqual({ status, body: lines });
-  };
+  const sendX12 = (body: string, key = keys.acme) => postX12(ctx().app, body, key);
   const orders = async (referenceNo: string) => {
     const listed = await ctx().post(`${THREEPL_ORDER}/list`, { CompanyID: 'DEMO', FacilityID: 'LAX1' }, keys.admin);
     return (listed.json().results.data as { ReferenceNo: string }[]).filter((order) => order.ReferenceNo === referenceNo);
@@ -75,25 +45,13 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
     await tenants.addCompany(db, clock, { companyId: 'DEMO' });
     for (const customerId of ['ACME', 'GLOBEX']) await tenants.addCustomer(db, clock, { companyId: 'DEMO', customerId });
     await tenants.addFacility(db, clock, { companyId: 'DEMO', facilityId: 'LAX1', timeZone: 'America/Los_Angeles' });
-    const key = async (role: 'customer' | 'admin', customerIds: string[]) =>
-      (
-        await tenants.createApiKey(db, clock, {
-          role,
-          companyId: 'DEMO',
-          customerIds,
-          facilityIds: [],
-          userIds: [],
-          label: `x12 ${role}`,
-          rateLimit: null,
-        })
-      ).key;
-    keys.acme = await key('customer', ['ACME']);
-    keys.globex = await key('customer', ['GLOBEX']);
-    keys.admin = await key('admin', []);
+    const tenant = { companyId: 'DEMO', customerIds: ['ACME', 'GLOBEX'], facilityIds: ['LAX1'] };
+    keys.acme = await createKey(db, clock, tenant, 'customer', { customerIds: ['ACME'] });
+    keys.globex = await createKey(db, clock, tenant, 'customer', { customerIds: ['GLOBEX'] });
+    keys.admin = await createKey(db, clock, tenant, 'admin');
     // One partner per test, so that each test's control numbers start at 1.
     for (const id of ['ACMEEDI', 'ACMEAUTH', 'ACMESIZE'])
       await partners.addPartner(db, clock, { companyId: 'DEMO', customerId: 'ACME', id, qualifier: 'ZZ' });
-    const tenant = { companyId: 'DEMO', customerIds: ['ACME', 'GLOBEX'], facilityIds: ['LAX1'] };
     await importItems(ctx(), { tenant, key: keys.acme, items: ['MUG-BLUE-12'] });
   });
   beforeEach(() => {
@@ -112,12 +70,12 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
     const isa = (sender: string) =>
       `ISA*00*          *00*          *ZZ*${sender.padEnd(15)}*ZZ*DEMO           *261127*1200*U*00401*000000001*0*P*>~\n`;
 
-    const stranger = await postX12(isa('STRANGER') + malformed);
+    const stranger = await sendX12(isa('STRANGER') + malformed);
     expect([stranger.statusCode, stranger.json()]).toEqual([
       403,
       problems("Interchange sender ZZ/STRANGER is not a trading partner of this API key's customers"),
     ]);
-    const otherCustomer = await postX12(isa('ACMEAUTH') + malformed, keys.globex);
+    const otherCustomer = await sendX12(isa('ACMEAUTH') + malformed, keys.globex);
     expect([otherCustomer.statusCode, otherCustomer.json()]).toEqual([
       403,
       problems("Interchange sender ZZ/ACMEAUTH is not a trading partner of this API key's customers"),
@@ -125,19 +83,19 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
     expect(readsOfSets()).toBe(0);
 
     // The partner's own key gets the TA1 of its interchange, still without a set read (it holds too many).
-    const own = await postX12(isa('ACMEAUTH') + malformed);
-    expectX12(own, 400, [answerEnvelope('ACMEAUTH', '000000001'), 'TA1*000000001*261127*1200*R*024~', 'IEA*0*000000001~', '']);
+    const own = await sendX12(isa('ACMEAUTH') + malformed);
+    expectX12(own, 400, [answerEnvelope(ACMEAUTH, '000000001'), 'TA1*000000001*261127*1200*R*024~', 'IEA*0*000000001~', '']);
     expect(readsOfSets()).toBe(0);
     // A sound interchange of the partner is read, once.
-    const sound = await postX12(interchange('ACMEAUTH', '000000002', [invoices(1)]));
+    const sound = await sendX12(interchange(ACMEAUTH, '000000002', [invoices(1)]));
     expect(sound.statusCode).toBe(200);
     expect(readsOfSets()).toBe(1);
   });
 
   it('takes 10,000 sets, and refuses 10,001 sets or 1,000,001 segments with a TA1 024 before reading a set', async () => {
-    const most = await postX12(interchange('ACMESIZE', '000000001', [invoices(10_000)]));
+    const most = await sendX12(interchange(ACMESIZE, '000000001', [invoices(10_000)]));
     expectX12(most, 200, [
-      answerEnvelope('ACMESIZE', '000000001'),
+      answerEnvelope(ACMESIZE, '000000001'),
       'GS*FA*DEMO*ACMESIZE*20260305*1407*1*X*004010~',
       'ST*997*0001~',
       'AK1*IN*1~',
@@ -150,17 +108,17 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
     expect(readsOfSets()).toBe(1);
     vi.mocked(readInterchange).mockClear();
 
-    const tooManySets = await postX12(interchange('ACMESIZE', '000000002', [invoices(10_001)]));
-    expectX12(tooManySets, 400, [answerEnvelope('ACMESIZE', '000000002'), 'TA1*000000002*261127*1200*R*024~', 'IEA*0*000000002~', '']);
+    const tooManySets = await sendX12(interchange(ACMESIZE, '000000002', [invoices(10_001)]));
+    expectX12(tooManySets, 400, [answerEnvelope(ACMESIZE, '000000002'), 'TA1*000000002*261127*1200*R*024~', 'IEA*0*000000002~', '']);
     // ISA, GS, ST, SE, GE and IEA are segments too: 999,995 notes make 1,000,001.
     const notes = Array.from({ length: 999_995 }, () => 'NTE*X');
-    const tooManySegments = await postX12(interchange('ACMESIZE', '000000003', [['IN', '1', [['810', notes]]]]));
-    expectX12(tooManySegments, 400, [answerEnvelope('ACMESIZE', '000000003'), 'TA1*000000003*261127*1200*R*024~', 'IEA*0*000000003~', '']);
+    const tooManySegments = await sendX12(interchange(ACMESIZE, '000000003', [['IN', '1', [['810', notes]]]]));
+    expectX12(tooManySegments, 400, [answerEnvelope(ACMESIZE, '000000003'), 'TA1*000000003*261127*1200*R*024~', 'IEA*0*000000003~', '']);
     expect(readsOfSets()).toBe(0);
   });
 
   it('replays a resend that differs only in layout (the example 940 with and without its final newline); another body is TA1 025', async () => {
-    const first = await postX12(EXAMPLE_940);
+    const first = await sendX12(EXAMPLE_940);
     expect([first.statusCode, first.headers['idempotent-replayed'], first.body.includes('AK2*940*0001~\nAK5*E~')]).toEqual([
       200,
       undefined,
@@ -173,7 +131,7 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
       'a byte-order mark and blank lines around it': `\uFEFF\r\n${EXAMPLE_940}\n\n`,
     };
     for (const [layout, text] of Object.entries(layouts)) {
-      const again = await postX12(text);
+      const again = await sendX12(text);
       expect([layout, again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([layout, 200, 'true', first.body]);
     }
     expect(await orders('SO-X12-1')).toHaveLength(1);
@@ -185,7 +143,7 @@ describeEachDialect('X12 interchanges at their bounds, in', (dialect) => {
     expect(acks.json()).toHaveLength(1);
 
     // Spaces are data, not layout: the same ISA13 with another ship-to name is another interchange.
-    const other = await postX12(EXAMPLE_940.replace('N1*ST*Jane Doe~', 'N1*ST*Jane  Doe~'));
-    expectX12(other, 400, [answerEnvelope('ACMEEDI', '000000002'), 'TA1*000000101*261127*1200*R*025~', 'IEA*0*000000002~', '']);
+    const other = await sendX12(EXAMPLE_940.replace('N1*ST*Jane Doe~', 'N1*ST*Jane  Doe~'));
+    expectX12(other, 400, [answerEnvelope(ACMEEDI, '000000002'), 'TA1*000000101*261127*1200*R*025~', 'IEA*0*000000002~', '']);
   });
 });

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, expect, it } from 'vitest';
-import { EDI_PREFIX } from '../../src/app.js';
 import * as tenants from '../../src/modules/tenants/tenants.service.js';
 import * as partners from '../../src/modules/x12/partners.service.js';
 import { readInterchange } from '../../src/modules/x12/x12-reader.js';
 import { EXAMPLE_940 } from '../../src/modules/x12/x12.routes.js';
 import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { importItems, problems, stock } from '../helpers/factories.js';
+import { createKey, importItems, problems, stock } from '../helpers/factories.js';
 import {
   ADJUST_QTY,
   EVENT_SEARCH,
@@ -19,6 +17,7 @@ import {
   THREEPL_ORDER,
   THREEPL_RECEIPT,
 } from '../helpers/paths.js';
+import { answerEnvelope, expectX12, interchange, postX12, type X12Parties } from '../helpers/x12.js';
 
 /**
  * POST /edi/x12 (DESIGN §16): a partner's 940s and 943s run as the DN and RN commands they stand
@@ -31,24 +30,8 @@ const OUTBOX_ACK = '/edi/x12/outbox/ack';
 const X12_846 = '/edi/x12/846';
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/x12/${name}`, import.meta.url), 'utf8');
 
-/** Wharf's envelope of an answer sent at the test clock's instant (2026-03-05 14:07 UTC). */
-const answerEnvelope = (controlNo: string) =>
-  `ISA*00*          *00*          *ZZ*WHARFDEMO      *ZZ*ACMEEDI        *260305*1407*U*00401*${controlNo}*0*P*>~`;
-
-/** A partner's interchange of the given groups, each `[GS01, GS06, sets]`, every set its body lines between ST and SE. */
-function interchange(controlNo: string, groups: [string, string, [string, string[]][]][], receiver = 'WHARFDEMO      '): string {
-  const lines = [`ISA*00*          *00*          *ZZ*ACMEEDI        *ZZ*${receiver}*261126*1015*U*00401*${controlNo}*0*P*>~`];
-  for (const [functionalId, groupNo, sets] of groups) {
-    lines.push(`GS*${functionalId}*ACMEEDI*WHARFDEMO*20261126*1015*${groupNo}*X*004010~`);
-    sets.forEach(([setId, body], index) => {
-      const setNo = String(index + 1).padStart(4, '0');
-      lines.push(`ST*${setId}*${setNo}~`, ...body.map((line) => `${line}~`), `SE*${body.length + 2}*${setNo}~`);
-    });
-    lines.push(`GE*${sets.length}*${groupNo}~`);
-  }
-  lines.push(`IEA*${groups.length}*${controlNo}~`);
-  return lines.join('\n');
-}
+/** ACME's partner ACMEEDI, sending to the company WHARFDEMO. */
+const ACME: X12Parties = { sender: 'ACMEEDI', receiver: 'WHARFDEMO', date: '261126', time: '1015' };
 
 const order940 = (purpose: string, referenceNo: string, lines: string[] = ['LX*1', 'W01*2*EA**VN*MUG-BLUE-12']) => [
   `W05*${purpose}*${referenceNo}*PO-${referenceNo}`,
@@ -63,13 +46,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   const ctx = useTestApp(dialect);
   const tenant = { companyId: 'WHARFDEMO', customerIds: ['ACME', 'GLOBEX'], facilityIds: ['LAX1'] };
   const keys: Record<'acme' | 'globex' | 'operator' | 'admin', string> = { acme: '', globex: '', operator: '', admin: '' };
-  const postX12 = (body: string, key = keys.acme, contentType = 'application/edi-x12') =>
-    ctx().app.inject({
-      method: 'POST',
-      url: `${EDI_PREFIX}/edi/x12`,
-      headers: { 'content-type': contentType, authorization: `APIKey ${key}` },
-      payload: body,
-    });
+  const sendX12 = (body: string, key = keys.acme, contentType?: string) => postX12(ctx().app, body, key, contentType);
   const facility = { CompanyID: 'WHARFDEMO', FacilityID: 'LAX1' };
   const receipts = async () => (await ctx().post(`${THREEPL_RECEIPT}/list`, facility, keys.operator)).json().results.data as Json[];
   const orders = async () => (await ctx().post(`${THREEPL_ORDER}/list`, facility, keys.operator)).json().results.data as Json[];
@@ -80,10 +57,6 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   };
   const acks = async (path: string, filter: Json) =>
     (await ctx().post(path, { CompanyID: 'WHARFDEMO', CustomerID: 'ACME', FacilityID: 'LAX1', ...filter }, keys.acme)).json();
-  const expectX12 = (response: LightMyRequestResponse, status: number, lines: string[]) => {
-    expect(response.headers['content-type']).toBe('application/edi-x12');
-    expect({ status: response.statusCode, body: response.body.split('\n') }).toEqual({ status, body: lines });
-  };
 
   beforeAll(async () => {
     const { db } = ctx().database;
@@ -92,31 +65,19 @@ describeEachDialect('X12 interchanges in', (dialect) => {
     await tenants.addCustomer(db, clock, { companyId: 'WHARFDEMO', customerId: 'ACME' });
     await tenants.addCustomer(db, clock, { companyId: 'WHARFDEMO', customerId: 'GLOBEX' });
     await tenants.addFacility(db, clock, { companyId: 'WHARFDEMO', facilityId: 'LAX1', timeZone: 'America/Los_Angeles' });
-    const key = async (role: 'customer' | 'operator' | 'admin', customerIds: string[] = []) =>
-      (
-        await tenants.createApiKey(db, clock, {
-          role,
-          companyId: 'WHARFDEMO',
-          customerIds,
-          facilityIds: [],
-          userIds: [],
-          label: `x12 ${role}`,
-          rateLimit: null,
-        })
-      ).key;
-    keys.acme = await key('customer', ['ACME']);
-    keys.globex = await key('customer', ['GLOBEX']);
-    keys.operator = await key('operator');
-    keys.admin = await key('admin');
+    keys.acme = await createKey(db, clock, tenant, 'customer', { customerIds: ['ACME'] });
+    keys.globex = await createKey(db, clock, tenant, 'customer', { customerIds: ['GLOBEX'] });
+    keys.operator = await createKey(db, clock, tenant, 'operator');
+    keys.admin = await createKey(db, clock, tenant, 'admin');
     await partners.addPartner(db, clock, { companyId: 'WHARFDEMO', customerId: 'ACME', id: 'ACMEEDI', qualifier: 'ZZ' });
     await importItems(ctx(), { tenant, key: keys.acme, items: ['MUG-BLUE-12', 'TEE-BLK-M'] });
     await stock(ctx(), { tenant, items: [{ ItemNumber: 'MUG-BLUE-12', Qty: 100 }] });
   });
 
   it('takes a 943 as the RN import it stands for, keeps the segments it does not map, and answers a TA1 and a 997', async () => {
-    const response = await postX12(fixture('943-inbound-advice.x12'));
+    const response = await sendX12(fixture('943-inbound-advice.x12'));
     expectX12(response, 200, [
-      answerEnvelope('000000001'),
+      answerEnvelope(ACME, '000000001'),
       // ISA14 asked for a TA1.
       'TA1*000000943*261126*0930*A*000~',
       'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*1*X*004010~',
@@ -177,10 +138,10 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('takes 940s as DN imports, replacements and cancels, allocating as the JSON import does', async () => {
-    const response = await postX12(fixture('940-shipping-order.x12'));
+    const response = await sendX12(fixture('940-shipping-order.x12'));
     // TEE-BLK-M has no stock: the order is short, an import answered Warning, so E.
     expectX12(response, 200, [
-      answerEnvelope('000000002'),
+      answerEnvelope(ACME, '000000002'),
       'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*2*X*004010~',
       'ST*997*0002~',
       'AK1*OW*940~',
@@ -234,8 +195,8 @@ describeEachDialect('X12 interchanges in', (dialect) => {
     });
 
     // R replaces the order (now 5 mugs, fully allocated: A), F cancels it.
-    const replaced = await postX12(
-      interchange('000000941', [['OW', '941', [['940', order940('R', 'SO-88001', ['LX*1', 'W01*5*EA**VN*MUG-BLUE-12'])]]]]),
+    const replaced = await sendX12(
+      interchange(ACME, '000000941', [['OW', '941', [['940', order940('R', 'SO-88001', ['LX*1', 'W01*5*EA**VN*MUG-BLUE-12'])]]]]),
     );
     expect(replaced.body).toContain('AK2*940*0001~\nAK5*A~\nAK9*A*1*1*1~');
     const afterReplace = (await getDocument(THREEPL_ORDER, order!.SVCPOID)).Order;
@@ -243,7 +204,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       'PO-SO-88001',
       [{ LineNo: 1, OrderedQty: '5', UOM: 'EA', ItemID: 'MUG-BLUE-12', AllocatedQty: '5', ShippedQty: '0' }],
     ]);
-    const cancelled = await postX12(interchange('000000942', [['OW', '942', [['940', order940('F', 'SO-88001')]]]]));
+    const cancelled = await sendX12(interchange(ACME, '000000942', [['OW', '942', [['940', order940('F', 'SO-88001')]]]]));
     expect(cancelled.body).toContain('AK2*940*0001~\nAK5*A~\nAK9*A*1*1*1~');
     expect((await getDocument(THREEPL_ORDER, order!.SVCPOID)).Order.Status).toBe('Cancelled');
     expect((await acks(ORDER_ACK_SEARCH, { ReferenceNo: 'SO-88001' })).map((ack: { ACK: Json }) => ack.ACK.Status)).toEqual([
@@ -254,7 +215,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('reads several groups and sets in the delimiters the ISA declares', async () => {
-    const text = interchange('000000950', [
+    const text = interchange(ACME, '000000950', [
       [
         'OW',
         '950',
@@ -269,7 +230,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       .replaceAll('*', '|')
       .replace('|>~', '|^!')
       .replaceAll('~', '!');
-    const response = await postX12(text);
+    const response = await sendX12(text);
     expect(response.statusCode).toBe(200);
     // The answers before this one took ISA13 1 to 4 and GS06 1 to 4.
     expect(response.body.split('\n')).toEqual([
@@ -309,8 +270,8 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       'W04*5*PL**VN*MUG-BLUE-12',
       'W04*7*EA',
     ];
-    const response = await postX12(
-      interchange('000000960', [
+    const response = await sendX12(
+      interchange(ACME, '000000960', [
         ['AR', '960', [['943', badReceipt]]],
         // An unknown purpose, and an order of a warehouse Wharf does not have, beside a good one.
         [
@@ -336,7 +297,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       ]),
     );
     expectX12(response, 200, [
-      answerEnvelope('000000006'),
+      answerEnvelope(ACME, '000000006'),
       'GS*FA*WHARFDEMO*ACMEEDI*20260305*1407*7*X*004010~',
       'ST*997*0007~',
       'AK1*AR*960~',
@@ -387,42 +348,47 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('answers an interchange sent again with its first 997, applying it once; the same ISA13 with another body is a TA1', async () => {
-    const text = interchange('000000970', [['OW', '970', [['940', order940('N', 'SO-97001')]]]]);
-    const first = await postX12(text);
+    const text = interchange(ACME, '000000970', [['OW', '970', [['940', order940('N', 'SO-97001')]]]]);
+    const first = await sendX12(text);
     expect(first.statusCode).toBe(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
-    const again = await postX12(text);
+    const again = await sendX12(text);
     expect([again.statusCode, again.body, again.headers['idempotent-replayed']]).toEqual([200, first.body, 'true']);
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-97001')).toHaveLength(1);
     expect((await acks(ORDER_ACK_SEARCH, { ReferenceNo: 'SO-97001' })).length).toBe(1);
 
-    const other = await postX12(interchange('000000970', [['OW', '970', [['940', order940('N', 'SO-97002')]]]]));
-    expectX12(other, 400, [answerEnvelope('000000008'), 'TA1*000000970*261126*1015*R*025~', 'IEA*0*000000008~', '']);
+    const other = await sendX12(interchange(ACME, '000000970', [['OW', '970', [['940', order940('N', 'SO-97002')]]]]));
+    expectX12(other, 400, [answerEnvelope(ACME, '000000008'), 'TA1*000000970*261126*1015*R*025~', 'IEA*0*000000008~', '']);
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-97002')).toEqual([]);
   });
 
   it('answers an envelope it cannot take with a TA1, and a body that is no interchange with the error array, changing nothing', async () => {
-    const good = interchange('000000980', [['OW', '980', [['940', order940('N', 'SO-98001')]]]]);
-    const wrongCount = await postX12(good.replace('IEA*1*', 'IEA*2*'));
-    expectX12(wrongCount, 400, [answerEnvelope('000000009'), 'TA1*000000980*261126*1015*R*021~', 'IEA*0*000000009~', '']);
-    const otherReceiver = await postX12(interchange('000000981', [['OW', '981', [['940', order940('N', 'SO-98002')]]]], 'SOMEONEELSE    '));
-    expectX12(otherReceiver, 400, [answerEnvelope('000000010'), 'TA1*000000981*261126*1015*R*008~', 'IEA*0*000000010~', '']);
+    const good = interchange(ACME, '000000980', [['OW', '980', [['940', order940('N', 'SO-98001')]]]]);
+    const wrongCount = await sendX12(good.replace('IEA*1*', 'IEA*2*'));
+    expectX12(wrongCount, 400, [answerEnvelope(ACME, '000000009'), 'TA1*000000980*261126*1015*R*021~', 'IEA*0*000000009~', '']);
+    const otherReceiver = await sendX12(
+      interchange(ACME, '000000981', [['OW', '981', [['940', order940('N', 'SO-98002')]]]]).replace(
+        '*ZZ*WHARFDEMO      *',
+        '*ZZ*SOMEONEELSE    *',
+      ),
+    );
+    expectX12(otherReceiver, 400, [answerEnvelope(ACME, '000000010'), 'TA1*000000981*261126*1015*R*008~', 'IEA*0*000000010~', '']);
     // A test interchange (ISA15 T) must not change the books.
-    const test = await postX12(
-      interchange('000000982', [['OW', '982', [['940', order940('N', 'SO-98003')]]]]).replace('*0*P*>~', '*0*T*>~'),
+    const test = await sendX12(
+      interchange(ACME, '000000982', [['OW', '982', [['940', order940('N', 'SO-98003')]]]]).replace('*0*P*>~', '*0*T*>~'),
     );
     expectX12(test, 400, [
-      answerEnvelope('000000011').replace('*0*P*>~', '*0*T*>~'),
+      answerEnvelope(ACME, '000000011').replace('*0*P*>~', '*0*T*>~'),
       'TA1*000000982*261126*1015*R*020~',
       'IEA*0*000000011~',
       '',
     ]);
-    const cut = await postX12(good.slice(0, 50));
+    const cut = await sendX12(good.slice(0, 50));
     expect([cut.statusCode, cut.json()]).toEqual([
       400,
       problems('The body is not an X12 interchange: the ISA segment is cut short: 50 characters, 106 expected'),
     ]);
-    const garbage = await postX12('x'.repeat(10 * 1024 * 1024));
+    const garbage = await sendX12('x'.repeat(10 * 1024 * 1024));
     expect([garbage.statusCode, garbage.json()]).toEqual([
       400,
       problems('The body is not an X12 interchange: the body does not start with an ISA segment'),
@@ -431,29 +397,29 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('takes interchanges only from a partner of the key’s customers, with a customer or admin key, as application/edi-x12', async () => {
-    const text = interchange('000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]);
+    const text = interchange(ACME, '000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]);
     const refusal = problems("Interchange sender ZZ/ACMEEDI is not a trading partner of this API key's customers");
-    const otherCustomer = await postX12(text, keys.globex);
+    const otherCustomer = await sendX12(text, keys.globex);
     expect([otherCustomer.statusCode, otherCustomer.json()]).toEqual([403, refusal]);
-    const unknownSender = await postX12(text.replace('ZZ*ACMEEDI        ', 'ZZ*STRANGER       '));
+    const unknownSender = await sendX12(text.replace('ZZ*ACMEEDI        ', 'ZZ*STRANGER       '));
     expect([unknownSender.statusCode, unknownSender.json()]).toEqual([
       403,
       problems("Interchange sender ZZ/STRANGER is not a trading partner of this API key's customers"),
     ]);
-    const operator = await postX12(text, keys.operator);
+    const operator = await sendX12(text, keys.operator);
     expect([operator.statusCode, operator.json()]).toEqual([403, problems('An API key with role operator may not call this operation')]);
     for (const contentType of ['application/json', 'text/plain']) {
-      const other = await postX12(text, keys.acme, contentType);
+      const other = await sendX12(text, keys.acme, contentType);
       expect([other.statusCode, other.json()]).toEqual([415, problems('Content-Type must be application/edi-x12')]);
     }
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-99001')).toEqual([]);
-    const admin = await postX12(text, keys.admin);
+    const admin = await sendX12(text, keys.admin);
     expect([admin.statusCode, admin.body.includes('AK5*A~')]).toEqual([200, true]);
   });
 
   it('rejects a set whose element holds a segment terminator, naming the piece it cut off, and applies nothing of it', async () => {
     const cut = order940('N', 'SO-98501').map((segment) => (segment === 'N1*ST*Jane Doe' ? 'N1*ST*Doe~Jane & Co' : segment));
-    const response = await postX12(interchange('000000985', [['OW', '985', [['940', cut]]]]));
+    const response = await sendX12(interchange(ACME, '000000985', [['OW', '985', [['940', cut]]]]));
     expect(response.statusCode).toBe(200);
     // The text after the stray terminator is a "segment" of no valid id, and SE01 no longer counts the set.
     expect(response.body).toContain('AK2*940*0001~\nAK3*Jane & Co*5**1~\nAK5*R*5*4~\nAK9*R*1*1*0~');
@@ -461,8 +427,11 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('refuses an interchange holding a NUL character with 400 on both databases, and applies nothing', async () => {
-    const withNul = interchange('000000988', [['OW', '988', [['940', order940('N', 'SO-98801')]]]]).replace('W05*N*', 'W05*A\u0000B*');
-    const response = await postX12(withNul);
+    const withNul = interchange(ACME, '000000988', [['OW', '988', [['940', order940('N', 'SO-98801')]]]]).replace(
+      'W05*N*',
+      'W05*A\u0000B*',
+    );
+    const response = await sendX12(withNul);
     expect([response.statusCode, response.json()]).toEqual([400, problems('The body must not contain a NUL character (\\u0000)')]);
     expect((await orders()).filter((o) => o.ReferenceNo === 'SO-98801')).toEqual([]);
     expect(ctx().logs.filter((line) => line.level === 50)).toEqual([]);
@@ -470,12 +439,15 @@ describeEachDialect('X12 interchanges in', (dialect) => {
 
   it('answers a 997 when a value it copies holds the component separator, writing "?" for it, and applies nothing', async () => {
     // GE01 and GS01 are simple values: the ">" of this interchange's ISA16 has no place in them, nor in the 997 that copies them.
-    const countedWrong = interchange('000000986', [['OW', '986', [['940', order940('N', 'SO-98601')]]]]).replace('GE*1*986~', 'GE*1>*986~');
-    const counted = await postX12(countedWrong);
+    const countedWrong = interchange(ACME, '000000986', [['OW', '986', [['940', order940('N', 'SO-98601')]]]]).replace(
+      'GE*1*986~',
+      'GE*1>*986~',
+    );
+    const counted = await sendX12(countedWrong);
     expect(counted.statusCode).toBe(200);
     expect(counted.body).toContain('AK1*OW*986~\nAK9*R*1?*1*0*5~');
-    const unknownGroup = interchange('000000987', [['OW', '987', [['940', order940('N', 'SO-98701')]]]]).replace('GS*OW*', 'GS*O>W*');
-    const unknown = await postX12(unknownGroup);
+    const unknownGroup = interchange(ACME, '000000987', [['OW', '987', [['940', order940('N', 'SO-98701')]]]]).replace('GS*OW*', 'GS*O>W*');
+    const unknown = await sendX12(unknownGroup);
     expect(unknown.statusCode).toBe(200);
     expect(unknown.body).toContain('AK1*O?W*987~\nAK9*R*1*1*0*1~');
     expect((await orders()).filter((o) => ['SO-98601', 'SO-98701'].includes(o.ReferenceNo as string))).toEqual([]);
@@ -512,7 +484,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   const trailerOf = (segments: number) => [`SE*${segments}*N~`, 'GE*1*N~', 'IEA*1*N~', ''];
 
   it('round trip: a 943 in, received in the 3PL API, and a 944 out naming the same PO and quantities, told by x12.ready', async () => {
-    const text = interchange('000000701', [
+    const text = interchange(ACME, '000000701', [
       [
         'AR',
         '701',
@@ -530,7 +502,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
         ],
       ],
     ]);
-    expect((await postX12(text)).body).toContain('AK5*A~');
+    expect((await sendX12(text)).body).toContain('AK5*A~');
     const receipt = (await receipts()).find((r) => r.PONo === 'PO-70101')!;
     const items = [
       { ItemNumber: 'MUG-BLUE-12', ReceivedQuantity: '8', UOM: 'EA' },
@@ -591,8 +563,11 @@ describeEachDialect('X12 interchanges in', (dialect) => {
 
   it('round trip: a 940 in, shipped in the 3PL API, and a 945 out with the carrier, the tracking number and each line', async () => {
     expect(
-      (await postX12(interchange('000000702', [['OW', '702', [['940', order940('N', 'SO-70201', ['LX*1', 'W01*3*EA**VN*MUG-BLUE-12'])]]]])))
-        .body,
+      (
+        await sendX12(
+          interchange(ACME, '000000702', [['OW', '702', [['940', order940('N', 'SO-70201', ['LX*1', 'W01*3*EA**VN*MUG-BLUE-12'])]]]]),
+        )
+      ).body,
     ).toContain('AK5*A~');
     const order = (await orders()).find((o) => o.ReferenceNo === 'SO-70201')!;
     const shipment = { ConfirmationNo: 'SHP-70201', CarrierName: 'UPS', SCACCode: 'UPSN', TrackingNo: '1Z999AA10123456785', Close: true };
@@ -700,7 +675,7 @@ describeEachDialect('X12 interchanges in', (dialect) => {
   });
 
   it('answers two requests with the same interchange at once with the same 997, applying it once', async () => {
-    const text = interchange('000000975', [
+    const text = interchange(ACME, '000000975', [
       [
         'OW',
         '975',
@@ -711,14 +686,14 @@ describeEachDialect('X12 interchanges in', (dialect) => {
       ],
     ]);
     // The loser's 997 rolls back with its control numbers: the partner's numbering keeps no gap.
-    const [one, two] = await Promise.all([postX12(text), postX12(text)]);
+    const [one, two] = await Promise.all([sendX12(text), sendX12(text)]);
     expect([one.statusCode, two.statusCode]).toEqual([200, 200]);
     expect(two.body).toBe(one.body);
     expect(one.body).toContain('AK9*A*2*2*2~');
     // One of them answered first; the other replayed its 997.
     expect([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].filter(Boolean)).toEqual(['true']);
     const isa13 = Number(one.body.slice(90, 99));
-    const next = await postX12(interchange('000000976', [['OW', '976', [['940', order940('N', 'SO-97601')]]]]));
+    const next = await sendX12(interchange(ACME, '000000976', [['OW', '976', [['940', order940('N', 'SO-97601')]]]]));
     expect(Number(next.body.slice(90, 99))).toBe(isa13 + 1);
     for (const referenceNo of ['SO-97501', 'SO-97502']) {
       expect((await orders()).filter((o) => o.ReferenceNo === referenceNo)).toHaveLength(1);
@@ -728,13 +703,13 @@ describeEachDialect('X12 interchanges in', (dialect) => {
 
   it("takes interchanges addressed to the company's own ids once it sets them, and answers from them", async () => {
     await partners.setOwnParty(ctx().database.db, ctx().clock, { companyId: 'WHARFDEMO', id: 'WHARFWMS', qualifier: '01' });
-    const old = await postX12(interchange('000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]));
+    const old = await sendX12(interchange(ACME, '000000990', [['OW', '990', [['940', order940('N', 'SO-99001')]]]]));
     expect([old.statusCode, old.body.split('\n')[1]]).toEqual([400, 'TA1*000000990*261126*1015*R*008~']);
-    const text = interchange('000000991', [['OW', '991', [['940', order940('N', 'SO-99101')]]]]).replace(
+    const text = interchange(ACME, '000000991', [['OW', '991', [['940', order940('N', 'SO-99101')]]]]).replace(
       'ZZ*WHARFDEMO      *261126',
       '01*WHARFWMS       *261126',
     );
-    const answered = await postX12(text);
+    const answered = await sendX12(text);
     expect(answered.statusCode).toBe(200);
     expect(answered.body.split('\n').slice(0, 2)).toEqual([
       expect.stringMatching(
