@@ -25,6 +25,12 @@ import type { RateRequest, RateResponse } from './rating.schemas.js';
 const DEFAULT_CARD = 0;
 /** How long a process may price with the card it last chose (DESIGN §3: about a second). */
 const CHOICE_TTL_MS = 1000;
+/**
+ * How much card text the compiled cards kept stand for, at most: a card may be megabytes and a
+ * company may load many versions, so the memory is bounded by their size, not their number. A
+ * compiled card is counted by its stored text (its tables grow with it).
+ */
+export const KEPT_CARD_TEXT = 64 * 1024 * 1024;
 
 export interface RateCardView {
   id: number;
@@ -188,10 +194,10 @@ export interface Rater {
  * UserID) and compiled cards per version, so that a quote costs no database read in the common
  * case while a newly loaded card is in force on every process within that second.
  */
-export function createRater(db: Db, clock: Clock): Rater {
+export function createRater(db: Db, clock: Clock, keptCardText = KEPT_CARD_TEXT): Rater {
   const perf = { now: () => clock.now() };
   const choices = new LRUCache<string, { choice: Choice | null }>({ max: 10_000, ttl: CHOICE_TTL_MS, ttlResolution: 0, perf });
-  const compiled = new LRUCache<string, CompiledCard>({ max: 1000 });
+  const compiled = new LRUCache<string, CompiledCard>({ max: 1000, maxSize: keptCardText });
 
   async function compiledCard(companyId: string, id: number): Promise<CompiledCard> {
     const key = `${companyId}\u0000${id}`;
@@ -199,7 +205,8 @@ export function createRater(db: Db, clock: Clock): Rater {
     if (cached) return cached;
     const row = (await repo.findCard(db, companyId, id))!;
     const card = compileRateCard(JSON.parse(row.card));
-    compiled.set(key, card);
+    // A card larger than all that may be kept is compiled for each choice (once a second), not kept.
+    compiled.set(key, card, { size: Math.max(1, row.card.length) });
     return card;
   }
 
