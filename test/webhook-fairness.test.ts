@@ -170,6 +170,24 @@ describeEachDialect('fair webhook dispatch', (dialect) => {
     expect(slow.received).toHaveLength(10);
   }, 60_000);
 
+  it('sends an endpoint its next delivery as soon as one of its 4 attempts ends, not at the next look', async () => {
+    const { db } = ctx().database;
+    const clock = ctx().clock;
+    const tenant = await createTenant(db, clock);
+    const admin = await createKey(db, clock, tenant, 'admin');
+    const answering = await receiver();
+    answering.answerWith({ status: 204 });
+    await createEndpoint(tenant, admin, 0, answering.url('/quick'));
+    await importItems(ctx(), { tenant, key: admin, items: Array.from({ length: 30 }, (_, i) => `QUICK-${i}`) });
+    // A look for work a minute apart: the 26 deliveries past the first 4 can only go because
+    // attempts ended (the test's own limit is far shorter than one look).
+    const made = createDispatcher({ db, clock, sender, concurrency: CONCURRENCY, leaseMs: 60_000, pollMs: 60_000 });
+    dispatchers.push(made);
+    made.start();
+    await until(() => answering.received.length >= 30);
+    expect(answering.received).toHaveLength(30);
+  });
+
   it('counts the attempts another process has just taken: a claim waits for the claim before it to commit', async () => {
     const { db } = ctx().database;
     const clock = ctx().clock;
@@ -200,8 +218,8 @@ describeEachDialect('fair webhook dispatch', (dialect) => {
       const secondClaim = claim(other);
       await Promise.race([secondClaim, pause(500)]);
       commit();
-      expect((await firstClaim).map((row) => row.company_id)).toEqual(Array(ENDPOINT_IN_FLIGHT_LIMIT).fill(tenant.companyId));
-      expect(await secondClaim).toEqual([]);
+      expect((await firstClaim).claimed.map((row) => row.company_id)).toEqual(Array(ENDPOINT_IN_FLIGHT_LIMIT).fill(tenant.companyId));
+      expect(await secondClaim).toEqual({ claimed: [], heldBack: true });
     } finally {
       if (other !== db) await other.destroy();
     }

@@ -113,13 +113,23 @@ export interface ClaimRequest {
  * every process, no company more than `share` of this process's; the free slots go round the
  * companies with deliveries due. Answers them, each held until `until`.
  */
-export async function claimDue(db: Db, request: ClaimRequest): Promise<repo.ClaimedDelivery[]> {
+export interface Claim {
+  claimed: repo.ClaimedDelivery[];
+  /**
+   * Whether anything was due when the claim looked. The claim knows only each endpoint's earliest
+   * due delivery, so what it took may have left more (an endpoint at its 4, a company at its half):
+   * an attempt that ends may make room for them, and the dispatcher then claims again at once.
+   */
+  heldBack: boolean;
+}
+
+export async function claimDue(db: Db, request: ClaimRequest): Promise<Claim> {
   const { now, until, limit, share, heldByCompany } = request;
-  if (limit <= 0) return [];
+  if (limit <= 0) return { claimed: [], heldBack: true };
   return inTransaction(db, async (trx) => {
     await lockNames(trx, [CLAIM_LOCK]);
     const due = await repo.findDueEndpoints(trx, now);
-    if (due.length === 0) return [];
+    if (due.length === 0) return { claimed: [], heldBack: false };
     const leased = await repo.countLeasedByEndpoint(trx, now);
     const takes = shareOut(
       due.map((endpoint) => ({ companyId: endpoint.company_id, endpointId: endpoint.id, due: endpoint.due })),
@@ -130,8 +140,8 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<repo.Clai
         leasedByEndpoint: new Map(leased.map((row) => [endpointKey(row.company_id, row.endpoint_id), row.leased])),
       },
     );
-    if (takes.length === 0) return [];
-    return repo.takeDue(trx, { now, until, takes });
+    if (takes.length === 0) return { claimed: [], heldBack: true };
+    return { claimed: await repo.takeDue(trx, { now, until, takes }), heldBack: true };
   });
 }
 

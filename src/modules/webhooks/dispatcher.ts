@@ -150,26 +150,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else heldByCompany.delete(companyId);
   }
 
-  /** Takes up to `limit` due deliveries, shared out fairly, and starts their attempts; answers the attempts. */
-  function startDue(limit: number): Promise<Promise<void>[]> {
+  /**
+   * Takes up to `limit` due deliveries, shared out fairly, and starts their attempts; answers the
+   * attempts, and whether due deliveries may have been left for the caps (see Claim).
+   */
+  function startDue(limit: number): Promise<{ attempts: Promise<void>[]; heldBack: boolean }> {
     const started = claiming.then(() => claimAndStart(limit));
     claiming = started.catch(() => {});
     return started;
   }
 
-  async function claimAndStart(limit: number): Promise<Promise<void>[]> {
+  async function claimAndStart(limit: number): Promise<{ attempts: Promise<void>[]; heldBack: boolean }> {
     const now = clock.now();
     // A delivery replayed during an attempt is due under that attempt's lease: found here, taken by
     // no claim until the attempt ends.
-    if (!(await repo.hasDue(db, now))) return [];
-    const claimed = await claimDue(db, {
+    if (!(await repo.hasDue(db, now))) return { attempts: [], heldBack: false };
+    const { claimed, heldBack } = await claimDue(db, {
       now,
       until: now + leaseMs,
       limit: Math.min(limit, concurrency - inFlight.size),
       share,
       heldByCompany,
     });
-    if (claimed.length === 0) return [];
+    if (claimed.length === 0) return { attempts: [], heldBack };
     const messages = await events.findMessages(
       db,
       claimed.map((c) => ({ companyId: c.company_id, id: c.event_id })),
@@ -182,7 +185,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         )
       ).map((e) => [e.id, e]),
     );
-    return claimed.map((delivery) => {
+    const attempts = claimed.map((delivery) => {
       const attempt = (async () => {
         const endpoint = endpoints.get(delivery.endpoint_id)!;
         const message = messages.get(delivery.event_id)!;
@@ -201,6 +204,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       });
       return attempt;
     });
+    return { attempts, heldBack };
   }
 
   /** Numbers and fans out what has committed since the last look. */
@@ -209,12 +213,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function runLoop(): Promise<void> {
     let preparedAt = -Infinity;
     let needsPrepare = true;
+    /** The loop was woken by an attempt's end, which made room for what the caps held back. */
+    let roomMade = false;
     let gap = PREPARE_GAP_MS;
     while (running) {
       let started = 0;
+      let heldBack = false;
       wokenWhileBusy = false;
       try {
-        if (needsPrepare) {
+        // Room an attempt made is taken at once; events are numbered and fanned out meanwhile only
+        // when their round is due, so that a busy endpoint's next delivery never waits for one.
+        const prepareNow = needsPrepare && !(roomMade && performance.now() - preparedAt < gap);
+        if (prepareNow) {
           // Every commit of a busy process wakes the dispatcher: one round every PREPARE_GAP_MS
           // numbers and fans out many changes' events at once instead of each change's alone.
           const wait = preparedAt + gap - performance.now();
@@ -224,7 +234,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           gap = (await prepare()) ? PREPARE_GAP_MS : IDLE_PREPARE_GAP_MS;
         }
         const free = concurrency - inFlight.size;
-        if (free > 0) started = (await startDue(free)).length;
+        if (free > 0) {
+          const taken = await startDue(free);
+          started = taken.attempts.length;
+          heldBack = taken.heldBack;
+        }
       } catch (error) {
         onError?.(error);
       }
@@ -232,15 +246,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const full = inFlight.size >= concurrency;
       // A take that filled the free slots may leave more due: take again, without preparing.
       needsPrepare = !(started > 0 && !full);
+      roomMade = false;
       if (!needsPrepare || (wokenWhileBusy && !full)) continue;
-      // Wait for the next look, a change of this process, or (when full) a free slot.
+      // Wait for the next look, a change of this process, or an attempt's end when the slots are
+      // full or the caps held due deliveries back (an endpoint at its 4 attempts, a company at its half).
+      const waitForRoom = (full || heldBack) && inFlight.size > 0;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
-        wakeUp = () => {
+        const wake = () => {
           clearTimeout(timer);
           resolve();
         };
-        if (full) void Promise.race(inFlight).then(() => wakeUp?.());
+        wakeUp = wake;
+        if (waitForRoom)
+          void Promise.race(inFlight).then(() => {
+            // Only while this wait lasts: an attempt that ends later is seen by a later wait.
+            if (wakeUp !== wake) return;
+            roomMade = true;
+            wake();
+          });
       });
       wakeUp = undefined;
     }
@@ -249,7 +273,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     async runOnce() {
       await prepare();
-      const attempts = await startDue(concurrency);
+      const { attempts } = await startDue(concurrency);
       await Promise.all(attempts);
       return attempts.length;
     },
