@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:outbox`: what the outbox of events (DESIGN §13) costs an RN import and a DN
+ * `npm run bench:outbox`: what the outbox of events (docs/webhooks.md) costs an RN import and a DN
  * import, on SQLite (synchronous=FULL) and on PostgreSQL. There is no switch that turns the outbox
  * off, and there must be none in the product (events are never lost), so the run builds one commit
  * (OUTBOX_HEAD, default HEAD) twice, each in a `git worktree add --detach` of its own with this

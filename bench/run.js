@@ -509,7 +509,7 @@ async function main(state) {
   if (page1Ratio !== null) {
     out(
       `Page 1 of ${ITEMS_A} items vs page 1 of ${ITEMS_B} items (${itemDatabase.label}), p50: ${page1Ratio.toFixed(2)}× ` +
-        `(DESIGN asks ≤ 2×: ${page1Ratio <= 2 ? 'within' : 'NOT within'})`,
+        `(target ≤ 2×: ${page1Ratio <= 2 ? 'within' : 'NOT within'})`,
     );
   }
   out(`Results written to ${relative(process.cwd(), resultsPath) || resultsPath}`);

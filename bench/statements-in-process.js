@@ -60,7 +60,7 @@ const SCENARIOS = {
       itemIds: Array.from({ length: 5 }, (_, i) => itemIdOf(((n * 5 + i) % 50) + 1)),
     }),
   ],
-  // The dn-import's order as an X12 940 (DESIGN §16): the partner ZZ/STMTX12 of the customer.
+  // The dn-import's order as an X12 940 (docs/x12.md): the partner ZZ/STMTX12 of the customer.
   'x12-dn-import': (n) => [
     '/edi/x12',
     shippingOrder940(

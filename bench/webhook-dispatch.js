@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:webhooks`: the webhook dispatcher's throughput to a local receiver and its lag
- * under a steady load (DESIGN §13; issue 15 asks ≥ 500 deliveries a second on PostgreSQL with one
+ * under a steady load (docs/webhooks.md; issue 15 asks ≥ 500 deliveries a second on PostgreSQL with one
  * process). Measures HEAD as committed: a detached worktree of WEBHOOK_BENCH_SOURCE (default HEAD;
  * `checkout` takes this checkout's dist/ as `npm run build` left it) built into its own dist/ (see
  * bench/worktree.js), so that edits in progress in this checkout change nothing; an absolute path

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:x12`: what an order costs when it comes as an X12 940 (POST /edi/x12, DESIGN §16)
+ * `npm run bench:x12`: what an order costs when it comes as an X12 940 (POST /edi/x12, docs/x12.md)
  * rather than as the JSON DN import it stands for, on SQLite (synchronous=FULL) and on PostgreSQL.
  * It runs this checkout's dist/ as `npm run build` left it (uncommitted changes included): run
  * `npm run build && npm run bench:x12`.

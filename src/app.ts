@@ -54,7 +54,7 @@ import { x12Routes } from './modules/x12/x12.routes.js';
 import * as tenants from './modules/tenants/tenants.service.js';
 
 export const EDI_PREFIX = '/shared/bam/v1/public';
-/** How long a process may trust a key or a tenant fact it looked up (DESIGN §3: about a second). */
+/** How long a process may trust a key or a tenant fact it looked up (docs/access.md: about a second). */
 const TRUST_MS = 1000;
 
 /** The EDI modules, in the order their routes register. */
@@ -124,7 +124,7 @@ export async function buildApp({
     logger: logger ?? { level: config.logLevel },
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
-    // DESIGN §12: slow clients get 408 and lose their connection, and so does a connection that
+    // docs/operations.md: slow clients get 408 and lose their connection, and so does a connection that
     // sends nothing for HEADERS_TIMEOUT_MS; maxRequestsPerSocket stays unset.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,

@@ -44,7 +44,7 @@ const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'de
 
 /** Adds `wharf webhook add|list|rotate|disable|enable|replay` to `program`; `io` receives everything they print. */
 export function addWebhookCommands(program: Command, io: CliIo): void {
-  const webhook = program.command('webhook').description("manage a company's webhook endpoints as its administrator (DESIGN §13)");
+  const webhook = program.command('webhook').description("manage a company's webhook endpoints as its administrator (docs/webhooks.md)");
   webhook
     .command('add <CompanyID> <Url>')
     .description('add an endpoint and print its id and its signing secret (the secret is shown this once)')

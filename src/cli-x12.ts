@@ -7,9 +7,9 @@ import { exportAdvices, requestInventoryAdvice } from './modules/x12/outbox.serv
 import * as partners from './modules/x12/partners.service.js';
 import { InventoryAdviceRequestSchema } from './modules/x12/x12.schemas.js';
 
-/** `wharf x12 …`: the X12 bridge's trading partners and its outbox of advices (DESIGN §16). */
+/** `wharf x12 …`: the X12 bridge's trading partners and its outbox of advices (docs/x12.md). */
 export function addX12Commands(program: Command, io: CliIo): void {
-  const x12 = program.command('x12').description('the X12 bridge: trading partners and advices (DESIGN §16)');
+  const x12 = program.command('x12').description('the X12 bridge: trading partners and advices (docs/x12.md)');
   x12
     .command('export')
     .description('write every X12 advice waiting for a partner to a folder, one file each, and mark it taken')

@@ -367,7 +367,7 @@ export function createCli(io: CliIo = processIo): Command {
     .option('--host <h>', 'address (default: HOST or 127.0.0.1)')
     .addOption(dbOption())
     .action(async (options) => {
-      // A demo runs on one machine: its endpoints may be local receivers (DESIGN §13).
+      // A demo runs on one machine: its endpoints may be local receivers (docs/webhooks.md).
       const config = loadConfig({ ...serverOverrides(options), webhookAllowPrivate: true });
       const keyFile = demoKeyFile(config.databaseUrl);
       const server = await startServer(config);

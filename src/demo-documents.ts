@@ -14,7 +14,7 @@ import * as endpoints from './modules/webhooks/endpoints.service.js';
 /**
  * The demo's receipts, orders, webhook endpoints and spare keys: one of each in the state that an
  * operation of the API document moves from, so that every documented example works as it stands
- * against a fresh `npm run demo` (DESIGN §14), in any order, and the console has work to show.
+ * against a fresh `npm run demo` (docs/admin.md), in any order, and the console has work to show.
  * Seeded once, on the first run: a fresh database numbers them RN-1…RN-6 and DN-1…DN-5.
  */
 

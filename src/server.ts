@@ -101,7 +101,7 @@ export interface RunningWorker {
 }
 
 /**
- * `wharf worker`: dispatches webhooks (DESIGN §13) without serving the API, on a database that
+ * `wharf worker`: dispatches webhooks (docs/webhooks.md) without serving the API, on a database that
  * exists and is up to date (it never migrates: the servers do). Logs JSON lines, as the server
  * does. With a metrics port (WORKER_METRICS_PORT), it also answers /healthz, /readyz and /metrics.
  */

@@ -10,7 +10,7 @@ import type { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 /**
  * The HTTP side of `wharf worker --metrics-port`: `/healthz`, `/readyz` and `/metrics` (the
  * webhook queue, this process's attempts and lag, its pool and runtime), so that a dispatcher
- * running apart from the servers is watched as they are (DESIGN §12, §13). Nothing else: no API.
+ * running apart from the servers is watched as they are (docs/operations.md, docs/webhooks.md). Nothing else: no API.
  */
 export async function buildWorkerApp({
   config,

@@ -32,7 +32,7 @@ import { PROCESS_TEST_MS } from './helpers/two-processes.js';
 /**
  * `wharf webhook add|list|rotate|disable|enable|replay` (the operator as the company's
  * administrator), `wharf serve --no-webhooks`, and `wharf worker`, which dispatches webhooks alone
- * (DESIGN §13): in-process against a real database of each dialect, and the worker as a real
+ * (docs/webhooks.md): in-process against a real database of each dialect, and the worker as a real
  * process delivering to a real loopback receiver.
  */
 

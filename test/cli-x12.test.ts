@@ -7,7 +7,7 @@ import { TestClock } from './helpers/app.js';
 import { createCliTarget, run, type CliTarget } from './helpers/cli.js';
 import { describeEachDialect } from './helpers/dialects.js';
 
-/** `wharf x12 partner add|list`, `846` and `export` (DESIGN §16): a customer's X12 trading partners, and the advices waiting for them. */
+/** `wharf x12 partner add|list`, `846` and `export` (docs/x12.md): a customer's X12 trading partners, and the advices waiting for them. */
 
 describeEachDialect('wharf x12 partner', (dialect) => {
   let target: CliTarget;

@@ -8,7 +8,7 @@ import { useTestApp } from './helpers/app.js';
 import { createWorld } from './helpers/factories.js';
 
 /**
- * The wharf-client package as it is published (DESIGN §14): its generated types match the
+ * The wharf-client package as it is published (docs/admin.md): its generated types match the
  * committed openapi.json, and every example of its README compiles against the built package.
  */
 

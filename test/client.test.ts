@@ -10,7 +10,7 @@ import { createKey, createWorld, problems, uniqueId, type World } from './helper
 import { SHIP_TO } from './helpers/orders.js';
 
 /**
- * wharf-client (DESIGN §14) against a real listening Wharf on both databases: typed calls of the
+ * wharf-client (docs/admin.md) against a real listening Wharf on both databases: typed calls of the
  * customer's, the warehouse's, the admin's and the rate engine's operations, an Idempotency-Key on
  * every change, WharfError for refusals, bounded retries after Retry-After, and paging.
  */
@@ -95,7 +95,7 @@ describeEachDialect('wharf-client', (dialect) => {
       `POST ${EDI}/edi/outbound/order`,
       `POST ${EDI}/edi/item-master/search-by-paging`,
     ]);
-    // Each change carries a key of its own; the search, which changes nothing, none (DESIGN §7).
+    // Each change carries a key of its own; the search, which changes nothing, none (docs/decisions.md).
     const [importKey, orderKey, searchKey] = sent.map((request) => request.idempotencyKey);
     expect([importKey, orderKey]).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
     expect(importKey).not.toBe(orderKey);

@@ -14,7 +14,7 @@ import { describeEachDialect } from './helpers/dialects.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 /**
- * The operator console (DESIGN §15) in Debian's Chromium against a real listening Wharf seeded by
+ * The operator console (docs/console.md) in Debian's Chromium against a real listening Wharf seeded by
  * the demo, on both databases: staff find things by the accessible names the design fixes, and
  * every action shows what the API answered. Each page's screenshot lands in test-results/console/.
  */

@@ -26,7 +26,7 @@ import {
 import { freePorts, runWharf, startWharf, stopWharf, waitReady, type Wharf } from './helpers/processes.js';
 
 /**
- * DESIGN §12, "proven in the suite" (3): the real `wharf serve` under a steady concurrent write load
+ * docs/operations.md, "proven in the suite" (3): the real `wharf serve` under a steady concurrent write load
  * — RN imports, receiving confirmations of receipts answered earlier, quantity adjustments, DN
  * imports, each with its own document number and Idempotency-Key — is killed with SIGKILL after a
  * number of answers, in the middle of the load, and started again on the same database: SQLite

@@ -10,7 +10,7 @@ import { startReceiver } from './helpers/receiver.js';
 import { PROCESS_TEST_MS } from './helpers/two-processes.js';
 
 /**
- * `npm run demo` shows webhooks working on one machine (DESIGN §13): the real `wharf demo` allows
+ * `npm run demo` shows webhooks working on one machine (docs/webhooks.md): the real `wharf demo` allows
  * local receivers, prints how to make an endpoint and watch its deliveries, and delivers to one; the
  * receiver it suggests, run as printed, takes each delivery at the first attempt.
  */

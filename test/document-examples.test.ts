@@ -15,7 +15,7 @@ import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
 
 /**
- * The published document's examples are true (DESIGN §14): each example fits its schema, and every
+ * The published document's examples are true (docs/admin.md): each example fits its schema, and every
  * operation's request example, sent as it stands by wharf-client to a real listening Wharf seeded by
  * `npm run demo`, succeeds with an answer that fits the documented schema of its status. One call of
  * every operation through the client, on both databases.
@@ -71,7 +71,7 @@ function fits(schema: Json, value: unknown): string[] {
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
 const json = (media?: Record<string, Media>) => media?.['application/json'];
-/** The X12 bridge's text bodies (DESIGN §16): an interchange in, its 997 or TA1 out. */
+/** The X12 bridge's text bodies (docs/x12.md): an interchange in, its 997 or TA1 out. */
 const X12 = 'application/edi-x12';
 const x12 = (media?: Record<string, Media>) => media?.[X12];
 /** A text body's example: OpenAPI 3.1 keeps it on the media, or on its schema's examples. */

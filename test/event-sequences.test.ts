@@ -5,7 +5,7 @@ import { recordEvent, sequenceEvents, writeRecordedEvents } from '../src/modules
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
 
 /**
- * Sequences are given once and grow with the events' commits (DESIGN §13). On SQLite they are
+ * Sequences are given once and grow with the events' commits (docs/webhooks.md). On SQLite they are
  * given as the events are written, after the highest one given, and transactions that run together
  * share one commit as savepoints of it: a member that fails takes its events and their numbers
  * back, and the members after it number on from what is committed.

@@ -36,7 +36,7 @@ import {
 } from './helpers/paths.js';
 
 /**
- * DESIGN §13: every command writes its events in the transaction of its change, through the
+ * docs/webhooks.md: every command writes its events in the transaction of its change, through the
  * command path — a change that rolls back leaves no event, a change that commits has exactly its
  * events. The events' multi-row INSERT is the last write of every command (before the stored
  * answer of its Idempotency-Key), so a trigger that fails it fails the whole request: nothing of the

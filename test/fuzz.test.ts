@@ -7,7 +7,7 @@ import { HOSTILE_KINDS } from './fuzz/arbitraries.js';
 import { buildFuzzWorld, fuzz, routeCollector, type FuzzWorld } from './fuzz/harness.js';
 
 /**
- * A sample of the schema-driven fuzzing (DESIGN §12) on every route that reads a request (a JSON or
+ * A sample of the schema-driven fuzzing (docs/operations.md) on every route that reads a request (a JSON or
  * X12 body, path parameters, a query): no answer is a 5xx, and no refused request changes a row.
  * `npm run fuzz` sends 100,000 and more.
  */

@@ -17,7 +17,7 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
 import { createTenant, type Tenant } from './helpers/factories.js';
 
 /**
- * The ledger invariant (DESIGN §5) as a property: after any sequence of postings, some refused
+ * The ledger invariant (docs/orders.md) as a property: after any sequence of postings, some refused
  * (409), every balance's on-hand is the sum of its ledger quantities, each posting's on-hand-after
  * is the running sum, no balance is negative, and the inventory and ledger searches read the same.
  */

@@ -17,7 +17,7 @@ interface Operation {
   >;
 }
 
-/** The X12 bridge's media type (DESIGN §16). */
+/** The X12 bridge's media type (docs/x12.md). */
 const X12 = 'application/edi-x12';
 
 describe('OpenAPI document', () => {

@@ -7,7 +7,7 @@ import { createKey, createTenant, facilityOf, idsOf, problems, stock, uniqueId, 
 import { ORDER_CANCEL, ORDER_IMPORT, THREEPL_ORDER } from './helpers/paths.js';
 
 /**
- * DESIGN §7 for orders: one request = one database transaction. A trigger makes the last write of a
+ * docs/decisions.md for orders: one request = one database transaction. A trigger makes the last write of a
  * request fail (the ACK of an import or cancel, the DC of a shipment, the event of an operator
  * move); nothing the request wrote before it — the order, its lines, its allocations, the balances'
  * allocated and on-hand quantities, the ledger — may remain. Then, without the trigger, the same
@@ -25,7 +25,7 @@ const TABLES = [
   'inventory_balances',
   'inventory_ledger',
   'idempotency_records',
-  // A change's events go with it (DESIGN §13): a rolled-back change leaves none.
+  // A change's events go with it (docs/webhooks.md): a rolled-back change leaves none.
   'events',
 ] as const;
 

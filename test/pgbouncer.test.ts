@@ -10,7 +10,7 @@ import { expectGracefulStops, freePorts, runWharf, startWharf, waitReady, type W
 import { createTenant, itKeepsTheInvariants, PROCESS_TEST_MS, type Tenant } from './helpers/two-processes.js';
 
 /**
- * DESIGN §12, proven item 4: two `wharf serve` processes behind PgBouncer in transaction pooling
+ * docs/operations.md, proven item 4: two `wharf serve` processes behind PgBouncer in transaction pooling
  * (Debian's `pgbouncer`) keep every invariant they keep on PostgreSQL directly
  * (test/helpers/two-processes.ts). The test runs its own pgbouncer on a free port in front of a
  * fresh database, with a pool smaller than the processes' connections so that server connections

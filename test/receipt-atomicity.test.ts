@@ -7,7 +7,7 @@ import { createKey, createTenant, facilityOf, idsOf, importItems, problems, uniq
 import { RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from './helpers/paths.js';
 
 /**
- * DESIGN §7: one request = one database transaction; a failure leaves no partial document or
+ * docs/decisions.md: one request = one database transaction; a failure leaves no partial document or
  * posting. A trigger makes the last write of a request fail (the ACK of an import or cancel, the
  * RC of a confirmation, the event of an operator move); nothing the request wrote before it may
  * remain. Then, without the trigger, the same request succeeds. The last tests check that two
@@ -23,7 +23,7 @@ const TABLES = [
   'inventory_balances',
   'inventory_ledger',
   'idempotency_records',
-  // A change's events go with it (DESIGN §13): a rolled-back change leaves none.
+  // A change's events go with it (docs/webhooks.md): a rolled-back change leaves none.
   'events',
 ] as const;
 

@@ -12,7 +12,7 @@ import { expectGracefulStops, freePorts, runWharf, startWharf, stopWharf, waitRe
 import { createTenant, INVENTORY, itKeepsTheInvariants, post, PROCESS_TEST_MS, type Tenant } from './helpers/two-processes.js';
 
 /**
- * The promise of DESIGN §5, taken literally: two Wharf processes — the real `wharf serve`, compiled
+ * The promise of docs/orders.md, taken literally: two Wharf processes — the real `wharf serve`, compiled
  * from src/ for this run — share one PostgreSQL database. 200 parallel −1 adjustments against 150
  * units, alternating between them: exactly 150 succeed, 50 get 409, the balance is 0 and the ledger
  * sums to it; one AdjustmentNo sent ten times at once to both posts once; 150 one-unit orders against

@@ -10,7 +10,7 @@ import { uniqueId } from './helpers/factories.js';
 import { MIN_WEBHOOK_LEASE_MS } from '../src/modules/webhooks/worker.js';
 
 /**
- * Webhooks are never lost and shared by processes (DESIGN §13), proven with the real `wharf serve`:
+ * Webhooks are never lost and shared by processes (docs/webhooks.md), proven with the real `wharf serve`:
  * a dispatching process killed with SIGKILL in the middle of an attempt loses its delivery to
  * another once its lease expires; and two processes dispatching one PostgreSQL queue deliver every
  * event exactly once between them, never one twice, none skipped.

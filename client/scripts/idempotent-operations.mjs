@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Writes the operations of an OpenAPI document that take an `Idempotency-Key` header (Wharf's
- * state-changing ones, DESIGN §7) as a TypeScript module: the client adds a key to those alone.
+ * state-changing ones, docs/decisions.md) as a TypeScript module: the client adds a key to those alone.
  *
  *   node scripts/idempotent-operations.mjs ../openapi.json src/idempotent-operations.ts
  */

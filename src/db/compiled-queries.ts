@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * Queries that Kysely builds and compiles once per database and shape of their parameters, then
- * only binds (DESIGN §11: faster writes). Building a query's operation tree and compiling it to SQL
+ * only binds (docs/architecture.md: faster writes). Building a query's operation tree and compiling it to SQL
  * costs tens of microseconds a statement, more than SQLite takes to run most of them; the hot
  * statements of the write path run thousands of times with the same SQL text and other values.
  *

@@ -401,7 +401,7 @@ export type NumberAhead = () => Promise<string>;
  * Takes a new document's number ahead of the lookup that decides whether the document is new. On
  * PostgreSQL the sequence's next value is sent at once (sendAhead) and goes out with the lookup, so
  * it costs no round trip of its own; a number the request then does not use is a gap in the
- * sequence, as a rolled-back transaction's is (DESIGN §4: a sequence). On SQLite the counter row is
+ * sequence, as a rolled-back transaction's is (docs/receipts.md, docs/orders.md: a sequence). On SQLite the counter row is
  * bumped only when the number is awaited, inside the caller's write transaction, so its numbers
  * stay without gaps.
  */

@@ -1,5 +1,5 @@
 /**
- * What the published OpenAPI document says about the API as a whole (DESIGN §14): its introduction
+ * What the published OpenAPI document says about the API as a whole (docs/admin.md): its introduction
  * for an integrator, where it is served, and the shape it is published in, without the keywords
  * that only Wharf's own validation reads.
  */

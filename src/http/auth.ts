@@ -107,7 +107,7 @@ export interface Authorize {
 }
 
 /**
- * Checks, in DESIGN's order, the key's role and the body's CompanyID (403), that the FacilityID
+ * Checks, in the order of docs/access.md, the key's role and the body's CompanyID (403), that the FacilityID
  * exists in that company (400 Not found facility), and the CustomerID and FacilityID against the
  * key's scope (403); each entry of a FacilityIDs list (where the operation has one) as a FacilityID,
  * every one's existence before any one's scope. The preHandler keeps the facility it found on the

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestLine } from './request-log.js';
 
 /**
- * Slow and broken clients (DESIGN §12). Node itself watches every connection: a request whose
+ * Slow and broken clients (docs/operations.md). Node itself watches every connection: a request whose
  * headers or body do not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, checked every
  * CONNECTIONS_CHECKING_INTERVAL_MS) and a request it cannot parse reach the server's `clientError`
  * event, outside every route. This answers them in the error shape of the operation the request

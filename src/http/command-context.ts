@@ -5,7 +5,7 @@ import type { FacilityRef, Principal } from './auth.js';
 import { requestIdentity, type RequestIdentity } from './request-identity.js';
 
 /**
- * What every command service takes first (DESIGN §11): the database, the clock, who is calling and
+ * What every command service takes first (docs/architecture.md): the database, the clock, who is calling and
  * which request this is. An HTTP route builds it from its request; the CLI or an X12 interchange
  * build their own.
  */
@@ -58,7 +58,7 @@ declare module 'fastify' {
   }
 }
 
-/** Marks every replayed answer, success or refusal, with `Idempotent-Replayed: true` (DESIGN §12). */
+/** Marks every replayed answer, success or refusal, with `Idempotent-Replayed: true` (docs/operations.md). */
 export function markReplays(app: FastifyInstance): void {
   app.decorateRequest('replayed', false);
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -5,7 +5,7 @@ import type { App } from './module.js';
 import { problem } from './errors.js';
 
 /**
- * Serves the operator console (DESIGN §15), the static build of the `console/` workspace, at
+ * Serves the operator console (docs/console.md), the static build of the `console/` workspace, at
  * /console/ under a Content-Security-Policy that lets the page load nothing but its own files and
  * talk to nothing but this server. Any path under /console/ that is not a file is the page itself,
  * so that a reload of /console/receipts/RN-6 shows that receipt.

@@ -4,7 +4,7 @@ import { errorExampleOf, type RefusalShape } from './error-examples.js';
 import { ErrorObjectSchema, ProblemsSchema } from './schemas.js';
 
 /**
- * Gives the published OpenAPI document what generated clients need (DESIGN §14): every request
+ * Gives the published OpenAPI document what generated clients need (docs/admin.md): every request
  * and response body as a named schema under `components.schemas` (so `openapi-typescript` makes
  * named types, not `never`), and on every answer the headers Wharf sends with it. Route schemas
  * stay inline where Fastify validates them; only the document is reshaped.
@@ -106,7 +106,7 @@ export function withNamedComponents<T extends Json>(document: T): T {
         const refusal = success ? undefined : refusalShapeOf(refName(content?.schema), schemas);
         if (refusal) content!.example = errorExampleOf(status, id, refusal);
         if (success && response.description === 'Default Response') response.description = status === '201' ? 'Created.' : 'Success.';
-        // The searches that answer an array send their paging in headers (DESIGN §6).
+        // The searches that answer an array send their paging in headers (docs/compatibility.md).
         const pages = success && schemas[refName(content?.schema)]?.type === 'array';
         response.headers = {
           'X-Request-Id': REQUEST_ID,

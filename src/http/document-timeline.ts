@@ -3,7 +3,7 @@ import { Nullable } from './schemas.js';
 import { formatWithOffset } from './time.js';
 
 /**
- * What happened to a receipt or an order, oldest first, as its 3PL get shows it (DESIGN §15: the
+ * What happened to a receipt or an order, oldest first, as its 3PL get shows it (docs/console.md: the
  * console's timeline): its import, then every move recorded with its note and the key that made it.
  */
 

@@ -1,7 +1,7 @@
 import { problem } from './errors.js';
 
 /**
- * An example for every refusal the published document lists (DESIGN §14): the message Wharf really
+ * An example for every refusal the published document lists (docs/admin.md): the message Wharf really
  * answers for a common cause of that status, in the shape of the operation, so that a reader sees
  * what a refusal of that operation looks like before meeting one.
  */
@@ -57,7 +57,7 @@ function messageOf(status: string, operationId: string): string {
   return MESSAGES[status] ?? MESSAGES[400]!;
 }
 
-/** The rate engine's envelope of a refusal: its severity and source by status (DESIGN §12). */
+/** The rate engine's envelope of a refusal: its severity and source by status (docs/operations.md). */
 const RATE_REFUSALS: Record<string, [number, string]> = {
   400: [2, 'RateEngine.Validation'],
   401: [4, 'RateEngine.Auth'],

@@ -7,7 +7,7 @@ import { formatValidationErrors, type ValidationIssue } from '../lib/validation-
 
 /**
  * The one place that knows HTTP statuses: a refusal's kind gives its status and the shape of its
- * body (DESIGN §2's table), Fastify's own request errors get theirs.
+ * body (docs/compatibility.md's table), Fastify's own request errors get theirs.
  */
 
 /** One entry of the spec's error array. */

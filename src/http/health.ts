@@ -6,7 +6,7 @@ import { VERSION } from '../lib/version.js';
 
 /**
  * `/healthz` (the process is up, and its version) and `/readyz` (the database answers), open
- * without a key (DESIGN §12): what a load balancer or an orchestrator probes, on the server and on
+ * without a key (docs/operations.md): what a load balancer or an orchestrator probes, on the server and on
  * `wharf worker --metrics-port`.
  */
 export function registerHealthChecks(app: FastifyInstance, db: Db): void {

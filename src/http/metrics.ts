@@ -124,7 +124,7 @@ function documentOutcome(request: FastifyRequest, status: number): string {
 }
 
 /**
- * Prometheus metrics at /metrics (DESIGN §12): request counts and latency by route and status; the
+ * Prometheus metrics at /metrics (docs/operations.md): request counts and latency by route and status; the
  * business counters (documents by type, action and outcome; failure ACKs; rate quotes by outcome);
  * the database pool and the transactions retried; the build; the process's own; and what the caller
  * adds (the webhook queue). Each app has its own registry, so several apps in one process do not collide.

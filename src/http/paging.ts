@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 
-/** The page a search asks for, and the paging object it answers with (DESIGN §6, spec 2.11). */
+/** The page a search asks for, and the paging object it answers with (docs/compatibility.md, spec 2.11). */
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

@@ -9,7 +9,7 @@ import type { App } from './module.js';
 export type LimitOf = (principal: Principal) => number;
 
 /**
- * Limits every authenticated request of the scope's routes per API key (DESIGN §12), after the key
+ * Limits every authenticated request of the scope's routes per API key (docs/operations.md), after the key
  * check: every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; past the
  * limit the request is refused (429, Retry-After) in the scope's own error shape. Register it
  * before the scope's routes; the scope's not-found answers are not counted.

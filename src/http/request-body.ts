@@ -7,7 +7,7 @@ import type { ValidationIssue } from '../lib/validation-messages.js';
 import { rejectedBodyError } from './errors.js';
 
 /**
- * How a JSON body becomes what a route's schema checks (DESIGN §12: bad input is 400, never 500).
+ * How a JSON body becomes what a route's schema checks (docs/operations.md: bad input is 400, never 500).
  * The parser is Fastify's own (prototype poisoning refused), followed by one walk of the parsed
  * value: a body nested deeper than 64 levels is refused at once, like malformed JSON (nothing may
  * serialize it, so it gets no ACK); numbers and texts that cannot be kept as sent are refused

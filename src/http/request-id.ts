@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
-/** A caller's id is kept when it is safe to log and echo (DESIGN §12). */
+/** A caller's id is kept when it is safe to log and echo (docs/operations.md). */
 const CALLERS_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**

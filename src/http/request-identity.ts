@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { sha256Hex } from '../lib/ids.js';
 
-/** Which request this is, for the Idempotency-Key contract (DESIGN §7). */
+/** Which request this is, for the Idempotency-Key contract (docs/decisions.md). */
 export interface RequestIdentity {
   companyId: string;
   keyId: number;

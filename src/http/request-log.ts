@@ -7,7 +7,7 @@ const LOGGABLE_ID = /^[\x21-\x7e]{1,15}$/;
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 /**
- * One log line per request, written when it completes (DESIGN §12): request id (pino's reqId),
+ * One log line per request, written when it completes (docs/operations.md): request id (pino's reqId),
  * method, path, route, status, time, and who asked: the API key's id, its company and the customer
  * the body names. Never the key, the body or the query.
  */

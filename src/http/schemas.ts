@@ -124,7 +124,7 @@ export const UpdatedWhenBound = (bound: 'Lower' | 'Upper') =>
   OptionalDateTime('offset-date-time', 50, '2024-03-05T14:07:09.123-08:00', `${bound} bound of the last update, inclusive.`);
 
 /**
- * A quantity (DESIGN §2): decimal text with at most 11 integer and 4 fractional digits, or a JSON
+ * A quantity (docs/compatibility.md): decimal text with at most 11 integer and 4 fractional digits, or a JSON
  * number of that form; `x-decimal` checks digits and sign, lib/decimal reads it exactly.
  */
 export function Quantity(options: { signed?: boolean; description?: string } = {}) {

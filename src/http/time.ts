@@ -3,7 +3,7 @@ import { DateTime, FixedOffsetZone } from 'luxon';
 import { invalid } from '../lib/refusal.js';
 
 /**
- * The spec's time formats (DESIGN §6), read and written with Luxon in a facility's IANA zone.
+ * The spec's time formats (docs/compatibility.md), read and written with Luxon in a facility's IANA zone.
  * Instants are epoch milliseconds (UTC).
  */
 

@@ -4,7 +4,7 @@ import { invalid } from '../lib/refusal.js';
 
 /**
  * Path parameters and query values are the URL's text, percent-decoded: `%00` makes a NUL, which
- * PostgreSQL refuses in text and SQLite would keep (DESIGN §12: bad input is 400, never 500, and
+ * PostgreSQL refuses in text and SQLite would keep (docs/operations.md: bad input is 400, never 500, and
  * the same on both databases). They are refused before the route's schema sees them, as a JSON
  * body's are (request-body.ts); the message names the part of the URL, never the bad text.
  */

@@ -1,5 +1,5 @@
 /**
- * DESIGN §12: on an import, `""` and a text of only white space are absent, on every optional
+ * docs/operations.md: on an import, `""` and a text of only white space are absent, on every optional
  * field. One rule, driven by the body's JSON schema and applied before the schema checks the body:
  * a property the schema declares but does not require, whose value is such a text, is removed.
  * Required fields keep their blank text (and are refused for it); keys the schema does not declare

@@ -1,7 +1,7 @@
 import { MAX_PROBLEMS, type ValidationIssue } from './validation-messages.js';
 
 /**
- * What a parsed JSON body must be for Wharf to keep it as sent (DESIGN §12): nested at most
+ * What a parsed JSON body must be for Wharf to keep it as sent (docs/operations.md): nested at most
  * {@link MAX_JSON_DEPTH} levels, every number within ±(2^53 − 1), every text well-formed UTF-16
  * without a NUL character. JSON.parse reads any depth, but JSON.stringify, the idempotency hash and
  * the failure ACK recurse and overflow the stack; a number beyond 2^53 − 1 has already been

@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 import type { MaybePromise } from './maybe-promise.js';
 
 /**
- * Remembers for `ttlMs` what `lookup` found for its arguments. DESIGN §3 lets a process trust keys
+ * Remembers for `ttlMs` what `lookup` found for its arguments. docs/access.md lets a process trust keys
  * and tenant facts for about a second, so a revocation or a change reaches every process within
  * that time. What it did not find is asked again every time: a new key or facility works at once.
  * A value that says when it ends (`endsAt`, e.g. a key's expiry) is never remembered past that

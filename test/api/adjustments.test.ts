@@ -24,7 +24,7 @@ import {
 import { ADJUST_PROPERTY, ADJUST_QTY } from '../helpers/paths.js';
 
 /**
- * The 3PL adjustments (DESIGN §4b, §5): quantity changes and property moves, all lines or none,
+ * The 3PL adjustments (docs/compatibility.md, docs/orders.md): quantity changes and property moves, all lines or none,
  * each AdjustmentNo applied once, exact decimals, and no oversell under concurrent writers.
  */
 
@@ -466,7 +466,7 @@ describeEachDialect('3PL inventory adjustments', (dialect) => {
 });
 
 /**
- * No oversell under concurrent writers (DESIGN §5): 200 adjustments of −1 against a balance of 150.
+ * No oversell under concurrent writers (docs/orders.md): 200 adjustments of −1 against a balance of 150.
  * On PostgreSQL two independent apps, each with its own pool, share the database, as two processes
  * would; SQLite is one process's embedded database (its writers take turns on one connection).
  */

@@ -8,7 +8,7 @@ import { createRivals, createWorld, problems, uniqueId, type RivalKey, type Tena
 import * as paths from '../helpers/paths.js';
 
 /**
- * The admin API (DESIGN §14): an admin key manages its own company's customers, facilities and API
+ * The admin API (docs/admin.md): an admin key manages its own company's customers, facilities and API
  * keys under /admin/v1, with the API's PascalCase shapes and error shapes; every other key is
  * refused, and another company's records answer as unknown ones.
  */

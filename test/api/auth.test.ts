@@ -7,7 +7,7 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { createKey, createTenant, type Tenant, problems } from '../helpers/factories.js';
 import { ITEM_IMPORT as IMPORT, ITEM_SEARCH as SEARCH } from '../helpers/paths.js';
 
-/** Authentication (401), role and scope (403), Not found facility (400) and their order (DESIGN §3). */
+/** Authentication (401), role and scope (403), Not found facility (400) and their order (docs/access.md). */
 
 /** The spec's error array, one entry per message. */
 
@@ -222,7 +222,7 @@ describeEachDialect('authentication and scope', (dialect) => {
     expect(refused.json()).toEqual(problems(`FacilityID ${outside} is outside this API key's scope`));
   });
 
-  it('checks in the order of DESIGN §3: key, schema, role and company, facility exists, scope', async () => {
+  it('checks in the order of docs/access.md: key, schema, role and company, facility exists, scope', async () => {
     const [inside, outside] = tenant.facilityIds as [string, string];
     const operator = await createKey(ctx().database.db, ctx().clock, tenant, 'operator', { facilityIds: [inside] });
 

@@ -6,7 +6,7 @@ import { createWorld, expectOk, problems, type World } from '../helpers/factorie
 import * as paths from '../helpers/paths.js';
 
 /**
- * Delta sync (DESIGN §13): the item and inventory searches take UpdatedWhenFrom/To, so that a
+ * Delta sync (docs/webhooks.md): the item and inventory searches take UpdatedWhenFrom/To, so that a
  * customer's system reads only what changed since its last sync; a balance emptied in the window
  * is one of the changes.
  */

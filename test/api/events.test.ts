@@ -9,7 +9,7 @@ import { SHIP_TO } from '../helpers/orders.js';
 import * as paths from '../helpers/paths.js';
 
 /**
- * Events (DESIGN §13): every change tells its events, exactly, and the events search reads them back
+ * Events (docs/webhooks.md): every change tells its events, exactly, and the events search reads them back
  * by Sequence — the pull fallback of webhooks. Each test reads the raw answers of the search: what
  * a customer's system would see after each of its calls and the warehouse's.
  */

@@ -25,7 +25,7 @@ import {
 } from '../helpers/paths.js';
 
 /**
- * Hostile bodies are 400, never 500 (DESIGN §12), on every EDI route and the rate engine's, on both
+ * Hostile bodies are 400, never 500 (docs/operations.md), on every EDI route and the rate engine's, on both
  * databases: each answer is the operation's own error shape, names the problem, changes nothing
  * but an import's failure ACK, and quotes neither SQL nor a stack.
  */

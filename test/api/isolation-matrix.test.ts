@@ -35,11 +35,11 @@ import {
 import * as paths from '../helpers/paths.js';
 
 /**
- * The isolation matrix (DESIGN §12, "Proven in the suite" (1); §3): every route the app registers
+ * The isolation matrix (docs/proofs.md; docs/access.md): every route the app registers
  * has an entry here, and every entry is a registered route — a new route without one fails the
  * first test, naming it. For every route, the owner's valid request is sent by keys that must not
  * get it: none (401), another company's, another customer's of the same company, keys limited to
- * another facility, and keys of the roles the route does not admit. Each answers what DESIGN §3's
+ * another facility, and keys of the roles the route does not admit. Each answers what docs/access.md's
  * order of checks says, in the route's error shape, exactly; no answer carries any of the owner's
  * data that the request did not itself name; and the refusals change nothing. The owner's document
  * named from a scope it is not in answers as a number never used does (404 for a lookup, nothing
@@ -52,7 +52,7 @@ type KeyName = RivalKey | 'raterB';
 
 const MISSING = 'Missing Authorization header; send Authorization: APIKey <key>';
 
-/** Who may call a route (DESIGN §3): the customer's operations, the warehouse's, reads of both, rates. */
+/** Who may call a route (docs/access.md): the customer's operations, the warehouse's, reads of both, rates. */
 const CUSTOMER: readonly Role[] = ['customer', 'admin'];
 const OPERATOR: readonly Role[] = ['operator', 'admin'];
 const READ: readonly Role[] = ['customer', 'operator', 'admin'];
@@ -60,7 +60,7 @@ const RATE: readonly Role[] = ['rater', 'admin'];
 const ROLES: readonly Role[] = ['customer', 'operator', 'admin', 'rater'];
 
 /**
- * The routes open without a key (DESIGN §2): GET (and its HEAD) only. Fastify reports `/docs/`, the
+ * The routes open without a key (docs/compatibility.md): GET (and its HEAD) only. Fastify reports `/docs/`, the
  * trailing-slash twin of swagger-ui's root route, to onRoute hooks as HEAD only; the twin shares the
  * root route's options and hooks (so would an EDI route's).
  */
@@ -80,7 +80,7 @@ const OPEN = [
   '/console',
   '/console/*',
 ];
-/** The operator console's files (DESIGN §15), one route each, named by the build: open, as the page that asks for a key must be. */
+/** The operator console's files (docs/console.md), one route each, named by the build: open, as the page that asks for a key must be. */
 const CONSOLE_FILES = '/console/';
 const OPEN_METHODS = ['GET', 'HEAD'];
 
@@ -133,7 +133,7 @@ interface World {
   a: Tenant;
   b: Tenant;
   keys: Record<KeyName, string>;
-  /** Each key's scope, as the factories made it: the model of DESIGN §3's checks reads it. */
+  /** Each key's scope, as the factories made it: the model of docs/access.md's checks reads it. */
   scopes: Record<KeyName, Scope>;
   /** C1's documents in F1, one per route that needs one (a route that moves a document gets its own). */
   rn: Record<'cancel' | 'ack' | 'list' | 'get' | 'open' | 'opCancel' | 'forceClose' | 'confirm' | 'rc' | 'level', Receipt>;
@@ -169,10 +169,10 @@ interface Scope {
 interface Entry {
   roles: readonly Role[];
   /**
-   * The rate engine answers in its envelope (DESIGN §9); the admin API (DESIGN §14) names no company
+   * The rate engine answers in its envelope (docs/rating.md); the admin API (docs/admin.md) names no company
    * in its requests (the key's is the one it manages) and its records in the path; the rest in the
    * spec's shapes. `self`: an operation on the key itself, which every key may call and which shows
-   * only that key. `x12`: the X12 bridge (DESIGN §16), whose body is an interchange (`X12` below)
+   * only that key. `x12`: the X12 bridge (docs/x12.md), whose body is an interchange (`X12` below)
    * and whose sender, not its body's identifiers, names the customer.
    */
   shape?: 'rate' | 'admin' | 'self' | 'x12';
@@ -263,7 +263,7 @@ const NOTE = () => ({ Note: 'isolation matrix' });
  * limited to F2 (the owner's endpoints take every facility or F1 only), another customer's, the
  * company's admin's for another customer, another company's customer's and admin's (for its
  * customer, and for its whole company: no CustomerID). An endpoint belongs to its customer or,
- * without one, to its company, and to its facilities (DESIGN §13); nothing of C1's is in any of these.
+ * without one, to its company, and to its facilities (docs/webhooks.md); nothing of C1's is in any of these.
  */
 const webhookElsewhere = (status: number, answer?: (w: World) => unknown) => (w: World) =>
   [
@@ -480,7 +480,7 @@ const MATRIX: Record<string, Entry> = {
       ].map((c) => ({ ...c, fields: { ...c.fields, Types: EVENT_TYPES.filter((type) => type !== 'ack.failed') }, status: 200 })),
   },
 
-  // ---- webhooks (DESIGN §13) ---------------------------------------------------------------------
+  // ---- webhooks (docs/webhooks.md) ---------------------------------------------------------------------
   // The owner's endpoint limited to F1: a key limited to F2 may not make it (403, a FacilityID of its body).
   [edi('POST', `${paths.WEBHOOK_ENDPOINT}/create`)]: {
     roles: CUSTOMER,
@@ -515,7 +515,7 @@ const MATRIX: Record<string, Entry> = {
     elsewhere: webhookElsewhere(404, (w) => ({ error: `Not found delivery ${w.dlv.replay}` })),
   },
 
-  // ---- the admin API (DESIGN §14): company A's records, from company B's admin ----------------------
+  // ---- the admin API (docs/admin.md): company A's records, from company B's admin ----------------------
   [adminRoute('GET', '/customers')]: adminList((w) => w.a.customerIds),
   [adminRoute('POST', '/customers')]: adminCreation(() => ({ CustomerID: uniqueId('NEWCU') })),
   [adminRoute('PATCH', '/customers/:CustomerID')]: adminRecord(
@@ -663,7 +663,7 @@ const MATRIX: Record<string, Entry> = {
         roles: RATE,
         shape: 'rate',
         owner: () => ({ key: 'raterA', body: RATE_REQUEST, shows: ['Economy', 'Ground'] }),
-        // DESIGN §9: an admin key quotes any UserID with its own company's card — company B has none.
+        // docs/rating.md: an admin key quotes any UserID with its own company's card — company B has none.
         elsewhere: () => [
           {
             who: 'an admin of another company (quoted with its own company’s card, and it has none)',
@@ -690,7 +690,7 @@ function rateEnvelope(severity: number, source: string, message: string) {
   return { Result: [], Page: null, ErrorMsg: message, ErrorSeverity: severity, ErrorSource: source, Status: false };
 }
 
-// ---- DESIGN §3's order of checks, as a model ------------------------------------------------------
+// ---- docs/access.md's order of checks, as a model ------------------------------------------------------
 
 interface Refusal {
   status: number;
@@ -698,7 +698,7 @@ interface Refusal {
 }
 
 /**
- * What a key's request for `body` must answer on a route admitting `roles`, in DESIGN §3's order:
+ * What a key's request for `body` must answer on a route admitting `roles`, in docs/access.md's order:
  * the key (401), the role and the CompanyID (403), the FacilityID's scope, and each of FacilityIDs'
  * (403), the CustomerID's scope (403). Undefined when the key may make the request. (The owner's
  * bodies are valid and name facilities of company A, so the schema (400) and Not found facility
@@ -724,7 +724,7 @@ function ediRefusal(scope: Scope | undefined, roles: readonly Role[], body: Json
   return undefined;
 }
 
-/** The rate engine's (DESIGN §9): the key (401), then the role and the UserID (403), in its envelope. */
+/** The rate engine's (docs/rating.md): the key (401), then the role and the UserID (403), in its envelope. */
 function rateRefusal(scope: Scope | undefined, _roles: readonly Role[], body: Json): Refusal | undefined {
   const auth = (status: number, message: string) => ({ status, body: rateEnvelope(4, 'RateEngine.Auth', message) });
   if (!scope) return auth(401, MISSING);
@@ -735,14 +735,14 @@ function rateRefusal(scope: Scope | undefined, _roles: readonly Role[], body: Js
   return undefined;
 }
 
-/** The admin API's (DESIGN §14): the key (401), then any role but admin (403); an admin manages only its own company. */
+/** The admin API's (docs/admin.md): the key (401), then any role but admin (403); an admin manages only its own company. */
 function adminRefusal(scope: Scope | undefined): Refusal | undefined {
   if (!scope) return { status: 401, body: problems(MISSING) };
   if (scope.role !== 'admin') return { status: 403, body: problems(`An API key with role ${scope.role} may not call this operation`) };
   return undefined;
 }
 
-/** The X12 bridge's (DESIGN §16): the key (401), the role (403), then a sender that is no partner of the key's customers (403). */
+/** The X12 bridge's (docs/x12.md): the key (401), the role (403), then a sender that is no partner of the key's customers (403). */
 function x12Refusal(scope: Scope | undefined, roles: readonly Role[], body: Json): Refusal | undefined {
   if (!scope) return { status: 401, body: problems(MISSING) };
   if (!roles.includes(scope.role)) return { status: 403, body: problems(`An API key with role ${scope.role} may not call this operation`) };
@@ -962,7 +962,7 @@ describeEachDialect('isolation matrix', (dialect: DialectName) => {
     foreign.add(bSku);
     await stock(ctx(), { tenant: b, items: [{ ItemNumber: bSku, Qty: '9' }] });
 
-    // Webhooks (DESIGN §13). The world's events so far are fanned out before any endpoint exists: the
+    // Webhooks (docs/webhooks.md). The world's events so far are fanned out before any endpoint exists: the
     // deliveries are only those of the receipts below. Nothing dispatches them (no HTTP is sent).
     await sequenceEvents(database.db);
     await fanOut(database.db, clock.now());

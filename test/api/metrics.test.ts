@@ -10,7 +10,7 @@ import { readMetrics, valueOf, type Sample } from '../helpers/metrics.js';
 import { RECEIPT_CANCEL, RECEIPT_IMPORT } from '../helpers/paths.js';
 
 /**
- * The business and operations metrics of DESIGN §12 on /metrics: documents by type, action and
+ * The business and operations metrics of docs/operations.md on /metrics: documents by type, action and
  * outcome; failure ACKs; rate quotes by outcome; the database pool, the retries and the build.
  */
 

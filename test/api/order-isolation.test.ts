@@ -17,7 +17,7 @@ import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT } from '
 
 /**
  * Tenant isolation on the customer's order endpoints — DN import, PUT cancel, DN ACK search
- * (DESIGN §3: object-level authorization everywhere): another customer's key, another company's
+ * (docs/access.md: object-level authorization everywhere): another customer's key, another company's
  * key, a key limited to another facility and the operator and rater roles are refused (403) and
  * write no ACK; a FacilityID the company does not have is 400 Not found facility; the same numbers
  * used by another customer or company are their own orders; allocation never takes another

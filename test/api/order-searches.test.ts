@@ -21,7 +21,7 @@ import { ORDER_DC_SEARCH, ORDER_LEVEL_SEARCH, ORDER_SHIP } from '../helpers/path
 
 /**
  * The customer's read side of outbound orders: the DN header level query (spec 2.10) and the DC
- * search (DESIGN §4b). Orders are imported, stocked and shipped through the real API; the test
+ * search (docs/compatibility.md). Orders are imported, stocked and shipped through the real API; the test
  * facilities are in America/Los_Angeles.
  */
 

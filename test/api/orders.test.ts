@@ -19,7 +19,7 @@ import {
 import { INVENTORY_SEARCH, ORDER_ACK_SEARCH, ORDER_CANCEL, ORDER_IMPORT, THREEPL_ORDER } from '../helpers/paths.js';
 
 /**
- * Outbound orders (DN) from the customer's side (DESIGN §4, §4b, §5, §7; spec 2.7, 2.9, 7): the
+ * Outbound orders (DN) from the customer's side (docs/orders.md, docs/compatibility.md, docs/decisions.md; spec 2.7, 2.9, 7): the
  * import's answer and its ACK, allocation (FEFO, then FIFO; lots; Hold stock; release and
  * re-allocation), every row of the customer's part of the order state machine, validation with
  * every problem at once and its failure ACK, and Idempotency-Key replays.

@@ -12,7 +12,7 @@ import { createKey, createTenant, problems, receiptBody, uniqueId, type Tenant }
 import { INVENTORY_SEARCH, RECEIPT_ACK_SEARCH, RECEIPT_IMPORT } from '../helpers/paths.js';
 
 /**
- * Rate limits per API key (DESIGN §12): a fixed window of one minute, counted per key; every answer
+ * Rate limits per API key (docs/operations.md): a fixed window of one minute, counted per key; every answer
  * of a limited route says the limit, what is left and when the window ends; past the limit a
  * request is 429 in its route's error shape and changes nothing.
  */

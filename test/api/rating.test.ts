@@ -11,7 +11,7 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { createKey, createTenant, type Tenant } from '../helpers/factories.js';
 
 /**
- * The last-mile rate engine over HTTP (DESIGN §9): the envelope of every outcome, the input rules,
+ * The last-mile rate engine over HTTP (docs/rating.md): the envelope of every outcome, the input rules,
  * the keys that may ask, and which card prices a quote.
  */
 

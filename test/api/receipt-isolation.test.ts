@@ -7,7 +7,7 @@ import { buildReceipt, createRivals, problems, receiptBody, uniqueId, type Rival
 import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 /**
- * Tenant isolation on every receipt endpoint (DESIGN §3: object-level authorization everywhere):
+ * Tenant isolation on every receipt endpoint (docs/access.md: object-level authorization everywhere):
  * another customer's key, another company's key and an operator of another facility are refused
  * (403); a receipt of another facility named with an in-scope FacilityID is 404; and no answer
  * carries anything of the other tenant.

@@ -20,7 +20,7 @@ import {
 import { RECEIPT_ACK_SEARCH, RECEIPT_CANCEL, RECEIPT_IMPORT, THREEPL_RECEIPT } from '../helpers/paths.js';
 
 /**
- * The receipt rules of DESIGN §4: every row of the receipt state machine (the allowed moves and
+ * The receipt rules of docs/receipts.md: every row of the receipt state machine (the allowed moves and
  * the refused ones, with their 409 bodies), and every validation rule of the RN import (spec 2.3)
  * with the ACK it writes or does not write.
  */

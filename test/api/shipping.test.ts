@@ -24,7 +24,7 @@ import {
 import { INVENTORY_SEARCH, LEDGER_SEARCH, ORDER_SHIP, THREEPL_ORDER } from '../helpers/paths.js';
 
 /**
- * The warehouse's side of outbound orders (DESIGN §4, §4b, §5, §7): the 3PL list (MarkOpen), get,
+ * The warehouse's side of outbound orders (docs/orders.md, docs/compatibility.md, docs/decisions.md): the 3PL list (MarkOpen), get,
  * open and cancel, and the shipment confirmation. Every row of the order state machine that the
  * 3PL moves (the allowed ones and the refused ones with their 409 bodies); stock that follows each
  * step exactly (OnHand, Allocated, Available, the ledger's 'shipment' postings, the DC written);

@@ -370,7 +370,7 @@ describeEachDialect('Spec defects', (dialect) => {
       CreatedWhen: now(),
     });
 
-    // An empty ETD is absent (DESIGN §12): not shown, like one never sent; ScheduledDate, a column, is null.
+    // An empty ETD is absent (docs/operations.md): not shown, like one never sent; ScheduledDate, a column, is null.
     const blank = await getReceipt(await importReceipt(receiptBody({ ETD: '' })));
     expect(blank.statusCode).toBe(200);
     expect(body(blank).Receipt.ScheduledDate).toBeNull();

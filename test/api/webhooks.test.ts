@@ -14,7 +14,7 @@ import * as paths from '../helpers/paths.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /**
- * Webhooks (DESIGN §13) against a real HTTP receiver on loopback: endpoints as their owners manage
+ * Webhooks (docs/webhooks.md) against a real HTTP receiver on loopback: endpoints as their owners manage
  * them, every delivery signed (checked with the standardwebhooks package), retried on the schedule
  * (driven by the test clock, never by waiting), disabled by a 410 or five days of failures, logged
  * attempt by attempt, and replayed on request.

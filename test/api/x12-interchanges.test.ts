@@ -20,7 +20,7 @@ import {
 import { answerEnvelope, expectX12, interchange, postX12, type X12Parties } from '../helpers/x12.js';
 
 /**
- * POST /edi/x12 (DESIGN §16): a partner's 940s and 943s run as the DN and RN commands they stand
+ * POST /edi/x12 (docs/x12.md): a partner's 940s and 943s run as the DN and RN commands they stand
  * for, and the interchange is answered with its 997, or a TA1 when its envelope cannot be taken.
  */
 

@@ -1,10 +1,10 @@
 /**
- * Schema-driven fuzzing of every route (DESIGN §12): requests drawn from each route's own schemas
+ * Schema-driven fuzzing of every route (docs/operations.md): requests drawn from each route's own schemas
  * (JSON bodies, path parameters and queries; the X12 bridge's interchanges from a real 940 changed
  * a little), most of them naming the tenant's real identifiers and documents so that they reach the
  * services, a share of them with a hostile value planted somewhere. Every answer must be below 500, and a
  * refused body must change nothing (its failure ACK and that ACK's ack.failed event aside, which
- * DESIGN §4 and §13 ask for).
+ * docs/receipts.md, docs/orders.md, docs/webhooks.md ask for).
  */
 import fc from 'fast-check';
 import type { FastifySchema } from 'fastify';

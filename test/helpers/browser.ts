@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
 
 /**
- * Debian's Chromium, driven by playwright-core, for the console's tests (DESIGN §15). Without
+ * Debian's Chromium, driven by playwright-core, for the console's tests (docs/console.md). Without
  * Chromium the browser tests are skipped with a message; under CI they are required.
  */
 

@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/database.js';
 import type { DialectName } from '../../src/db/dialect.js';
 
 /**
- * Failure injection for the one-request-one-transaction tests (DESIGN §7): a trigger that makes
+ * Failure injection for the one-request-one-transaction tests (docs/decisions.md): a trigger that makes
  * every insert into a table fail, a trigger that slows ledger inserts so that two requests overlap,
  * and a snapshot of a company's rows to compare before and after a failed request.
  */

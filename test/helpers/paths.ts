@@ -31,6 +31,6 @@ export const LEDGER_SEARCH = '/edi/3pl/inventory/ledger/search-by-paging';
 
 export const EVENT_SEARCH = '/edi/events/search-by-paging';
 
-/** The webhook operations (DESIGN §13): endpoint create, list, update, delete, rotate-secret; delivery search-by-paging, replay. */
+/** The webhook operations (docs/webhooks.md): endpoint create, list, update, delete, rotate-secret; delivery search-by-paging, replay. */
 export const WEBHOOK_ENDPOINT = '/edi/webhook/endpoint';
 export const WEBHOOK_DELIVERY = '/edi/webhook/delivery';

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A real HTTP receiver of webhooks on loopback (DESIGN §13's tests): it keeps every request it is
+ * A real HTTP receiver of webhooks on loopback (docs/webhooks.md's tests): it keeps every request it is
  * sent and answers as the test says — a status, headers, a body, or nothing for a while.
  */
 

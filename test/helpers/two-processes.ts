@@ -1,6 +1,6 @@
 /**
  * What two real `wharf serve` processes sharing one PostgreSQL database keep exact under concurrent
- * load (DESIGN §5, §12), written once for every way they may reach it: test/two-processes.test.ts
+ * load (docs/orders.md, docs/operations.md), written once for every way they may reach it: test/two-processes.test.ts
  * connects them straight to PostgreSQL, test/pgbouncer.test.ts through PgBouncer in transaction
  * pooling. A file sets up the database, the tenant (`createTenant`) and the two processes, then
  * calls `itKeepsTheInvariants` inside its describe block.

@@ -23,7 +23,7 @@ vi.mock('node:dns', async (importOriginal) => {
 const lookedUp = (hostname: string) =>
   new Promise<{ error: Error | null }>((resolve) => publicOnlyLookup(hostname, {}, (error) => resolve({ error: error as Error | null })));
 
-/** DESIGN §13's SSRF rule: https:// and public addresses only, unless private ones are allowed. */
+/** docs/webhooks.md's SSRF rule: https:// and public addresses only, unless private ones are allowed. */
 
 describe('public addresses', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS, retryAfterMs } from '../../src/modules/webhooks/retry-schedule.js';
 
-/** DESIGN §13: attempts at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the one before, ±10%. */
+/** docs/webhooks.md: attempts at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the one before, ±10%. */
 
 const AT = Date.parse('2026-03-05T14:07:09.123Z');
 const SECOND = 1000;

@@ -7,7 +7,7 @@ import { MIN_WEBHOOK_LEASE_MS, requireLeaseLongerThanAttempt } from '../../src/m
 import { run } from '../helpers/cli.js';
 
 /**
- * WEBHOOK_LEASE_MS against the 15 s an attempt may take (DESIGN §13): a lease an attempt could
+ * WEBHOOK_LEASE_MS against the 15 s an attempt may take (docs/webhooks.md): a lease an attempt could
  * outlast would let a second process take the delivery and attempt it beside the first, so a
  * process that dispatches refuses one, before it opens the database or takes a port.
  */

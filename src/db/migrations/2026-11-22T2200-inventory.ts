@@ -27,7 +27,7 @@ function addBalanceKeyColumns<T extends string, C extends string>(table: CreateT
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
 
-  // Quantities are BIGINT × 10⁴ (DESIGN §1). The CHECKs are the last line of defence: the service
+  // Quantities are BIGINT × 10⁴ (docs/decisions.md). The CHECKs are the last line of defence: the service
   // never lets a balance go below its allocation or past 11 integer digits, and reports why (409).
   await addBalanceKeyColumns(db.schema.createTable('inventory_balances'))
     .addColumn('on_hand', 'bigint', (col) => col.notNull().defaultTo(0))
@@ -54,7 +54,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   // The ledger's id orders postings (ties of created_at break on it). PostgreSQL: an identity
-  // column under the key (company_id, id), which a table distributed by company_id needs (§5b).
+  // column under the key (company_id, id), which a table distributed by company_id needs (docs/operations.md, "Ready to shard").
   // SQLite: AUTOINCREMENT works only on a single-column INTEGER PRIMARY KEY (the rowid, never
   // reused); that key alone already makes (company_id, id) unique, and SQLite is never
   // distributed, so a second (company_id, id) index would cost every insert and buy nothing.

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * Rate limits (DESIGN §12): a key may carry its own limit a minute (null: the route's default, 0:
+ * Rate limits (docs/operations.md): a key may carry its own limit a minute (null: the route's default, 0:
  * none), and the processes sharing a PostgreSQL database count each key's minute in one table. On
  * SQLite one process serves and counts in memory; the table stays empty there.
  */

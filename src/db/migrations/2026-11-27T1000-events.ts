@@ -3,7 +3,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * The outbox of events (DESIGN §13). A change inserts its events unnumbered; the sequencer numbers
+ * The outbox of events (docs/webhooks.md). A change inserts its events unnumbered; the sequencer numbers
  * committed ones in the order it finds them, so a Sequence is never given to an event that commits
  * after a higher one was read. The write path touches only the primary key and the small index of
  * unnumbered events; the search index takes an event once it has its Sequence.

@@ -3,7 +3,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * Webhooks (DESIGN §13): endpoints, one delivery per event and endpoint, every attempt of it, and
+ * Webhooks (docs/webhooks.md): endpoints, one delivery per event and endpoint, every attempt of it, and
  * the Sequence up to which events have been fanned out to deliveries.
  */
 export async function up(db: Kysely<any>): Promise<void> {

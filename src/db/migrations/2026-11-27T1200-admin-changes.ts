@@ -3,7 +3,7 @@ import { PostgresAdapter, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * What the admin API changed, and with which key (DESIGN §14: every call recorded with the key
+ * What the admin API changed, and with which key (docs/admin.md: every call recorded with the key
  * that made it): one row a change, written in the change's own transaction.
  */
 export async function up(db: Kysely<any>): Promise<void> {

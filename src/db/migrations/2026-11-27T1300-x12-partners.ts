@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * X12 trading partners (DESIGN §16): a partner is a customer's system that speaks X12, known by its
+ * X12 trading partners (docs/x12.md): a partner is a customer's system that speaks X12, known by its
  * ISA qualifier and id (and its GS id), with the control numbers Wharf last gave in what it sent it
  * (ISA13 unique per partner, GS06, ST02).
  */

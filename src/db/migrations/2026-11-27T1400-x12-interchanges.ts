@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * The interchanges X12 partners sent (DESIGN §16): one row per partner and ISA13, with what the
+ * The interchanges X12 partners sent (docs/x12.md): one row per partner and ISA13, with what the
  * body hashed to and the 997 it was answered, so that the same interchange sent again is answered
  * with its first 997 and applied once.
  */

@@ -3,7 +3,7 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * The X12 advices waiting for partners (DESIGN §16): each a whole interchange (944, 945, 947 or
+ * The X12 advices waiting for partners (docs/x12.md): each a whole interchange (944, 945, 947 or
  * 846) written in the transaction of the change it tells, until the partner takes it; or, when its
  * data cannot be written in X12, the problem instead. Partners are found by their customer.
  */

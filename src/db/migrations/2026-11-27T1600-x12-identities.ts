@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /**
- * Wharf's own X12 ids in a company's interchanges (DESIGN §16): its ISA qualifier and id and its GS
+ * Wharf's own X12 ids in a company's interchanges (docs/x12.md): its ISA qualifier and id and its GS
  * id, when the company sets them; without a row they are ZZ and the CompanyID.
  */
 export async function up(db: Kysely<any>): Promise<void> {

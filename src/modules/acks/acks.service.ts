@@ -11,7 +11,7 @@ import type { AckRecord, AckSearchRequest } from './acks.schemas.js';
 
 /**
  * Acknowledgements: one per import or cancel call whose identifiers are valid and in scope
- * (DESIGN §4). The success form is written with the effect; the failure form after the rollback.
+ * (docs/receipts.md, docs/orders.md). The success form is written with the effect; the failure form after the rollback.
  */
 
 export type DocumentType = 'RN' | 'DN';

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /**
- * One acknowledgement per import or cancel call (DESIGN §4): the success form carries the
+ * One acknowledgement per import or cancel call (docs/receipts.md, docs/orders.md): the success form carries the
  * document's identifiers and Status/Error; the failure form carries `failure_code`/`failure_error`.
  */
 export interface AckTable {

@@ -40,7 +40,7 @@ import {
 /** Where the admin API is served. */
 export const ADMIN_PREFIX = '/admin/v1';
 
-/** Only an admin key of the company may administer it (DESIGN §3, §14). */
+/** Only an admin key of the company may administer it (docs/access.md, docs/admin.md). */
 async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (request.principal.role !== 'admin') throw forbidden(`An API key with role ${request.principal.role} may not call this operation`);
 }
@@ -51,7 +51,7 @@ export interface KeyChanges {
   forgetKeys(): void;
 }
 
-/** The routes of the admin API, in a scope that has authenticated the key (DESIGN §14). */
+/** The routes of the admin API, in a scope that has authenticated the key (docs/admin.md). */
 export function adminRoutes(app: App, { db, clock, cx }: Pick<RouteDeps, 'db' | 'clock' | 'cx'>, { forgetKeys }: KeyChanges): void {
   app.addHook('preHandler', requireAdmin);
   const common = { security: apiKeySecurity };

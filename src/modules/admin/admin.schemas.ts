@@ -3,7 +3,7 @@ import { Nullable, StringEnum } from '../../http/schemas.js';
 import { ROLES } from '../tenants/tenants.schemas.js';
 
 /**
- * The shapes of the admin API (DESIGN §14): a company's customers, facilities and API keys, in the
+ * The shapes of the admin API (docs/admin.md): a company's customers, facilities and API keys, in the
  * API's PascalCase. Times are UTC ISO date-times.
  */
 
@@ -16,7 +16,7 @@ const Instant = (description: string) => Type.String({ format: 'date-time', desc
 
 /**
  * The examples show what the admin API answers on a fresh `npm run demo`: the demo was seeded at
- * SEEDED and the examples' calls are made at NOW, each on the demo record it is meant for (DESIGN §14).
+ * SEEDED and the examples' calls are made at NOW, each on the demo record it is meant for (docs/admin.md).
  */
 const SEEDED = '2026-03-05T14:07:09.123Z';
 const NOW = '2026-03-09T16:20:31.457Z';

@@ -38,7 +38,7 @@ import type {
 } from './admin.schemas.js';
 
 /**
- * The admin API (DESIGN §14): an admin key manages its own company's customers, facilities, API
+ * The admin API (docs/admin.md): an admin key manages its own company's customers, facilities, API
  * keys and rate cards through the same services as the CLI, and reads its webhook endpoints and
  * the record of its changes. The company is always the key's, never the caller's to name, so
  * another company's records answer as unknown ones; every change is recorded with its key.

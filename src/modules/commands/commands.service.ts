@@ -8,9 +8,9 @@ import * as events from '../events/events.service.js';
 import * as repo from './idempotency.repository.js';
 
 /**
- * The write path (DESIGN §7, §11): every state-changing request runs through runCommand, which owns
+ * The write path (docs/decisions.md, docs/architecture.md): every state-changing request runs through runCommand, which owns
  * its one transaction, the retry after a lost race, the Idempotency-Key record, the failure ACK
- * written after a refusal rolled back, and the writing of the events the change recorded (§13). A
+ * written after a refusal rolled back, and the writing of the events the change recorded (docs/webhooks.md). A
  * service describes its command and returns its typed body.
  */
 
@@ -18,13 +18,13 @@ export interface Command<T> {
   /** The change, in the request's one transaction; a refusal throws a Refusal and writes nothing. */
   run(trx: Trx): Promise<T>;
   /**
-   * The document a refused import or cancel is acknowledged for (DESIGN §4: one ACK per call); its
+   * The document a refused import or cancel is acknowledged for (docs/receipts.md, docs/orders.md: one ACK per call); its
    * failure ACK is written in a transaction of its own after the rollback.
    */
   acknowledge?: acks.AckedDocument;
 }
 
-/** Kept at least this long (DESIGN §7: at least 24 hours). */
+/** Kept at least this long (docs/decisions.md: at least 24 hours). */
 export const RETENTION_MS = 48 * 60 * 60 * 1000;
 
 /** What a request was answered: its success body, or its refusal. */
@@ -70,7 +70,7 @@ export interface AppliedNumber {
 }
 
 /**
- * A document number applied before (DESIGN §7: ConfirmationNo, AdjustmentNo): the same request
+ * A document number applied before (docs/decisions.md: ConfirmationNo, AdjustmentNo): the same request
  * replays the first answer; another request under the number is 409 with `differs`.
  */
 export function replayApplied<T>(cx: CommandContext, applied: AppliedNumber, differs: string): T {
@@ -95,7 +95,7 @@ export async function runCommand<T>(cx: CommandContext, command: Command<T>): Pr
       // What every change entails, in its transaction: backorders filled from stock it freed, and
       // the change of stock told as events.
       await cx.settle(trx, { at: cx.clock.now(), keyId: cx.principal.keyId });
-      // The one place where a change's events are written (DESIGN §13): committed with it, or never.
+      // The one place where a change's events are written (docs/webhooks.md): committed with it, or never.
       wroteEvents = await events.writeRecordedEvents(trx);
       await storeOutcome(trx, cx, { body });
       return body;

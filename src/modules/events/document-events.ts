@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js';
 import type { EventType } from './events.schemas.js';
 import { recordEvent } from './events.service.js';
 
-/** Receipts and orders tell subscribers the same things about a change (DESIGN §13), so their payloads are built in one place. */
+/** Receipts and orders tell subscribers the same things about a change (docs/webhooks.md), so their payloads are built in one place. */
 
 /** Who made the change, and when. */
 export interface Change {

@@ -1,7 +1,7 @@
 import type { EventRow } from './events.repository.js';
 import type { EventRecord } from './events.schemas.js';
 
-/** Outbox rows → what a receiver and the events search see (DESIGN §13). */
+/** Outbox rows → what a receiver and the events search see (docs/webhooks.md). */
 
 type NumberedEvent = Pick<EventRow, 'type' | 'data' | 'created_at'> & { sequence: number };
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, Identifier, Nullable, OptionalDateTime, StringEnum } from '../../http/schemas.js';
 
-/** The event types (DESIGN §13) and the events search, the pull fallback of webhooks. */
+/** The event types (docs/webhooks.md) and the events search, the pull fallback of webhooks. */
 
 export const EVENT_TYPES = [
   'receipt.imported',

@@ -9,7 +9,7 @@ import * as repo from './events.repository.js';
 import type { EventSearchRequest, EventSearchResult, EventType } from './events.schemas.js';
 
 /**
- * Events (DESIGN §13): what every change tells subscribers, written to the outbox in the change's
+ * Events (docs/webhooks.md): what every change tells subscribers, written to the outbox in the change's
  * own transaction, numbered once committed, and read back by the events search (the pull
  * fallback of webhooks). A module records its events as it changes things; runCommand writes what
  * the transaction recorded, in one statement, just before it commits.
@@ -33,7 +33,7 @@ export interface NewEvent {
   at: number;
 }
 
-/** DESIGN §13: a payload (type, timestamp, data with its Sequence) stays within 20 KB. */
+/** docs/webhooks.md: a payload (type, timestamp, data with its Sequence) stays within 20 KB. */
 export const MAX_PAYLOAD_BYTES = 20 * 1024;
 
 /**

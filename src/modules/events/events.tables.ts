@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /**
- * The outbox (DESIGN §13): one row per event, written in the transaction of the change it tells
+ * The outbox (docs/webhooks.md): one row per event, written in the transaction of the change it tells
  * about. On SQLite `sequence` is the row id (a generated column); on PostgreSQL it is null until
  * the sequencer numbers the committed events (events.service.ts).
  */

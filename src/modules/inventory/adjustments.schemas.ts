@@ -12,7 +12,7 @@ import {
 } from '../../http/schemas.js';
 import { INVENTORY_STATUSES, balanceKeyProperties } from './inquiry.schemas.js';
 
-/** The 3PL adjustments (DESIGN §4b): quantity changes and property moves of a customer's stock. */
+/** The 3PL adjustments (docs/compatibility.md): quantity changes and property moves of a customer's stock. */
 
 /** As on receipts and orders; inventory sits below them and does not import their schemas. */
 const ADJUSTMENT_STATUSES = ['Success', 'Warning'] as const;

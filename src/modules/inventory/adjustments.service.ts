@@ -16,7 +16,7 @@ import type {
 import * as inventory from './inventory.service.js';
 
 /**
- * The operator's adjustments (DESIGN §4b, §5): quantity changes and property moves, each applied
+ * The operator's adjustments (docs/compatibility.md, docs/orders.md): quantity changes and property moves, each applied
  * once per AdjustmentNo of a customer in a facility, all lines or none, through postStock.
  */
 

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /**
- * Applied 3PL adjustments (DESIGN §4b): one row per AdjustmentNo of a customer in a facility, the
+ * Applied 3PL adjustments (docs/compatibility.md): one row per AdjustmentNo of a customer in a facility, the
  * replay check's record and the race's referee. Times are epoch milliseconds.
  */
 export interface InventoryAdjustmentTable {

@@ -1,7 +1,7 @@
 import type { BalanceKeyColumns } from './inventory.tables.js';
 
 /**
- * What names a balance (DESIGN §5): its scope (company, customer, facility) and its key (item, UOM,
+ * What names a balance (docs/orders.md): its scope (company, customer, facility) and its key (item, UOM,
  * lot, goods type, title, inventory status, expiration date), the one order of keys every writer
  * follows, and the columns, rows and messages that carry a key.
  */

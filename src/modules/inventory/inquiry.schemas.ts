@@ -12,7 +12,7 @@ import {
 } from '../../http/schemas.js';
 
 /**
- * The read side of inventory (DESIGN §4b, §5): the customer's balance search and the operator's
+ * The read side of inventory (docs/compatibility.md, docs/orders.md): the customer's balance search and the operator's
  * ledger search. Both answer `{results: {head, data}, paging}`; every row is keyed by the head names.
  */
 
@@ -68,7 +68,7 @@ export const balanceKeyProperties = {
   ExpirationDate: Nullable(Type.String({ description: 'yyyy-MM-dd; null when the stock has none.' })),
 };
 
-/** The balance columns, in the order DESIGN §4b gives them. */
+/** The balance columns, in the order docs/compatibility.md gives them. */
 export const INVENTORY_HEAD = [
   'ItemNumber',
   'LotNo',

@@ -16,7 +16,7 @@ import {
 import * as inventory from './inventory.service.js';
 
 /**
- * What customers and operators read about stock (DESIGN §4b, §5): the balances of a customer in a
+ * What customers and operators read about stock (docs/compatibility.md, docs/orders.md): the balances of a customer in a
  * facility, and the ledger of the postings that made them. The route's authorize() has checked the
  * CompanyID, FacilityID and CustomerID against the key; every query is bound to the company and
  * the facility, and the balance search to the customer too, so a key reads nothing outside its scope.

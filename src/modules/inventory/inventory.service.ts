@@ -26,7 +26,7 @@ import {
 export * from './balance-keys.js';
 
 /**
- * Inventory (DESIGN §5): stock posted to balances with a ledger row per line, allocated and
+ * Inventory (docs/orders.md): stock posted to balances with a ledger row per line, allocated and
  * released for orders, and read back. Balances are named in balance-keys.ts; every change is a
  * conditional statement on the balance rows (balance-statements.ts), applied in key order under
  * the items' locks (transaction-stock.ts); the caller's transaction makes a posting all or nothing.

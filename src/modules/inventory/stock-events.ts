@@ -8,7 +8,7 @@ import type { InventoryRow } from './inquiry.schemas.js';
 import { takeChangedBalances } from './transaction-stock.js';
 
 /**
- * What a change of stock tells subscribers (DESIGN §13): one `inventory.changed` event per
+ * What a change of stock tells subscribers (docs/webhooks.md): one `inventory.changed` event per
  * transaction and customer in a facility, listing every balance it changed as it now stands, as the
  * inventory search shows it; at most 100 balances an event, split beyond.
  */

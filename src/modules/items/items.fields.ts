@@ -1,6 +1,6 @@
 /**
  * The item master's keys (spec 2.12) in `head` order, with the kind of value each holds. Groups come
- * in the order the spec lists them; paired ranges are interleaved by index (DESIGN §4b).
+ * in the order the spec lists them; paired ranges are interleaved by index (docs/compatibility.md).
  */
 export type ItemFieldKind = 'text' | 'flag' | 'number' | 'list' | 'status';
 

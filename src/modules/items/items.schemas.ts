@@ -64,7 +64,7 @@ export const ItemImportRequestSchema = Type.Object(
     Items: Type.Array(ItemInputSchema, { minItems: 1, maxItems: MAX_ITEMS_PER_IMPORT }),
   },
   {
-    // New items of the demo's ACME (DESIGN §14): a second call answers Unchanged.
+    // New items of the demo's ACME (docs/admin.md): a second call answers Unchanged.
     examples: [
       {
         CompanyID: 'DEMO',

@@ -1,6 +1,6 @@
 /**
  * How many requests of a key's minute the processes on one PostgreSQL have taken between them
- * (DESIGN §12). A process takes them in leases: `used` counts every request leased, served or not.
+ * (docs/operations.md). A process takes them in leases: `used` counts every request leased, served or not.
  */
 export interface RateLimitWindowTable {
   key_id: number;

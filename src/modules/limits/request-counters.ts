@@ -5,7 +5,7 @@ import type { MaybePromise } from '../../lib/maybe-promise.js';
 import * as repo from './limits.repository.js';
 
 /**
- * Counts each API key's requests in fixed windows (DESIGN §12): in memory when one process serves
+ * Counts each API key's requests in fixed windows (docs/operations.md): in memory when one process serves
  * the database (SQLite), in the database when several may (PostgreSQL).
  */
 

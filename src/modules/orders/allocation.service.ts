@@ -6,7 +6,7 @@ import { ALLOCATING_STATUSES } from './order-states.js';
 import * as repo from './orders.repository.js';
 
 /**
- * An order's hold on stock (DESIGN §4), in one home: its lines allocate Available stock on import
+ * An order's hold on stock (docs/orders.md), in one home: its lines allocate Available stock on import
  * (FEFO, then FIFO), give it back on cancel, update and close, and a shipment takes it (the order's
  * allocation first, then Available stock) and gives back what a line no longer needs. Shipping
  * orchestrates; every stock decision is made here.
@@ -81,7 +81,7 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
 }
 
 /**
- * Backorders (DESIGN §4): stock a change made Available goes to the short lines of the customer's
+ * Backorders (docs/orders.md): stock a change made Available goes to the short lines of the customer's
  * orders that still allocate (Imported, Open) in that facility, the oldest order first, in the same
  * transaction as the change. A line never gets more than it still has to ship (ordered − shipped −
  * allocated). Each order is locked before its need is read, so two changes that free the same item

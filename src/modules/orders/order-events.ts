@@ -4,7 +4,7 @@ import type { OrderStatus } from './order-states.js';
 import { referenceNoOf } from './orders.present.js';
 import type { OrderRow } from './orders.repository.js';
 
-/** What the changes of an order tell subscribers (DESIGN §13): the order's numbers and its new status. */
+/** What the changes of an order tell subscribers (docs/webhooks.md): the order's numbers and its new status. */
 
 export type OrderEventType = Extract<EventType, `order.${string}`>;
 

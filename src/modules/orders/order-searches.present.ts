@@ -4,12 +4,12 @@ import type { Dc, DcRecord, OrderLevelRow } from './order-searches.schemas.js';
 import { orderDate, referenceNoOf, type StoredOrder } from './orders.present.js';
 import type { OrderStatus } from './order-states.js';
 
-/** Rows → the spec's wire shapes (DC records of DESIGN §4b; DN header rows of spec 2.10). */
+/** Rows → the spec's wire shapes (DC records of docs/compatibility.md; DN header rows of spec 2.10). */
 
 /** The DC as the shipment confirmation stored it: everything but its time, shown in the facility's zone. */
 type StoredDc = Omit<Dc, 'ShippedDate'>;
 
-/** The stored DC with ShippedDate, facility-local, right after OrderNo where DESIGN §4b lists it. */
+/** The stored DC with ShippedDate, facility-local, right after OrderNo where docs/compatibility.md lists it. */
 function presentDc(stored: StoredDc, shippedAt: number, timeZone: string): Dc {
   return {
     CompanyID: stored.CompanyID,

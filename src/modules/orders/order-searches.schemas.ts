@@ -5,7 +5,7 @@ import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, 
 import { ORDER_STATUSES } from './order-states.js';
 
 /**
- * The customer's read side of orders: the DC search (DESIGN §4b, the outbound twin of the RC
+ * The customer's read side of orders: the DC search (docs/compatibility.md, the outbound twin of the RC
  * search) and the DN header level query (spec 2.10).
  */
 

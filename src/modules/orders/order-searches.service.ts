@@ -13,7 +13,7 @@ import {
 } from './order-searches.schemas.js';
 
 /**
- * What a customer reads back about its orders: the shipment confirmations (DC search, DESIGN §4b)
+ * What a customer reads back about its orders: the shipment confirmations (DC search, docs/compatibility.md)
  * and the order headers (DN header level query, spec 2.10). The route's authorize() has already
  * checked the CompanyID, FacilityID and CustomerID against the key, and every query below is bound
  * to all three, so a key reads nothing outside its scope.

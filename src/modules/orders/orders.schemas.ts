@@ -14,7 +14,7 @@ import {
   refusingOwnedNames,
 } from '../../http/schemas.js';
 
-/** The DN import (POContent, DESIGN §4) and the order cancel; lengths as their spec counterparts. */
+/** The DN import (POContent, docs/orders.md) and the order cancel; lengths as their spec counterparts. */
 
 export const MAX_LINES = 1000;
 export const FREIGHT_TERMS = ['CC', 'PP', 'TP'] as const;
@@ -277,7 +277,7 @@ export const OrderImportResultSchema = Type.Object(OrderResultProperties, {
 });
 export type OrderImportResult = Static<typeof OrderImportResultSchema>;
 
-/** The cancel answers like the import (DESIGN §4); its own example names the order it cancelled. */
+/** The cancel answers like the import (docs/orders.md); its own example names the order it cancelled. */
 export const OrderCancelResultSchema = Type.Object(OrderResultProperties, {
   examples: [
     { Order: { CustomerID: 'ACME', PONo: 'SO-DEMO-2001', ReferenceNo: 'SO-2001', SVCPOID: 'DN-2', Status: 'Success', Error: [] } },

@@ -15,7 +15,7 @@ import * as repo from './orders.repository.js';
 import type { OrderCancelRequest, OrderImportRequest, OrderImportResult } from './orders.schemas.js';
 
 /**
- * Outbound orders (DN): the customer's import, update and cancel (DESIGN §4's order state
+ * Outbound orders (DN): the customer's import, update and cancel (docs/orders.md's order state
  * machine), each acknowledged once; an import allocates stock and reports what it could not.
  */
 
@@ -154,7 +154,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
   const problems = await importProblems(trx, cx, request);
   if (problems.length > 0) throw invalid(...problems);
   if (live && live.facility_id !== request.FacilityID) {
-    // Not named: the key may be limited to this facility, and the failure ACK is read here (DESIGN §3).
+    // Not named: the key may be limited to this facility, and the failure ACK is read here (docs/access.md).
     throw conflict(`ReferenceNo ${referenceNo} is already used by an order in another facility`);
   }
   if (live) requireMove(live, 'update');

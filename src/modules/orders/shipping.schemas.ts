@@ -16,7 +16,7 @@ import {
 import { OPERATOR_ORDER_ACTIONS, ORDER_STATUSES, type OperatorOrderMove } from './order-states.js';
 import { OrderReferenceNo } from './orders.schemas.js';
 
-/** The warehouse side of orders (DESIGN §4b): the 3PL list, get, actions and shipment confirmations. */
+/** The warehouse side of orders (docs/compatibility.md): the 3PL list, get, actions and shipment confirmations. */
 
 const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The order number the service assigned (DN-<n>).' });
 

@@ -34,7 +34,7 @@ import {
 } from './shipping.schemas.js';
 
 /**
- * The warehouse's side of an order (DESIGN §4, §4b): what it lists and reads, the operator's moves,
+ * The warehouse's side of an order (docs/orders.md, docs/compatibility.md): what it lists and reads, the operator's moves,
  * and the shipment confirmations that take stock out of the order's allocation and write the DC.
  */
 
@@ -195,7 +195,7 @@ function matchShipment(
   });
 }
 
-/** The DC object (DESIGN §4b) without its ShippedDate, which is shown in the facility's zone. */
+/** The DC object (docs/compatibility.md) without its ShippedDate, which is shown in the facility's zone. */
 function presentDc(order: repo.OrderRow, request: ShipmentRequest, planned: { line: PlannedLine; takes: inventory.StockPostingLine[] }[]) {
   const content = storedOrder(order).POContent;
   return {

@@ -12,7 +12,7 @@ import {
 } from './rate-card.compile.js';
 
 /**
- * The last-mile rate engine (DESIGN §9): a pure, deterministic function of a parcel, a compiled
+ * The last-mile rate engine (docs/rating.md): a pure, deterministic function of a parcel, a compiled
  * rate card and a date. No I/O. Every amount is exact (./exact.ts: scaled integers, money in
  * bigints); each charge line is rounded half-up to cents once, at the end, so the lines of a
  * service sum exactly to its total.

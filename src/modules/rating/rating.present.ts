@@ -6,7 +6,7 @@ import type { RateEntry, RateResponse } from './rating.schemas.js';
 
 /** A quotation → the spec's envelope (2.2), and the breakdown that /explain adds. */
 
-/** The severities and sources of DESIGN §9's outcome table. */
+/** The severities and sources of docs/rating.md's outcome table. */
 export const Outcome = {
   quoted: { severity: 0, source: '' },
   warned: { severity: 1, source: 'RateEngine.Zone' },

@@ -17,7 +17,7 @@ const tags = ['Rate engine'];
 
 const outcomeByStatus: Record<number, OutcomeName> = { 401: 'notAuthorized', 403: 'notAuthorized', 429: 'tooManyRequests' };
 
-/** Every rate answer is the rate envelope, errors included (DESIGN §9). */
+/** Every rate answer is the rate envelope, errors included (docs/rating.md). */
 async function replyWithRateError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const known = knownError(error);
   if (!known) {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Decimal } from '../../http/schemas.js';
 
-/** The rate quote request and the rate engine's envelope (spec 2.1, 2.2; DESIGN §9). */
+/** The rate quote request and the rate engine's envelope (spec 2.1, 2.2; docs/rating.md). */
 
 const Zip = (description: string) =>
   Type.String({

@@ -23,7 +23,7 @@ import type { RateRequest, RateResponse } from './rating.schemas.js';
 
 /** user_id of a company's default card. */
 const DEFAULT_CARD = 0;
-/** How long a process may price with the card it last chose (DESIGN §3: about a second). */
+/** How long a process may price with the card it last chose (docs/access.md: about a second). */
 const CHOICE_TTL_MS = 1000;
 /**
  * How much card text the compiled cards kept stand for, at most: a card may be megabytes and a

@@ -3,7 +3,7 @@ import { documentEventRecorder } from '../events/document-events.js';
 import type { ReceiptStatus } from './receipt-states.js';
 import type { ReceiptRow } from './receipts.repository.js';
 
-/** What the changes of a receipt tell subscribers (DESIGN §13): the receipt's numbers and its new status. */
+/** What the changes of a receipt tell subscribers (docs/webhooks.md): the receipt's numbers and its new status. */
 
 export type ReceiptEventType = Extract<EventType, `receipt.${string}`>;
 

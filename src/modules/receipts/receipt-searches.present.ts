@@ -3,7 +3,7 @@ import type { ConfirmationRecordRow, ReceiptHeaderRow } from './receipt-searches
 import { RC_DYNAMIC_KEYS, type Rc, type RcRecord, type ReceiptLevelRow } from './receipt-searches.schemas.js';
 import type { ReceiptStatus } from './receipt-states.js';
 
-/** Rows → the spec's wire shapes (RC records of spec 2.6; receipt-level rows of DESIGN §4b). */
+/** Rows → the spec's wire shapes (RC records of spec 2.6; receipt-level rows of docs/compatibility.md). */
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import { RECEIPT_STATUSES } from './receipt-states.js';
 
 /**
  * The customer's read side of receipts: the RC search (spec 2.5, 2.6) and the receipt-level header
- * search (DESIGN §4b).
+ * search (docs/compatibility.md).
  */
 
 /** The examples read the demo's RN-1, received and closed with RCV-DEMO-1000 (src/demo-documents.ts). */
@@ -175,7 +175,7 @@ export const RcSearchResultSchema = Type.Array(RcRecordSchema, {
   ],
 });
 
-/** The receipt-level columns, in the order DESIGN §4b gives them. */
+/** The receipt-level columns, in the order docs/compatibility.md gives them. */
 export const RECEIPT_LEVEL_HEAD = [
   'Facility',
   'Customer',

@@ -14,7 +14,7 @@ import {
 
 /**
  * What a customer reads back about its receipts: the receiving confirmations (RC search, spec 2.5
- * and 2.6) and the receipt headers (receipt-level search, DESIGN §4b). The route's authorize()
+ * and 2.6) and the receipt headers (receipt-level search, docs/compatibility.md). The route's authorize()
  * has already checked the CompanyID, FacilityID and CustomerID against the key, and every query
  * below is bound to all three, so a key reads nothing outside its scope.
  */

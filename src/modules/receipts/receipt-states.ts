@@ -2,7 +2,7 @@ import type { Actor } from '../../http/auth.js';
 import { conflict } from '../../lib/refusal.js';
 
 /**
- * A receipt's state machine (DESIGN §4), the one place that says which statuses there are, which
+ * A receipt's state machine (docs/receipts.md), the one place that says which statuses there are, which
  * moves lead from which status to which, and who may make them. Services and schemas ask it.
  */
 

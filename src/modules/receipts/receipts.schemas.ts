@@ -174,7 +174,7 @@ export const ReceiptImportRequestSchema = importObject(
     ASNContent: AsnContentSchema,
   },
   {
-    // A new receipt (DESIGN §14): PO-DEMO-1100 is no demo receipt's, so the example works on a fresh demo.
+    // A new receipt (docs/admin.md): PO-DEMO-1100 is no demo receipt's, so the example works on a fresh demo.
     examples: [
       {
         CompanyID: 'DEMO',

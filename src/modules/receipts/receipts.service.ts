@@ -15,7 +15,7 @@ import type { AsnContent, ReceiptCancelRequest, ReceiptImportRequest, ReceiptImp
 import { storedDocumentOf } from './receiving.present.js';
 
 /**
- * Inbound receipts (RN): the customer's import, update and cancel (DESIGN §4's receipt state
+ * Inbound receipts (RN): the customer's import, update and cancel (docs/receipts.md's receipt state
  * machine), each acknowledged once.
  */
 
@@ -140,7 +140,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: ReceiptImportR
   if (referenceNo !== null) {
     const holder = found.find((r) => r.reference_no === referenceNo && r.svcpoid !== live?.svcpoid);
     // A holder in another facility is not named: the key may be limited to this facility, and the
-    // failure ACK is read here (DESIGN §3: no key reads another facility's data).
+    // failure ACK is read here (docs/access.md: no key reads another facility's data).
     if (holder?.facility_id === request.FacilityID) {
       throw conflict(`ReferenceNo ${referenceNo} is already used by receipt ${holder.svcpoid} (PONo ${holder.po_no})`);
     }

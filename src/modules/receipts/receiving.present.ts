@@ -66,7 +66,7 @@ function dynamicValues(source: Record<string, unknown>, prefixFor: (n: number) =
   );
 }
 
-/** A value a line actually sends: null, absent, `""` and spaces alone are no value (DESIGN §12). */
+/** A value a line actually sends: null, absent, `""` and spaces alone are no value (docs/operations.md). */
 const sendsValue = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
 
 /**

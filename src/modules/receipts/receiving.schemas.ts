@@ -22,11 +22,11 @@ import {
   type ReceiptStatus,
 } from './receipt-states.js';
 
-/** The warehouse side of receipts (DESIGN §4b): the 3PL list, get, actions and confirmations. */
+/** The warehouse side of receipts (docs/compatibility.md): the 3PL list, get, actions and confirmations. */
 
 const Svcpoid = Type.String({ minLength: 1, maxLength: 50, description: 'The receipt number the service assigned (RN-<n>).' });
 
-/** The examples name the demo's receipts (src/demo-documents.ts), one seeded for each operation (DESIGN §14). */
+/** The examples name the demo's receipts (src/demo-documents.ts), one seeded for each operation (docs/admin.md). */
 const DEMO = { CompanyID: 'DEMO', FacilityID: 'LAX1' } as const;
 /** When the examples' answers say a receipt was created or changed, facility-local. */
 const AT = '2024-03-05T14:07:09.123';

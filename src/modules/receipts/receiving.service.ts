@@ -34,7 +34,7 @@ import {
 } from './receipt-states.js';
 
 /**
- * The warehouse's side of a receipt (DESIGN §4, §4b): what it lists and reads, the operator's
+ * The warehouse's side of a receipt (docs/receipts.md, docs/compatibility.md): what it lists and reads, the operator's
  * moves, and the confirmations that receive goods into stock and write the RC.
  */
 

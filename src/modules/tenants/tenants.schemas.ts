@@ -35,7 +35,7 @@ export const NewApiKeySchema = Type.Object({
   facilityIds: Type.Array(TenantId, { maxItems: 1000 }),
   userIds: Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 1000 }),
   label: Type.String({ maxLength: 200 }),
-  /** Requests a minute; absent or null: the routes' default (DESIGN §12); 0: no limit. */
+  /** Requests a minute; absent or null: the routes' default (docs/operations.md); 0: no limit. */
   rateLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()])),
   /** When the key stops working (epoch milliseconds); absent: never. */
   expiresAt: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),

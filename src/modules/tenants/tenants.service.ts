@@ -112,7 +112,7 @@ export async function listFacilities(db: Db, companyId?: string): Promise<Facili
 /**
  * Moves a facility to another time zone. Documents keep their instants: a time read after the
  * change is the same instant, shown in the new zone (a server trusts a facility it looked up for
- * about a second, DESIGN §3). Answers the facility and the zone it had.
+ * about a second, docs/access.md). Answers the facility and the zone it had.
  */
 export async function setFacilityTimeZone(db: Db, input: FacilityTimeZone): Promise<{ facility: FacilityView; previousTimeZone: string }> {
   assertInput(FacilityTimeZoneSchema, input);
@@ -376,7 +376,7 @@ export async function customerExists(db: Db, companyId: string, customerId: stri
 }
 
 /**
- * The time zone of a facility that the request's scope check has already found (DESIGN §3's order
+ * The time zone of a facility that the request's scope check has already found (docs/access.md's order
  * of checks): the one it kept (`known`, a command's `cx.facility`) without reading it again, else
  * read. A facility missing here is the calling code's bug, not the caller's.
  */

@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where webhooks may go (DESIGN §13, against SSRF): by default an endpoint is `https://` and every
+ * Where webhooks may go (docs/webhooks.md, against SSRF): by default an endpoint is `https://` and every
  * address its host resolves to is public, checked when it is saved and again at every connection
  * (so that a name re-pointed at an inner address is refused then). An operator who allows private
  * addresses (local use, tests, the demo) may use `http://`, loopback and private networks.

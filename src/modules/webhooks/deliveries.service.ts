@@ -17,7 +17,7 @@ import * as repo from './webhooks.repository.js';
 import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest, DeliverySearchResult } from './webhooks.schemas.js';
 
 /**
- * Deliveries (DESIGN §13): every numbered event becomes one delivery per enabled endpoint that
+ * Deliveries (docs/webhooks.md): every numbered event becomes one delivery per enabled endpoint that
  * takes it (its customer's, and its company's company-wide ones); the due ones are claimed for
  * the dispatchers, fairly; their log is searched, and a delivery or an endpoint's deliveries since
  * a time can be queued again.

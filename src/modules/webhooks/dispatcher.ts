@@ -10,7 +10,7 @@ import { signedHeaders } from './signature.js';
 import * as repo from './webhooks.repository.js';
 
 /**
- * The webhook dispatcher (DESIGN §13): numbers committed events, fans them out to the endpoints
+ * The webhook dispatcher (docs/webhooks.md): numbers committed events, fans them out to the endpoints
  * that take them, and attempts the due deliveries, each held under a lease while it is attempted;
  * records every attempt and moves the delivery on the retry schedule. The due deliveries are shared
  * out fairly (fair-share.ts): at most 4 attempts in flight to an endpoint, at most half of the

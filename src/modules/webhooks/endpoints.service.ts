@@ -20,7 +20,7 @@ import type {
 } from './webhooks.schemas.js';
 
 /**
- * Webhook endpoints (DESIGN §13): a customer's system manages its own; an admin manages every
+ * Webhook endpoints (docs/webhooks.md): a customer's system manages its own; an admin manages every
  * endpoint of its company, and its endpoints without a CustomerID take every customer's events. An
  * endpoint may be limited to facilities; a key limited to facilities manages exactly the endpoints
  * limited to some of its facilities. The secret is shown when it is made, at creation and

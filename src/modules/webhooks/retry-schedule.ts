@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 
 /**
- * When a failed delivery is tried again (DESIGN §13): the attempts come at once, then 5 s, 5 min,
+ * When a failed delivery is tried again (docs/webhooks.md): the attempts come at once, then 5 s, 5 min,
  * 30 min, 2 h, 5 h, 10 h and 10 h after the one before, each wait ±10% at random so that many
  * deliveries failing together do not come back together; never sooner than the receiver's
  * Retry-After. After the eighth attempt fails, the delivery is given up.

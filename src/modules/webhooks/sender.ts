@@ -3,7 +3,7 @@ import { publicOnlyLookup, RefusedAddress, urlProblem } from './address-policy.j
 import { retryAfterMs } from './retry-schedule.js';
 
 /**
- * One HTTP attempt of a delivery (DESIGN §13): POST the payload with its Standard Webhooks
+ * One HTTP attempt of a delivery (docs/webhooks.md): POST the payload with its Standard Webhooks
  * headers; a 2xx within 15 s is a success. Whatever comes back, the first 1 KB of the answer is
  * kept for the delivery log; no error of the receiver's side is thrown.
  */

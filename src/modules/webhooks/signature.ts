@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
- * Standard Webhooks signing (DESIGN §13): `webhook-id`, `webhook-timestamp` (seconds) and
+ * Standard Webhooks signing (docs/webhooks.md): `webhook-id`, `webhook-timestamp` (seconds) and
  * `webhook-signature` = `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per secret in force,
  * space-separated while a rotated secret still signs beside the new one.
  */

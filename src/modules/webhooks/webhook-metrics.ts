@@ -3,7 +3,7 @@ import type { DispatchObserver } from './dispatcher.js';
 import * as repo from './webhooks.repository.js';
 
 /**
- * What /metrics shows of webhooks (DESIGN §13): the deliveries waiting in the queue, the attempts
+ * What /metrics shows of webhooks (docs/webhooks.md): the deliveries waiting in the queue, the attempts
  * of this process by outcome, and the lag from an event to its delivery, as prom-client's metric
  * JSON (the form http/metrics merges).
  */

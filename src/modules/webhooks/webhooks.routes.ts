@@ -31,7 +31,7 @@ const ENDPOINT = '/edi/webhook/endpoint';
 const DELIVERY = '/edi/webhook/delivery';
 const tags = ['Webhooks'];
 
-/** The webhook operations of a customer's system, and of an admin for its whole company (DESIGN §13). */
+/** The webhook operations of a customer's system, and of an admin for its whole company (docs/webhooks.md). */
 export function webhookRoutes(app: App, { db, authorize, cx }: RouteDeps, { allowPrivate }: WebhookRouteOptions): void {
   const change = { security: apiKeySecurity, headers: IdempotencyHeadersSchema, tags };
   const read = { security: apiKeySecurity, tags };

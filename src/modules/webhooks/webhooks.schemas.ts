@@ -4,7 +4,7 @@ import { CompanyID, Identifier, Nullable, OptionalDateTime, StringEnum } from '.
 import { EVENT_TYPES } from '../events/events.schemas.js';
 
 /**
- * Webhook endpoints and deliveries under the EDI base (DESIGN §13). A customer key names its
+ * Webhook endpoints and deliveries under the EDI base (docs/webhooks.md). A customer key names its
  * CustomerID; an admin key may leave it out to mean the whole company (an endpoint that takes the
  * events of every customer, or every endpoint and delivery of the company).
  */

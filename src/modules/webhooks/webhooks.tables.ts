@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** A receiver of events (DESIGN §13): a customer's, or the whole company's (an admin's). */
+/** A receiver of events (docs/webhooks.md): a customer's, or the whole company's (an admin's). */
 export interface WebhookEndpointTable {
   company_id: string;
   id: Generated<number>;

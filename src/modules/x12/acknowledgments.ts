@@ -1,5 +1,5 @@
 /**
- * The acknowledgments Wharf answers an interchange with (DESIGN §16): a TA1 for the interchange
+ * The acknowledgments Wharf answers an interchange with (docs/x12.md): a TA1 for the interchange
  * itself, and a 997 body per functional group (AK1, then AK2/AK3/AK4/AK5 per set, then AK9).
  */
 import type { ElementSource } from './set-reading.js';

@@ -1,5 +1,5 @@
 /**
- * The advices a change owes X12 partners (DESIGN §16): for each receiving confirmation (944),
+ * The advices a change owes X12 partners (docs/x12.md): for each receiving confirmation (944),
  * shipment confirmation (945) and adjustment (947) a transaction recorded, one interchange per
  * partner of its customer, queued in the outbox in the same transaction with an `x12.ready` event;
  * and the 846 a customer asks for. An advice whose data X12 cannot carry is queued as its problem.
@@ -70,7 +70,7 @@ export const partnersInTransaction: PartnersOf = (trx, companyId, customerId) =>
   partners.findPartnersOfCustomers(trx, companyId, [customerId]);
 
 /**
- * The partners of a customer as a server asks: remembered for `ttlMs` of `clock` (DESIGN §3's
+ * The partners of a customer as a server asks: remembered for `ttlMs` of `clock` (docs/access.md's
  * second of trust in tenant facts), read in the asking change's transaction when not (on SQLite
  * that transaction holds the one connection).
  */

@@ -1,5 +1,5 @@
 /**
- * The bodies (ST and SE excluded) of the warehouse's outbound X12 004010 advices (DESIGN §16): a 944
+ * The bodies (ST and SE excluded) of the warehouse's outbound X12 004010 advices (docs/x12.md): a 944
  * per receiving confirmation, a 945 per shipment confirmation, a 947 per inventory adjustment and
  * an 846 of inventory balances, built from the JSON shapes Wharf already answers. Pure functions:
  * the bridge wraps them with buildInterchange and owns partners, control numbers and the outbox.

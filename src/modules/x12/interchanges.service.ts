@@ -1,5 +1,5 @@
 /**
- * An interchange a trading partner posts (DESIGN §16): each 940 and 943 runs through the same
+ * An interchange a trading partner posts (docs/x12.md): each 940 and 943 runs through the same
  * command as its JSON twin (its own transaction, ACK, idempotency and events), and the interchange
  * is answered with a 997 per group, or a TA1 when its envelope cannot be taken. The same ISA13
  * sent again is answered with its first 997 and changes nothing.

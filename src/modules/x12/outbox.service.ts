@@ -1,5 +1,5 @@
 /**
- * The X12 outbox (DESIGN §16): a customer's system (or its translator) lists the advices waiting
+ * The X12 outbox (docs/x12.md): a customer's system (or its translator) lists the advices waiting
  * for its partners and acks what it took; it may ask for an 846; the operator exports what waits
  * to a folder (`wharf x12 export`).
  */
@@ -44,7 +44,7 @@ function presentAdvice(row: repo.OutboxRow): OutboxAdvice {
 
 const TAKEN_OF = { Waiting: false, Taken: true, All: undefined } as const;
 
-/** The customer's advices a key may see: a key limited to facilities sees theirs only (DESIGN §3). */
+/** The customer's advices a key may see: a key limited to facilities sees theirs only (docs/access.md). */
 function scopeOf(principal: Principal, request: { CompanyID: string; CustomerID: string }): repo.OutboxFilter {
   return {
     companyId: request.CompanyID,

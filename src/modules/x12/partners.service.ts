@@ -8,7 +8,7 @@ import * as tenants from '../tenants/tenants.service.js';
 import * as repo from './partners.repository.js';
 
 /**
- * X12 trading partners (DESIGN §16): which customer's system an interchange comes from, by the
+ * X12 trading partners (docs/x12.md): which customer's system an interchange comes from, by the
  * sender's ISA qualifier and id, and what Wharf calls it in the envelopes it sends back.
  */
 
@@ -43,7 +43,7 @@ export interface OwnParty {
   gsId: string;
 }
 
-/** Wharf's own ids in a company's interchanges (DESIGN §16): what the company set, else ZZ and the CompanyID. */
+/** Wharf's own ids in a company's interchanges (docs/x12.md): what the company set, else ZZ and the CompanyID. */
 export async function ownParty(db: Db, companyId: string): Promise<OwnParty> {
   const row = await repo.findIdentity(db, companyId);
   return row ? { qualifier: row.qualifier, id: row.isa_id, gsId: row.gs_id } : { qualifier: 'ZZ', id: companyId, gsId: companyId };

@@ -1,5 +1,5 @@
 /**
- * A 943 (Warehouse Stock Transfer Shipment Advice) as the RN import it stands for (DESIGN §16;
+ * A 943 (Warehouse Stock Transfer Shipment Advice) as the RN import it stands for (docs/x12.md;
  * docs/x12.md maps every element). The body is checked later, by the import's own schema and
  * service; here every field only remembers the element it came from.
  */

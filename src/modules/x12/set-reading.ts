@@ -30,7 +30,7 @@ export interface ElementProblem {
   message: string;
 }
 
-/** A segment kept with the document as sent, like an unknown JSON key (DESIGN §16). */
+/** A segment kept with the document as sent, like an unknown JSON key (docs/x12.md). */
 export interface KeptSegment {
   Segment: string;
   Elements: (string | string[])[];
@@ -140,7 +140,7 @@ export function wharfUom(x12Uom: string): string {
   return x12Uom === 'CA' ? 'CS' : x12Uom;
 }
 
-/** Product id qualifiers (235) in the order an item is looked for (DESIGN §16): the vendor's number, the SKU, the UPC. */
+/** Product id qualifiers (235) in the order an item is looked for (docs/x12.md): the vendor's number, the SKU, the UPC. */
 const ITEM_QUALIFIERS = ['VN', 'SK', 'UP'] as const;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * A 940 (Warehouse Shipping Order) as the DN import or cancel it stands for, by its W05-01 purpose
- * (DESIGN §16; docs/x12.md maps every element). The body is checked later, by the operation's own
+ * (docs/x12.md; docs/x12.md maps every element). The body is checked later, by the operation's own
  * schema and service; here every field only remembers the element it came from.
  */
 import type { OrderCancelRequest, OrderImportRequest } from '../orders/orders.schemas.js';

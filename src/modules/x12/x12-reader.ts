@@ -1,5 +1,5 @@
 /**
- * Reads one X12 004010 interchange (DESIGN §16) into its envelopes and segments, checking the
+ * Reads one X12 004010 interchange (docs/x12.md) into its envelopes and segments, checking the
  * envelope the way a TA1 and a 997 report it. It knows no transaction set: what a 940 or a 943
  * means, which sets are supported and which control numbers were seen before belong to the bridge.
  *

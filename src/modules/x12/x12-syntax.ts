@@ -1,5 +1,5 @@
 /**
- * X12 004010's syntax as the bridge (DESIGN §16) reads and writes it: the codes a TA1 and a 997
+ * X12 004010's syntax as the bridge (docs/x12.md) reads and writes it: the codes a TA1 and a 997
  * report, the shapes of an interchange, and the constants both directions share.
  *
  * Codes, each from the 004010 code list of its element (Stedi's X12 reference,

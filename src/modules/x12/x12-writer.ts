@@ -1,4 +1,4 @@
-/** Writes X12 004010 segments and whole envelopes (DESIGN §16), with exact counts and the control numbers the caller gives. */
+/** Writes X12 004010 segments and whole envelopes (docs/x12.md), with exact counts and the control numbers the caller gives. */
 import { DateTime } from 'luxon';
 import {
   DATA_CHARACTER,

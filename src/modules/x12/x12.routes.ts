@@ -62,7 +62,7 @@ const EXAMPLE_TA1 = [
 
 const tags = ['X12'];
 
-/** The X12 bridge's operations (DESIGN §16): a trading partner's interchange in, its acknowledgment out, and the advices' outbox. */
+/** The X12 bridge's operations (docs/x12.md): a trading partner's interchange in, its acknowledgment out, and the advices' outbox. */
 export function x12Routes(app: App, { db, authorize, cx }: RouteDeps, { bodyLimit }: X12RouteOptions): void {
   const preHandler = authorize(ROLES_OF.customer);
   app.post(

@@ -3,7 +3,7 @@ import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, StringEnum } from '../../http/schemas.js';
 import { X12Id, X12Qualifier } from './partners.service.js';
 
-/** The X12 outbox operations (DESIGN §16): the advices waiting for a customer's partners, taking them, and asking for an 846. */
+/** The X12 outbox operations (docs/x12.md): the advices waiting for a customer's partners, taking them, and asking for an 846. */
 
 export const ADVICE_SETS = ['944', '945', '947', '846'] as const;
 export const OUTBOX_STATUSES = ['Waiting', 'Taken', 'All'] as const;
@@ -117,7 +117,7 @@ export const InventoryAdviceResultSchema = Type.Object(
 );
 export type InventoryAdviceResult = Static<typeof InventoryAdviceResultSchema>;
 
-/** The admin API's view of the company's trading partners (DESIGN §14, §16). */
+/** The admin API's view of the company's trading partners (docs/admin.md, docs/x12.md). */
 export const X12PartnerSchema = Type.Object(
   {
     CustomerID: Type.String(),

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** The X12 bridge's tables (DESIGN §16). */
+/** The X12 bridge's tables (docs/x12.md). */
 
 /** A control number Wharf last gave: 0 until it sends something. */
 type LastControlNo = ColumnType<number, number | undefined, number>;
