@@ -4,7 +4,7 @@ import type { CommandContext } from './http/command-context.js';
 import * as orders from './modules/orders/orders.service.js';
 import { findLive as findLiveOrders } from './modules/orders/orders.repository.js';
 import { findLive as findLiveReceipts } from './modules/receipts/receipts.repository.js';
-import { findEndpoint, withFacilities } from './modules/webhooks/webhooks.repository.js';
+import { findEndpoint, withFacilities } from './modules/webhooks/endpoints.repository.js';
 import * as shipping from './modules/orders/shipping.service.js';
 import * as receipts from './modules/receipts/receipts.service.js';
 import * as receiving from './modules/receipts/receiving.service.js';

@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../src/db/database.js';
-import * as repo from '../src/modules/webhooks/webhooks.repository.js';
+import * as deliveriesRepo from '../src/modules/webhooks/deliveries.repository.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
 import { sentBy } from './helpers/recording-db.js';
 
@@ -87,20 +87,20 @@ describeEachDialect('the claim of due webhook deliveries', (dialect) => {
   };
 
   it('finds each endpoint’s earliest due delivery and the attempts in flight', async () => {
-    const due = await repo.findDueEndpoints(database.db, NOW);
+    const due = await deliveriesRepo.findDueEndpoints(database.db, NOW);
     expect(due).toHaveLength(ENDPOINTS + 1);
     expect(due.filter((endpoint) => endpoint.company_id === 'COA').every((endpoint) => endpoint.due === NOW - 10_000)).toBe(true);
     expect(due.find((endpoint) => endpoint.company_id === 'COB')!.due).toBe(NOW - 1);
-    const leased = await repo.countLeasedByEndpoint(database.db, NOW);
+    const leased = await deliveriesRepo.countLeasedByEndpoint(database.db, NOW);
     expect(leased).toEqual([{ company_id: 'COA', endpoint_id: due[0]!.id, leased: 3 }]);
   });
 
   it('seeks the endpoint-due and lease indexes, and never scans the deliveries', async () => {
-    const due = await planOf((db) => repo.findDueEndpoints(db, NOW));
-    const leased = await planOf((db) => repo.countLeasedByEndpoint(db, NOW));
+    const due = await planOf((db) => deliveriesRepo.findDueEndpoints(db, NOW));
+    const leased = await planOf((db) => deliveriesRepo.countLeasedByEndpoint(db, NOW));
     const take = await planOf((db) =>
       db.transaction().execute((trx) =>
-        repo.takeDue(trx, {
+        deliveriesRepo.takeDue(trx, {
           now: NOW,
           until: NOW + 60_000,
           takes: [

@@ -13,7 +13,8 @@ import { requireEndpoint, scopeOf } from './endpoints.service.js';
 import { endpointKey, shareOut } from './fair-share.js';
 import { receiversOf } from './fanout-match.js';
 import { presentDelivery } from './webhooks.present.js';
-import * as repo from './webhooks.repository.js';
+import * as endpointsRepo from './endpoints.repository.js';
+import * as deliveriesRepo from './deliveries.repository.js';
 import type { DeliveryReplayRequest, DeliveryReplayResult, DeliverySearchRequest, DeliverySearchResult } from './webhooks.schemas.js';
 
 /**
@@ -33,20 +34,20 @@ const FANOUT_BATCH = 1000;
  * meanwhile gets none (the events search has them).
  */
 async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpoints: boolean }> {
-  const last = await repo.lockFanout(trx);
-  if (!(await repo.hasEnabledEndpoints(trx))) {
+  const last = await deliveriesRepo.lockFanout(trx);
+  if (!(await endpointsRepo.hasEnabledEndpoints(trx))) {
     // No event has a receiver: the cursor moves past them all without reading them. An endpoint
     // enabled later gets what is fanned out after, as one that was disabled meanwhile always has.
     const newest = await events.findLastNumbered(trx);
-    if (newest > last) await repo.setFanout(trx, newest);
+    if (newest > last) await deliveriesRepo.setFanout(trx, newest);
     return { more: false, toEndpoints: false };
   }
   const numbered = await events.findNumberedAfter(trx, last, FANOUT_BATCH);
   if (numbered.length === 0) return { more: false, toEndpoints: true };
-  const receivers = receiversOf(await repo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]));
+  const receivers = receiversOf(await endpointsRepo.findEnabledEndpoints(trx, [...new Set(numbered.map((event) => event.company_id))]));
   const deliveries = numbered.flatMap((event) =>
     receivers.of(event).map(
-      (endpoint): repo.NewDeliveryRow => ({
+      (endpoint): deliveriesRepo.NewDeliveryRow => ({
         company_id: event.company_id,
         delivery_id: `dlv_${nextSortableId(now)}`,
         endpoint_id: endpoint.id,
@@ -63,8 +64,8 @@ async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpo
       }),
     ),
   );
-  await repo.insertDeliveries(trx, deliveries);
-  await repo.setFanout(trx, numbered.at(-1)!.sequence);
+  await deliveriesRepo.insertDeliveries(trx, deliveries);
+  await deliveriesRepo.setFanout(trx, numbered.at(-1)!.sequence);
   return { more: numbered.length === FANOUT_BATCH, toEndpoints: receivers.size > 0 };
 }
 
@@ -75,7 +76,7 @@ async function fanOutIn(trx: Trx, now: number): Promise<{ more: boolean; toEndpo
  * (none is enabled): the dispatcher then has no reason to hurry the next round.
  */
 export async function fanOut(db: Db, now: number): Promise<boolean> {
-  if (!(await events.hasUnsequencedEvents(db)) && (await repo.readFanout(db)) >= (await events.findLastNumbered(db))) return true;
+  if (!(await events.hasUnsequencedEvents(db)) && (await deliveriesRepo.readFanout(db)) >= (await events.findLastNumbered(db))) return true;
   let toEndpoints = false;
   for (;;) {
     const { more } = await inTransaction(db, async (trx) => {
@@ -114,7 +115,7 @@ export interface ClaimRequest {
  * companies with deliveries due. Answers them, each held until `until`.
  */
 export interface Claim {
-  claimed: repo.ClaimedDelivery[];
+  claimed: deliveriesRepo.ClaimedDelivery[];
   /**
    * Whether anything was due when the claim looked. The claim knows only each endpoint's earliest
    * due delivery, so what it took may have left more (an endpoint at its 4, a company at its half):
@@ -128,9 +129,9 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<Claim> {
   if (limit <= 0) return { claimed: [], heldBack: true };
   return inTransaction(db, async (trx) => {
     await lockNames(trx, [CLAIM_LOCK]);
-    const due = await repo.findDueEndpoints(trx, now);
+    const due = await deliveriesRepo.findDueEndpoints(trx, now);
     if (due.length === 0) return { claimed: [], heldBack: false };
-    const leased = await repo.countLeasedByEndpoint(trx, now);
+    const leased = await deliveriesRepo.countLeasedByEndpoint(trx, now);
     const takes = shareOut(
       due.map((endpoint) => ({ companyId: endpoint.company_id, endpointId: endpoint.id, due: endpoint.due })),
       {
@@ -141,7 +142,7 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<Claim> {
       },
     );
     if (takes.length === 0) return { claimed: [], heldBack: true };
-    return { claimed: await repo.takeDue(trx, { now, until, takes }), heldBack: true };
+    return { claimed: await deliveriesRepo.takeDue(trx, { now, until, takes }), heldBack: true };
   });
 }
 
@@ -156,7 +157,7 @@ const PURGE_BATCH = 1000;
 export async function forgetEndedDeliveries(db: Db, now: number, retentionMs: number): Promise<number> {
   let forgotten = 0;
   for (;;) {
-    const deleted = await inTransaction(db, (trx) => repo.deleteEndedDeliveries(trx, now - retentionMs, PURGE_BATCH));
+    const deleted = await inTransaction(db, (trx) => deliveriesRepo.deleteEndedDeliveries(trx, now - retentionMs, PURGE_BATCH));
     forgotten += deleted;
     if (deleted < PURGE_BATCH) return forgotten;
   }
@@ -167,7 +168,7 @@ export async function searchDeliveries(db: Db, principal: Principal, request: De
   const scope = scopeOf(principal, request);
   const page = pageRequest(request.Paging);
   const empty = { results: { data: [] }, paging: pagingOf(page, 0, 0) };
-  const filter: repo.DeliveryFilter = {
+  const filter: deliveriesRepo.DeliveryFilter = {
     companyId: scope.companyId,
     customerId: scope.customerId,
     facilityIds: scope.facilityIds,
@@ -176,13 +177,13 @@ export async function searchDeliveries(db: Db, principal: Principal, request: De
   };
   if (request.EndpointID !== undefined) {
     // Another customer's endpoint answers as an unknown one: nothing.
-    const endpoint = await repo.findEndpoint(db, scope.companyId, request.EndpointID);
+    const endpoint = await endpointsRepo.findEndpoint(db, scope.companyId, request.EndpointID);
     if (!endpoint) return empty;
     filter.endpointId = endpoint.id;
   }
-  const totalCount = await repo.countDeliveries(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageDeliveries(db, filter, page.offset, page.pageSize) : [];
-  const attempts = await repo.findAttempts(
+  const totalCount = await deliveriesRepo.countDeliveries(db, filter);
+  const rows = page.offset < totalCount ? await deliveriesRepo.pageDeliveries(db, filter, page.offset, page.pageSize) : [];
+  const attempts = await deliveriesRepo.findAttempts(
     db,
     scope.companyId,
     rows.map((row) => row.id),
@@ -204,7 +205,7 @@ export async function searchDeliveries(db: Db, principal: Principal, request: De
  * No dispatcher attempts a disabled endpoint's deliveries: a replay that queued some would answer
  * Replayed and send nothing. Its owner enables it first (which also says the receiver is back).
  */
-function requireEnabled(endpoint: repo.EndpointRow): void {
+function requireEnabled(endpoint: endpointsRepo.EndpointRow): void {
   if (endpoint.enabled === 1) return;
   throw conflict(`Endpoint ${endpoint.endpoint_id} is disabled (${endpoint.disabled_reason}): enable it, then replay its deliveries`);
 }
@@ -226,15 +227,15 @@ export function replayDeliveries(cx: CommandContext, request: DeliveryReplayRequ
     run: async (trx) => {
       const now = cx.clock.now();
       if (request.DeliveryID !== undefined) {
-        const [delivery] = await repo.pageDeliveries(trx, { ...scope, deliveryId: request.DeliveryID }, 0, 1);
+        const [delivery] = await deliveriesRepo.pageDeliveries(trx, { ...scope, deliveryId: request.DeliveryID }, 0, 1);
         if (!delivery) throw notFound(`Not found delivery ${request.DeliveryID}`);
-        const [endpoint] = await repo.findEndpointsByKeys(trx, [{ companyId: delivery.company_id, id: delivery.endpoint_id }]);
+        const [endpoint] = await endpointsRepo.findEndpointsByKeys(trx, [{ companyId: delivery.company_id, id: delivery.endpoint_id }]);
         requireEnabled(endpoint!);
-        await repo.requeueDelivery(trx, delivery.company_id, delivery.id, now);
+        await deliveriesRepo.requeueDelivery(trx, delivery.company_id, delivery.id, now);
         return { Replayed: 1 };
       }
       const endpoint = await requireEndpoint(trx, scope, request.EndpointID!);
-      const replayed = await repo.requeueEndpointSince(trx, { companyId: endpoint.company_id, id: endpoint.id }, since!, now);
+      const replayed = await deliveriesRepo.requeueEndpointSince(trx, { companyId: endpoint.company_id, id: endpoint.id }, since!, now);
       // A refusal rolls the requeue back with the command's transaction.
       if (replayed > 0) requireEnabled(endpoint);
       return { Replayed: replayed };

@@ -7,7 +7,8 @@ import { companyShare } from './fair-share.js';
 import { nextAttemptAt } from './retry-schedule.js';
 import type { AttemptOutcome, Sender } from './sender.js';
 import { signedHeaders } from './signature.js';
-import * as repo from './webhooks.repository.js';
+import * as endpointsRepo from './endpoints.repository.js';
+import * as deliveriesRepo from './deliveries.repository.js';
 
 /**
  * The webhook dispatcher (docs/webhooks.md): numbers committed events, fans them out to the endpoints
@@ -93,8 +94,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** Writes one attempt and where it leaves the delivery and its endpoint, in one transaction. */
   async function record(
-    claimed: repo.ClaimedDelivery,
-    endpoint: repo.EndpointRow,
+    claimed: deliveriesRepo.ClaimedDelivery,
+    endpoint: endpointsRepo.EndpointRow,
     startedAt: number,
     result: AttemptOutcome,
     createdAt: number,
@@ -106,7 +107,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const next = result.ok || gone ? undefined : nextAttemptAt(step, endedAt, random, result.retryAfterMs);
     const key = { companyId: endpoint.company_id, id: endpoint.id };
     await inTransaction(db, async (trx) => {
-      await repo.insertAttempt(trx, {
+      await deliveriesRepo.insertAttempt(trx, {
         company_id: claimed.company_id,
         delivery_id: claimed.id,
         attempt_no: attemptNo,
@@ -116,7 +117,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         error: result.error,
         response: result.response,
       });
-      await repo.settleDelivery(trx, claimed, {
+      await deliveriesRepo.settleDelivery(trx, claimed, {
         status: result.ok ? 'Succeeded' : next === undefined ? 'Failed' : 'Pending',
         attempt_count: attemptNo,
         retry_step: result.ok ? claimed.retry_step : step,
@@ -124,16 +125,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         updated_at: endedAt,
       });
       if (result.ok) {
-        if (endpoint.failing_since !== null) await repo.clearFailing(trx, key);
+        if (endpoint.failing_since !== null) await endpointsRepo.clearFailing(trx, key);
         return;
       }
-      const failingSince = await repo.markFailing(trx, key, startedAt);
+      const failingSince = await endpointsRepo.markFailing(trx, key, startedAt);
       const reason = gone
         ? 'The endpoint answered 410 Gone'
         : endedAt - failingSince >= FAILING_DISABLES_AFTER_MS
           ? 'Every attempt failed for 5 days'
           : undefined;
-      if (reason) await repo.updateEndpoint(trx, key, { enabled: 0, disabled_reason: reason, updated_at: endedAt });
+      if (reason) await endpointsRepo.updateEndpoint(trx, key, { enabled: 0, disabled_reason: reason, updated_at: endedAt });
     });
     observer?.attempted?.(result.ok ? 'succeeded' : next === undefined ? 'failed' : 'retry', result.ok ? endedAt - createdAt : undefined);
   }
@@ -164,7 +165,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const now = clock.now();
     // A delivery replayed during an attempt is due under that attempt's lease: found here, taken by
     // no claim until the attempt ends.
-    if (!(await repo.hasDue(db, now))) return { attempts: [], heldBack: false };
+    if (!(await deliveriesRepo.hasDue(db, now))) return { attempts: [], heldBack: false };
     const { claimed, heldBack } = await claimDue(db, {
       now,
       until: now + leaseMs,
@@ -179,7 +180,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     );
     const endpoints = new Map(
       (
-        await repo.findEndpointsByKeys(
+        await endpointsRepo.findEndpointsByKeys(
           db,
           claimed.map((c) => ({ companyId: c.company_id, id: c.endpoint_id })),
         )

@@ -7,7 +7,7 @@ import { runCommand } from '../commands/commands.service.js';
 import { urlProblem } from './address-policy.js';
 import { newSecret } from './signature.js';
 import { presentEndpoint } from './webhooks.present.js';
-import * as repo from './webhooks.repository.js';
+import * as endpointsRepo from './endpoints.repository.js';
 import type {
   EndpointCreateRequest,
   EndpointDeleteResult,
@@ -62,10 +62,10 @@ const inScope = (scope: EndpointScope, limitedTo: readonly string[] | null) =>
   scope.facilityIds === undefined || (limitedTo !== null && limitedTo.every((facilityId) => scope.facilityIds!.includes(facilityId)));
 
 /** The endpoint the request names, in its scope; elsewhere it is 404 as an unknown one. */
-export async function requireEndpoint(db: Db, scope: EndpointScope, endpointId: string): Promise<repo.LimitedEndpointRow> {
-  const row = await repo.findEndpoint(db, scope.companyId, endpointId);
+export async function requireEndpoint(db: Db, scope: EndpointScope, endpointId: string): Promise<endpointsRepo.LimitedEndpointRow> {
+  const row = await endpointsRepo.findEndpoint(db, scope.companyId, endpointId);
   const [endpoint] =
-    row && (scope.customerId === undefined || row.customer_id === scope.customerId) ? await repo.withFacilities(db, [row]) : [];
+    row && (scope.customerId === undefined || row.customer_id === scope.customerId) ? await endpointsRepo.withFacilities(db, [row]) : [];
   if (!endpoint || !inScope(scope, endpoint.facility_ids)) throw notFound(`Not found endpoint ${endpointId}`);
   return endpoint;
 }
@@ -93,8 +93,8 @@ function facilitiesOf(scope: EndpointScope, requested: readonly string[] | null 
 /** Refuses a creation beyond the customer's or the company's number of endpoints (409). */
 async function requireRoomFor(trx: Trx, scope: EndpointScope): Promise<void> {
   // Creations in the company take turns from here to their commit, so none counts past another.
-  await repo.lockEndpointCreation(trx, scope.companyId);
-  const count = await repo.countEndpoints(trx, scope.companyId, scope.customerId ?? null);
+  await endpointsRepo.lockEndpointCreation(trx, scope.companyId);
+  const count = await endpointsRepo.countEndpoints(trx, scope.companyId, scope.customerId ?? null);
   if (scope.customerId !== undefined && count.customer >= MAX_ENDPOINTS_PER_CUSTOMER) {
     throw conflict(
       `Customer ${scope.customerId} already has ${count.customer} webhook endpoints, and a customer may have at most ${MAX_ENDPOINTS_PER_CUSTOMER}: delete one before creating another`,
@@ -116,7 +116,7 @@ function checkedUrl(url: string, allowPrivate: boolean): string {
 const eventTypesColumn = (types: readonly string[] | null | undefined) =>
   types === null || types === undefined ? null : JSON.stringify(types);
 
-const keyOf = (endpoint: repo.EndpointRow): repo.EndpointKey => ({ companyId: endpoint.company_id, id: endpoint.id });
+const keyOf = (endpoint: endpointsRepo.EndpointRow): endpointsRepo.EndpointKey => ({ companyId: endpoint.company_id, id: endpoint.id });
 
 export function createEndpoint(
   cx: CommandContext,
@@ -132,7 +132,7 @@ export function createEndpoint(
     run: async (trx) => {
       await requireRoomFor(trx, scope);
       const now = cx.clock.now();
-      const row = await repo.insertEndpoint(trx, {
+      const row = await endpointsRepo.insertEndpoint(trx, {
         company_id: scope.companyId,
         endpoint_id: endpointId ?? `ep_${nextSortableId(now)}`,
         customer_id: scope.customerId ?? null,
@@ -149,7 +149,7 @@ export function createEndpoint(
         updated_at: now,
         key_id: cx.principal.keyId,
       });
-      await repo.setEndpointFacilities(trx, keyOf(row), facilityIds);
+      await endpointsRepo.setEndpointFacilities(trx, keyOf(row), facilityIds);
       return { Endpoint: { ...presentEndpoint({ ...row, facility_ids: facilityIds }), Secret: row.secret } };
     },
   });
@@ -158,13 +158,13 @@ export function createEndpoint(
 /** The endpoints in the request's scope, oldest first. */
 export async function listEndpoints(db: Db, principal: Principal, request: EndpointListRequest): Promise<EndpointListResult> {
   const scope = scopeOf(principal, request);
-  const rows = await repo.listEndpoints(db, scope.companyId, { customerId: scope.customerId, facilityIds: scope.facilityIds });
-  return { Endpoints: (await repo.withFacilities(db, rows)).map(presentEndpoint) };
+  const rows = await endpointsRepo.listEndpoints(db, scope.companyId, { customerId: scope.customerId, facilityIds: scope.facilityIds });
+  return { Endpoints: (await endpointsRepo.withFacilities(db, rows)).map(presentEndpoint) };
 }
 
 /** Every endpoint of a company, each customer's and the company-wide ones (the admin API's list). */
 export async function listCompanyEndpoints(db: Db, companyId: string): Promise<EndpointListResult> {
-  return { Endpoints: (await repo.withFacilities(db, await repo.listEndpoints(db, companyId))).map(presentEndpoint) };
+  return { Endpoints: (await endpointsRepo.withFacilities(db, await endpointsRepo.listEndpoints(db, companyId))).map(presentEndpoint) };
 }
 
 /** Changes what the request sends; enabling clears the reason it was disabled and its failing streak. */
@@ -176,8 +176,8 @@ export function updateEndpoint(cx: CommandContext, request: EndpointUpdateReques
     run: async (trx) => {
       const endpoint = await requireEndpoint(trx, scope, request.EndpointID);
       const enabled = request.Enabled === undefined ? undefined : request.Enabled ? 1 : 0;
-      if (facilityIds !== undefined) await repo.setEndpointFacilities(trx, keyOf(endpoint), facilityIds);
-      const row = await repo.updateEndpoint(trx, keyOf(endpoint), {
+      if (facilityIds !== undefined) await endpointsRepo.setEndpointFacilities(trx, keyOf(endpoint), facilityIds);
+      const row = await endpointsRepo.updateEndpoint(trx, keyOf(endpoint), {
         url,
         event_types: request.EventTypes === undefined ? undefined : eventTypesColumn(request.EventTypes),
         description: request.Description,
@@ -197,7 +197,7 @@ export function deleteEndpoint(cx: CommandContext, request: EndpointLookup): Pro
   return runCommand(cx, {
     run: async (trx) => {
       const endpoint = await requireEndpoint(trx, scope, request.EndpointID);
-      await repo.deleteEndpoint(trx, keyOf(endpoint));
+      await endpointsRepo.deleteEndpoint(trx, keyOf(endpoint));
       return { Endpoint: { EndpointID: endpoint.endpoint_id, Deleted: true as const } };
     },
   });
@@ -210,7 +210,7 @@ export function rotateSecret(cx: CommandContext, request: EndpointLookup): Promi
     run: async (trx) => {
       const endpoint = await requireEndpoint(trx, scope, request.EndpointID);
       const now = cx.clock.now();
-      const row = await repo.updateEndpoint(trx, keyOf(endpoint), {
+      const row = await endpointsRepo.updateEndpoint(trx, keyOf(endpoint), {
         secret: newSecret(),
         previous_secret: endpoint.secret,
         previous_secret_until: now + ROTATION_OVERLAP_MS,

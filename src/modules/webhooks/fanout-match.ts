@@ -1,5 +1,5 @@
 import type { NumberedEvent } from '../events/events.service.js';
-import type { LimitedEndpointRow } from './webhooks.repository.js';
+import type { LimitedEndpointRow } from './endpoints.repository.js';
 
 /**
  * Which endpoints take an event: one that happened since the endpoint was made (an

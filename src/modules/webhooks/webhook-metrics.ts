@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { DispatchObserver } from './dispatcher.js';
-import * as repo from './webhooks.repository.js';
+import * as deliveriesRepo from './deliveries.repository.js';
 
 /**
  * What /metrics shows of webhooks (docs/webhooks.md): the deliveries waiting in the queue, the attempts
@@ -41,7 +41,7 @@ export class WebhookTally implements DispatchObserver {
         help: 'Webhook deliveries waiting for an attempt (due now or later) to enabled endpoints, in the whole database',
         type: 'gauge',
         aggregator: 'sum',
-        values: [{ labels: {}, value: await repo.countPending(db) }],
+        values: [{ labels: {}, value: await deliveriesRepo.countPending(db) }],
       },
       {
         name: 'wharf_webhook_attempts_total',

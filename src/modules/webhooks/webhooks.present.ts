@@ -1,4 +1,5 @@
-import type { AttemptRow, LimitedEndpointRow, ListedDelivery } from './webhooks.repository.js';
+import type { AttemptRow, ListedDelivery } from './deliveries.repository.js';
+import type { LimitedEndpointRow } from './endpoints.repository.js';
 import type { Delivery, Endpoint } from './webhooks.schemas.js';
 
 /** Endpoint and delivery rows → what the webhook operations answer. Times are UTC ISO 8601. */
