@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { Database, Db, Trx } from '../../db/database.js';
-import { forUpdate, takeUnlocked } from '../../db/dialect.js';
+import { forUpdate, lockNames, takeUnlocked } from '../../db/dialect.js';
 import { limitedWithin, type EndpointKey } from './endpoints.repository.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable } from './webhooks.tables.js';
 
@@ -41,6 +41,16 @@ export async function insertDeliveries(trx: Trx, rows: NewDeliveryRow[]): Promis
 }
 
 // ---- the queue --------------------------------------------------------------------------------------
+
+/**
+ * Takes, until the transaction ends, the lock every claim takes on PostgreSQL, so that claims run
+ * one at a time over every process: each counts the attempts in flight to an endpoint with the
+ * leases the claims before it committed, and two never both take an endpoint's last room. Claims
+ * are a few short statements.
+ */
+export async function lockClaims(trx: Trx): Promise<void> {
+  await lockNames(trx, ['webhook-deliveries-claim']);
+}
 
 /** A delivery a dispatcher took, and until when it holds it. */
 export type ClaimedDelivery = Pick<

@@ -1,6 +1,5 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
-import { lockNames } from '../../db/dialect.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -89,13 +88,6 @@ export async function fanOut(db: Db, now: number): Promise<boolean> {
   }
 }
 
-/**
- * The lock every claim takes on PostgreSQL, so that claims run one at a time over every process:
- * each counts the attempts in flight to an endpoint with the leases the claims before it committed,
- * and two never both take an endpoint's last room. Claims are a few short statements.
- */
-const CLAIM_LOCK = 'webhook-deliveries-claim';
-
 export interface ClaimRequest {
   now: number;
   /** Until when the claimed deliveries are held (the lease). */
@@ -128,7 +120,7 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<Claim> {
   const { now, until, limit, share, heldByCompany } = request;
   if (limit <= 0) return { claimed: [], heldBack: true };
   return inTransaction(db, async (trx) => {
-    await lockNames(trx, [CLAIM_LOCK]);
+    await deliveriesRepo.lockClaims(trx);
     const due = await deliveriesRepo.findDueEndpoints(trx, now);
     if (due.length === 0) return { claimed: [], heldBack: false };
     const leased = await deliveriesRepo.countLeasedByEndpoint(trx, now);
