@@ -1,10 +1,9 @@
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrations } from '../src/db/migrations/index.js';
 import { sha256Hex } from '../src/lib/ids.js';
 import * as tenants from '../src/modules/tenants/tenants.service.js';
 import { TestClock } from './helpers/app.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { migrationBefore, migratorOf } from './helpers/migrations.js';
 
 /**
  * Keys got an expiry; the migration that adds it leaves every key made before working and never
@@ -12,12 +11,12 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
  */
 
 const MIGRATION = '2026-11-26T0900-api-key-expiry';
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
+const BEFORE = migrationBefore(MIGRATION);
 const KEY = 'wk_made-before-keys-could-expire';
 
 describeEachDialect('the api-key-expiry migration', (dialect) => {
   let database: TestDatabase;
-  const migrator = () => new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = () => migratorOf(database.db);
   const keyRows = async () => (await database.db.selectFrom('api_keys').selectAll().execute()) as unknown as Record<string, unknown>[];
 
   beforeAll(async () => {

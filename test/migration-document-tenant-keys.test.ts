@@ -1,7 +1,7 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrations } from '../src/db/migrations/index.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { migrationBefore, migratorOf } from './helpers/migrations.js';
 
 /**
  * On PostgreSQL the documents dropped their foreign keys to customers and facilities (migration
@@ -9,7 +9,7 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
  */
 
 const MIGRATION = '2026-11-29T0900-documents-without-tenant-locks';
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
+const BEFORE = migrationBefore(MIGRATION);
 const DOCUMENTS = ['inventory_adjustments', 'orders', 'receipts'];
 const TENANT_KEYS = [
   'inventory_adjustments.customers',
@@ -22,7 +22,7 @@ const TENANT_KEYS = [
 
 describeEachDialect('the documents-without-tenant-locks migration', (dialect) => {
   let database: TestDatabase;
-  const migrator = () => new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = () => migratorOf(database.db);
 
   /** Each document table's foreign keys to the tenant tables, as `table.referenced`. */
   const tenantKeys = async (): Promise<string[]> => {

@@ -1,8 +1,8 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrations } from '../src/db/migrations/index.js';
 import { insertEvents } from '../src/modules/events/events.repository.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { migrationBefore, migratorOf } from './helpers/migrations.js';
 
 /**
  * On SQLite an event's Sequence became its row id (migration 2026-11-29T1100). Every event keeps its
@@ -13,11 +13,11 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
  */
 
 const MIGRATION = '2026-11-29T1100-events-by-row-id';
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
+const BEFORE = migrationBefore(MIGRATION);
 
 describeEachDialect('the events-by-row-id migration', (dialect) => {
   let database: TestDatabase;
-  const migrator = () => new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = () => migratorOf(database.db);
 
   const event = (type: string) => ({
     company_id: 'CO',

@@ -1,7 +1,6 @@
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrations } from '../src/db/migrations/index.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { migrationBefore, migratorOf } from './helpers/migrations.js';
 
 /**
  * Idempotency records kept an HTTP status until commands stopped knowing statuses; the migration
@@ -9,7 +8,7 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
  */
 
 const MIGRATION = '2026-11-25T1000-idempotency-refusals';
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
+const BEFORE = migrationBefore(MIGRATION);
 
 const problem = (error: string) => ({ code: `EDI-ERROR-${error}`, error });
 
@@ -24,7 +23,7 @@ const LEGACY = [
 
 describeEachDialect('the idempotency-refusals migration', (dialect) => {
   let database: TestDatabase;
-  const migrator = () => new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = () => migratorOf(database.db);
   const rows = async () =>
     (await database.db.selectFrom('idempotency_records').selectAll().orderBy('idempotency_key').execute()) as unknown as Record<
       string,

@@ -1,7 +1,7 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrations } from '../src/db/migrations/index.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
+import { migrationBefore, migratorOf } from './helpers/migrations.js';
 
 /**
  * The ledger dropped its foreign keys to customers and facilities (migration 2026-11-28T1000). Every
@@ -10,11 +10,11 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from './he
  */
 
 const MIGRATION = '2026-11-28T1000-ledger-without-foreign-keys';
-const BEFORE = Object.keys(migrations)[Object.keys(migrations).indexOf(MIGRATION) - 1]!;
+const BEFORE = migrationBefore(MIGRATION);
 
 describeEachDialect('the ledger-without-foreign-keys migration', (dialect) => {
   let database: TestDatabase;
-  const migrator = () => new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = () => migratorOf(database.db);
 
   const posting = (n: number, customerId = 'CU') => ({
     company_id: 'CO',
