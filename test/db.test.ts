@@ -43,6 +43,7 @@ const TABLES = [
   'receipt_events',
   'receipt_lines',
   'receipts',
+  'search_counts',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_endpoint_facilities',

@@ -168,20 +168,38 @@ function lastPageOf(answer: unknown, response: Response, pageSize: number): numb
   return response.headers.has('x-total-count') && Number.isFinite(total) ? Math.ceil(total / pageSize) : undefined;
 }
 
+/** The cursor of the page after an answer: its `paging.next`, else its X-Page-Next header. */
+function nextCursorOf(answer: unknown, response: Response): string | undefined {
+  const next = (answer as { paging?: { next?: unknown } } | null)?.paging?.next;
+  if (typeof next === 'string') return next;
+  return response.headers.get('x-page-next') ?? undefined;
+}
+
 /** Creates a client of the Wharf at `baseUrl` acting with `apiKey`. */
 export function createWharfClient(options: WharfClientOptions): WharfClient {
   const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: wharfFetch(options) });
   client.use(idempotencyKeys);
+  /**
+   * A search that hands out cursors is read page after page through them, each at the cost of a
+   * first page; one that does not, by page numbers. Either way a page without a next one is the last.
+   */
   async function* pages<P extends SearchPath>(path: P, body: SearchBody<P>, pageSize = 100) {
+    const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown; response: Response }>;
+    let paging: { PageNo: number; PageSize: number } | { After: string; PageSize: number } = { PageNo: 1, PageSize: pageSize };
     for (let pageNo = 1; ; pageNo++) {
-      const post = client.POST as unknown as (path: string, init: { body: unknown }) => Promise<{ data?: unknown; response: Response }>;
-      const { data, response } = await post(path, { body: { ...body, Paging: { PageNo: pageNo, PageSize: pageSize } } });
+      const { data, response } = await post(path, { body: { ...body, Paging: paging } });
       const records = (
         Array.isArray(data) ? data : ((data as { results?: { data?: unknown[] } })?.results?.data ?? [])
       ) as SearchRecord<P>[];
       if (records.length > 0) yield records;
+      const next = nextCursorOf(data, response);
+      if (next !== undefined) {
+        paging = { After: next, PageSize: pageSize };
+        continue;
+      }
       const lastPage = lastPageOf(data, response, pageSize);
-      if (records.length < pageSize || (lastPage !== undefined && pageNo >= lastPage)) return;
+      if ('After' in paging || records.length < pageSize || (lastPage !== undefined && pageNo >= lastPage)) return;
+      paging = { PageNo: pageNo + 1, PageSize: pageSize };
     }
   }
   async function sendInterchange(interchange: string): Promise<string> {

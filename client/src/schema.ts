@@ -1671,6 +1671,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         ImportReceiptRequest: {
@@ -1860,7 +1862,7 @@ export interface components {
              * @description Upper bound of the creation time, inclusive: ISO 8601 local date-time with milliseconds in the facility’s time zone. E.g. 2024-03-05T14:07:09.123.
              */
             CreatedWhenTo?: string | null;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -1868,6 +1870,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         SearchReceiptAcksResponse: {
@@ -1914,7 +1918,7 @@ export interface components {
             UpdatedWhenTo?: string | null;
             /** @description Every Imported receipt on the returned page becomes Open. */
             MarkOpen?: boolean;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -1922,6 +1926,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         ListFacilityReceiptsResponse: {
@@ -1959,6 +1965,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         GetReceiptDetailsRequest: {
@@ -2162,7 +2170,7 @@ export interface components {
              * @description Upper bound of the creation time, inclusive: ISO 8601 local date-time with milliseconds in the facility’s time zone. E.g. 2024-03-05T14:07:09.123.
              */
             CreatedWhenTo?: string | null;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -2170,6 +2178,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         /** @description One record per confirmation, oldest first; [] when nothing matches. Paging is in the X-Total-Count, X-Page-No and X-Page-Size headers. */
@@ -2344,7 +2354,7 @@ export interface components {
              * @description Upper bound of the last update, inclusive. E.g. 2024-03-05T14:07:09.123-08:00.
              */
             UpdatedWhenTo?: string | null;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -2352,6 +2362,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         SearchReceiptHeadersResponse: {
@@ -2393,6 +2405,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         SearchInventoryRequest: {
@@ -2468,6 +2482,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         SearchInventoryLedgerRequest: {
@@ -2555,6 +2571,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         AdjustInventoryQuantityRequest: {
@@ -2882,7 +2900,7 @@ export interface components {
             UpdatedWhenTo?: string | null;
             /** @description Every Imported order on the returned page becomes Open. */
             MarkOpen?: boolean;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -2890,6 +2908,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         ListFacilityOrdersResponse: {
@@ -2928,6 +2948,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         GetOrderDetailsRequest: {
@@ -3120,7 +3142,7 @@ export interface components {
              * @description Upper bound of the last update, inclusive. E.g. 2024-03-05T14:07:09.123-08:00.
              */
             UpdatedWhenTo?: string | null;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -3128,6 +3150,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         SearchOrderHeadersResponse: {
@@ -3214,6 +3238,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         SearchEventsRequest: {
@@ -3274,6 +3300,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         DescribeApiKeyResponse: {
@@ -3469,6 +3497,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         /** @description Send DeliveryID, or EndpointID and Since. */
@@ -3545,6 +3575,8 @@ export interface components {
                 endIndex: number;
                 /** @description Page size. */
                 limit: number;
+                /** @description Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After. */
+                next?: string;
             };
         };
         AcknowledgeOutboxAdvicesRequest: {
@@ -6096,6 +6128,8 @@ export interface operations {
                     "X-Page-No"?: number;
                     /** @description The page size used. */
                     "X-Page-Size"?: number;
+                    /** @description The cursor of the next page: send it as Paging.After to read that page at the cost of a first page (a Wharf extension); absent on the last page. */
+                    "X-Page-Next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6389,6 +6423,8 @@ export interface operations {
                     "X-Page-No"?: number;
                     /** @description The page size used. */
                     "X-Page-Size"?: number;
+                    /** @description The cursor of the next page: send it as Paging.After to read that page at the cost of a first page (a Wharf extension); absent on the last page. */
+                    "X-Page-Next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8633,6 +8669,8 @@ export interface operations {
                     "X-Page-No"?: number;
                     /** @description The page size used. */
                     "X-Page-Size"?: number;
+                    /** @description The cursor of the next page: send it as Paging.After to read that page at the cost of a first page (a Wharf extension); absent on the last page. */
+                    "X-Page-Next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12895,6 +12933,8 @@ export interface operations {
                     "X-Page-No"?: number;
                     /** @description The page size used. */
                     "X-Page-Size"?: number;
+                    /** @description The cursor of the next page: send it as Paging.After to read that page at the cost of a first page (a Wharf extension); absent on the last page. */
+                    "X-Page-Next"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AckTables } from '../modules/acks/acks.tables.js';
 import type { AdminTables } from '../modules/admin/admin.tables.js';
 import type { EventTables } from '../modules/events/events.tables.js';
+import type { CountTables } from '../modules/counts/counts.tables.js';
 import type { IdempotencyTables } from '../modules/commands/idempotency.tables.js';
 import type { AdjustmentTables } from '../modules/inventory/adjustments.tables.js';
 import type { InventoryTables } from '../modules/inventory/inventory.tables.js';
@@ -29,7 +30,8 @@ export interface Database
     EventTables,
     WebhookTables,
     AdminTables,
-    X12Tables {}
+    X12Tables,
+    CountTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -7,6 +7,26 @@ const ATTEMPTS = 5;
 /** Transactions run again after losing a race, in this process (the retry counter of /metrics). */
 export const transactionRetries = { count: 0 };
 
+/** What each open transaction of inTransaction writes last, just before its commit. */
+const lastWrites = new WeakMap<Trx, Array<() => Promise<void>>>();
+
+/**
+ * Has `write` run once `trx`'s work is done, just before its commit: for rows that many
+ * transactions update, such as counters, so that their locks are taken last and held only for the
+ * commit (docs/paging.md). Only a transaction of inTransaction has a last moment; elsewhere it throws.
+ */
+export function writeBeforeCommit(trx: Db | Trx, write: () => Promise<void>): void {
+  const writes = lastWrites.get(trx as Trx);
+  if (!writes) throw new Error('writeBeforeCommit needs a transaction of inTransaction');
+  writes.push(write);
+}
+
+async function runLastWrites(trx: Trx): Promise<void> {
+  const writes = lastWrites.get(trx)!;
+  // A last write may ask for another (none does today); each runs once.
+  while (writes.length > 0) await writes.shift()!();
+}
+
 /**
  * Runs `work` in one transaction; a transaction that loses a race (serialization failure,
  * deadlock, busy database, unique violation) runs again from the start and then sees the winner.
@@ -24,9 +44,12 @@ export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): 
   for (let attempt = 1; ; attempt++) {
     let committed: Promise<void> | undefined;
     try {
-      const result = await db.transaction().execute((trx) => {
+      const result = await db.transaction().execute(async (trx) => {
         committed = deferCommit(db);
-        return work(trx);
+        lastWrites.set(trx, []);
+        const result = await work(trx);
+        await runLastWrites(trx);
+        return result;
       });
       await committed;
       return result;

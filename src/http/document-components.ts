@@ -54,6 +54,9 @@ const PAGING_HEADERS = {
   'X-Total-Count': header('How many records match, on every page.', integer),
   'X-Page-No': header('The page answered, from 1.', integer),
   'X-Page-Size': header('The page size used.', integer),
+  'X-Page-Next': header(
+    'The cursor of the next page: send it as Paging.After to read that page at the cost of a first page (a Wharf extension); absent on the last page.',
+  ),
 };
 
 const UNPROCESSABLE: Response = {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PagingRequestSchema } from './paging.js';
+import { CursorPagingRequestSchema } from './paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalDateTime, OptionalText } from './schemas.js';
 
 /**
@@ -23,7 +23,7 @@ const properties = {
   ReferenceNo: OptionalText(50, 'Only documents with this ReferenceNo; empty or null means any.'),
   CreatedWhenFrom: CreatedWhen('Lower bound'),
   CreatedWhenTo: CreatedWhen('Upper bound'),
-  Paging: Type.Optional(PagingRequestSchema),
+  Paging: Type.Optional(CursorPagingRequestSchema),
 };
 
 /** Each search that uses it gives its own example, naming the demo's documents. */

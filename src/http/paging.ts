@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import type { PagePosition, PageSlice } from '../db/keyset.js';
+import { invalid } from '../lib/refusal.js';
 
 /** The page a search asks for, and the paging object it answers with (docs/compatibility.md, spec 2.11). */
 
@@ -25,6 +27,28 @@ export const PagingRequestSchema = Type.Object(
 );
 export type PagingRequest = Static<typeof PagingRequestSchema>;
 
+/** The longest cursor a search hands out, with room to spare (a time, a 50-character number, a position). */
+const MAX_CURSOR = 200;
+
+/** Paging of the searches that hand out cursors (docs/paging.md). */
+export const CursorPagingRequestSchema = Type.Object(
+  {
+    ...PagingRequestSchema.properties,
+    After: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_CURSOR,
+        pattern: '^[A-Za-z0-9_-]+$',
+        'x-message': 'must be the paging.next of an earlier page of this search',
+        description:
+          'The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read.',
+      }),
+    ),
+  },
+  { description: 'Which page to return: by PageNo, or after the page before (After).' },
+);
+export type CursorPagingRequest = Static<typeof CursorPagingRequestSchema>;
+
 /** The item master's top-level PageNo, read as the page number (docs/compatibility.md). */
 export const TopLevelPageNoSchema = { ...PageNo, description: 'Page number (the spec lists it at the top level).' };
 
@@ -35,36 +59,79 @@ export const PagingSchema = Type.Object({
   startIndex: Type.Integer({ description: '1-based index of the first record on the page; 0 when the page is empty.' }),
   endIndex: Type.Integer({ description: '1-based index of the last record on the page; 0 when the page is empty.' }),
   limit: Type.Integer({ description: 'Page size.' }),
+  next: Type.Optional(
+    Type.String({
+      description:
+        'Send as Paging.After to read the next page at the cost of a first page (a Wharf extension); absent on the last page and in searches that take no After.',
+    }),
+  ),
 });
 export type Paging = Static<typeof PagingSchema>;
 
-export interface PageRequest {
+export interface PageRequest extends PageSlice {
   pageNo: number;
   pageSize: number;
-  offset: number;
 }
 
-/** `Paging.PageNo` wins over its alias `Paging.PagingNo`, which wins over a top-level `PageNo`. */
-export function pageRequest(paging: PagingRequest | undefined, topLevelPageNo?: number): PageRequest {
-  const pageNo = paging?.PageNo ?? paging?.PagingNo ?? topLevelPageNo ?? 1;
+/**
+ * A cursor: where the page before ended in its search's order. base64url of JSON, so that it
+ * travels in a JSON string untouched; opaque to clients.
+ */
+function encodeCursor(last: PagePosition): string {
+  return Buffer.from(JSON.stringify([last.at, last.tie])).toString('base64url');
+}
+
+const NOT_A_CURSOR = 'Paging.After must be the paging.next of an earlier page of this search';
+
+function decodeCursor(cursor: string): PagePosition {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid(NOT_A_CURSOR);
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 2) throw invalid(NOT_A_CURSOR);
+  const [at, tie] = decoded as unknown[];
+  const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (!isCount(at) || !(isCount(tie) || (typeof tie === 'string' && tie.length <= 50))) throw invalid(NOT_A_CURSOR);
+  return { at, tie };
+}
+
+/**
+ * `Paging.After` wins over page numbers; then `Paging.PageNo` over its alias `Paging.PagingNo`,
+ * which wins over a top-level `PageNo`. A page after a cursor starts at the cursor's row, wherever
+ * that is now: its search counts the rows before it (pageAt).
+ */
+export function pageRequest(paging: (PagingRequest & { After?: string }) | undefined, topLevelPageNo?: number): PageRequest {
   const pageSize = paging?.PageSize ?? DEFAULT_PAGE_SIZE;
-  return { pageNo, pageSize, offset: (pageNo - 1) * pageSize };
+  if (paging?.After !== undefined) return { pageNo: 1, pageSize, offset: 0, limit: pageSize, after: decodeCursor(paging.After) };
+  const pageNo = paging?.PageNo ?? paging?.PagingNo ?? topLevelPageNo ?? 1;
+  return { pageNo, pageSize, offset: (pageNo - 1) * pageSize, limit: pageSize };
 }
 
-export function pagingOf(page: PageRequest, totalCount: number, rowsOnPage: number): Paging {
+/** A page after a cursor, placed: `before` rows of the search come before it. */
+export function pageAt(page: PageRequest, before: number): PageRequest {
+  return { ...page, offset: before, pageNo: Math.floor(before / page.pageSize) + 1 };
+}
+
+/** The answer's paging object; with the page's last row in its search's order, the cursor of the page after. */
+export function pagingOf(page: PageRequest, totalCount: number, rowsOnPage: number, last?: PagePosition): Paging {
+  const endIndex = rowsOnPage > 0 ? page.offset + rowsOnPage : 0;
   return {
     totalCount,
     pageNo: page.pageNo,
     totalPage: Math.ceil(totalCount / page.pageSize),
     startIndex: rowsOnPage > 0 ? page.offset + 1 : 0,
-    endIndex: rowsOnPage > 0 ? page.offset + rowsOnPage : 0,
+    endIndex,
     limit: page.pageSize,
+    ...(last !== undefined && endIndex < totalCount ? { next: encodeCursor(last) } : {}),
   };
 }
 
-/** Array-returning searches carry their paging in headers, since the body has no room for it. */
+/** Array-returning searches carry their paging in headers, since the body has no room for it; the cursor in X-Page-Next. */
 export function sendPagingHeaders(reply: FastifyReply, paging: Paging): void {
   reply.header('X-Total-Count', String(paging.totalCount));
   reply.header('X-Page-No', String(paging.pageNo));
   reply.header('X-Page-Size', String(paging.limit));
+  if (paging.next !== undefined) reply.header('X-Page-Next', paging.next);
 }

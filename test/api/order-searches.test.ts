@@ -397,6 +397,8 @@ describeEachDialect('DN header level query', (dialect) => {
           startIndex: (pageNo - 1) * 2 + 1,
           endIndex: (pageNo - 1) * 2 + rows.length,
           limit: 2,
+          // The cursor of the page after (docs/paging.md); none on the last page.
+          ...(pageNo < 3 ? { next: expect.any(String) } : {}),
         });
       }
       expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);

@@ -2,6 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { boundOnce } from '../../db/compiled-queries.js';
 import { writeLater } from '../../db/trailing-writes.js';
 import type { Db } from '../../db/database.js';
+import { afterPosition, type PageSlice } from '../../db/keyset.js';
 import type { AckTable } from './acks.tables.js';
 
 /** All SQL of acknowledgements. */
@@ -17,6 +18,8 @@ export interface AckFilter {
   referenceNo?: string;
   createdFrom?: number;
   createdTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  idThrough?: number;
 }
 
 const insertAckQuery = boundOnce((db: Db, row: Insertable<AckTable>) => db.insertInto('acks').values(row));
@@ -36,7 +39,8 @@ function filtered(db: Db, filter: AckFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
     .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
-    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!))
+    .$if(filter.idThrough !== undefined, (q) => q.where('id', '<=', filter.idThrough!));
 }
 
 export async function countAcks(db: Db, filter: AckFilter): Promise<number> {
@@ -47,6 +51,13 @@ export async function countAcks(db: Db, filter: AckFilter): Promise<number> {
 }
 
 /** Oldest first; ties on the creation time break on the id, so pages are stable. */
-export async function pageAcks(db: Db, filter: AckFilter, offset: number, limit: number): Promise<AckRow[]> {
-  return filtered(db, filter).selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
+export async function pageAcks(db: Db, filter: AckFilter, slice: PageSlice): Promise<AckRow[]> {
+  return filtered(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
+    .execute();
 }

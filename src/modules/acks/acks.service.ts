@@ -3,10 +3,14 @@ import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow } from '../../http/time.js';
 import { isStorableText } from '../../lib/json-values.js';
 import { notFound } from '../../lib/refusal.js';
+import * as counts from '../counts/counts.service.js';
 import * as events from '../events/events.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentAck } from './acks.present.js';
 import * as repo from './acks.repository.js';
+
+/** Where a page of ACKs ends in their order (creation time, then id). */
+const lastOf = (rows: repo.AckRow[]) => (rows.length === 0 ? undefined : { at: rows.at(-1)!.created_at, tie: rows.at(-1)!.id });
 import type { AckRecord, AckSearchRequest } from './acks.schemas.js';
 
 /**
@@ -32,6 +36,17 @@ export interface AckSubject extends AckedDocument {
   at: number;
 }
 
+/** Writes an ACK and counts it for its search (docs/paging.md). */
+async function insertAck(trx: Trx, row: Parameters<typeof repo.insertAck>[1] & ReturnType<typeof subjectColumns>): Promise<void> {
+  await repo.insertAck(trx, row);
+  counts.countNew(trx, `acks:${row.document_type}`, {
+    companyId: row.company_id,
+    facilityId: row.facility_id,
+    customerId: row.customer_id,
+    at: row.created_at,
+  });
+}
+
 function subjectColumns(subject: AckSubject) {
   return {
     company_id: subject.companyId,
@@ -51,7 +66,7 @@ export async function recordSuccess(
   subject: AckSubject,
   outcome: { svcpoid: string; status: 'Success' | 'Warning'; error: string | null },
 ): Promise<void> {
-  await repo.insertAck(trx, {
+  await insertAck(trx, {
     ...subjectColumns(subject),
     svcpoid: outcome.svcpoid,
     status: outcome.status,
@@ -74,7 +89,7 @@ function shortened(text: string, length: number): string {
 /** The failure form: one `{code, error}`, the refusal's messages joined; and its `ack.failed` event. */
 export async function recordFailure(trx: Trx, subject: AckSubject, messages: readonly string[]): Promise<void> {
   const message = messages.join('; ');
-  await repo.insertAck(trx, {
+  await insertAck(trx, {
     ...subjectColumns(subject),
     svcpoid: null,
     status: null,
@@ -159,9 +174,17 @@ export async function searchAcks(
     createdFrom: window.from,
     createdTo: window.to,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countAcks(db, filter);
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    { companyId: filter.companyId, counted: `acks:${documentType}`, facilityId: filter.facilityId, customerId: filter.customerId },
+    { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+    pageRequest(request.Paging),
+    {
+      range: (from, to) => repo.countAcks(db, { ...filter, createdFrom: from, createdTo: to }),
+      through: (at, id) => repo.countAcks(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
+    },
+  );
   if (totalCount === 0) throw notFound(NOT_FOUND[documentType]);
-  const rows = page.offset < totalCount ? await repo.pageAcks(db, filter, page.offset, page.pageSize) : [];
-  return { records: rows.map((row) => presentAck(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+  const rows = page.offset < totalCount ? await repo.pageAcks(db, filter, page) : [];
+  return { records: rows.map((row) => presentAck(row, timeZone)), paging: pagingOf(page, totalCount, rows.length, lastOf(rows)) };
 }

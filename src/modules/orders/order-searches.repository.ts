@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { afterPosition, type PageSlice } from '../../db/keyset.js';
 
 /**
  * The SQL of the customer's order searches. The DC search reads order_confirmations through
@@ -16,6 +17,8 @@ export interface DcSearchFilter {
   referenceNo?: string;
   createdFrom?: number;
   createdTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  idThrough?: number;
 }
 
 export interface DcRecordRow {
@@ -39,7 +42,8 @@ function shipmentConfirmations(db: Db, filter: DcSearchFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
     .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
-    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!))
+    .$if(filter.idThrough !== undefined, (q) => q.where('id', '<=', filter.idThrough!));
 }
 
 export async function countShipmentConfirmations(db: Db, filter: DcSearchFilter): Promise<number> {
@@ -50,13 +54,14 @@ export async function countShipmentConfirmations(db: Db, filter: DcSearchFilter)
 }
 
 /** Oldest first; ties on the creation time break on the id, so pages are stable. */
-export async function pageShipmentConfirmations(db: Db, filter: DcSearchFilter, offset: number, limit: number): Promise<DcRecordRow[]> {
+export async function pageShipmentConfirmations(db: Db, filter: DcSearchFilter, slice: PageSlice): Promise<DcRecordRow[]> {
   return shipmentConfirmations(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
     .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'reference_no_type', 'dc', 'shipped_at', 'created_at'])
     .orderBy('created_at')
     .orderBy('id')
-    .limit(limit)
-    .offset(offset)
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
     .execute();
 }
 
@@ -82,6 +87,8 @@ export interface OrderHeaderFilter {
   referenceNo?: string;
   updatedFrom?: number;
   updatedTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  svcpoidThrough?: string;
 }
 
 export interface OrderHeaderRow {
@@ -112,7 +119,8 @@ function orders(db: Db, filter: OrderHeaderFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('orders.po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('orders.reference_no', '=', filter.referenceNo!))
     .$if(filter.updatedFrom !== undefined, (q) => q.where('orders.updated_at', '>=', filter.updatedFrom!))
-    .$if(filter.updatedTo !== undefined, (q) => q.where('orders.updated_at', '<=', filter.updatedTo!));
+    .$if(filter.updatedTo !== undefined, (q) => q.where('orders.updated_at', '<=', filter.updatedTo!))
+    .$if(filter.svcpoidThrough !== undefined, (q) => q.where('orders.svcpoid', '<=', filter.svcpoidThrough!));
 }
 
 export async function countOrderHeaders(db: Db, filter: OrderHeaderFilter): Promise<number> {
@@ -129,13 +137,14 @@ export async function countOrderHeaders(db: Db, filter: OrderHeaderFilter): Prom
  * row), and only those rows are then joined to their documents and to their latest shipment
  * confirmation, found by one correlated subquery each.
  */
-export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, offset: number, limit: number): Promise<OrderHeaderRow[]> {
+export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, slice: PageSlice): Promise<OrderHeaderRow[]> {
   const page = orders(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('orders.updated_at', 'orders.svcpoid', slice.after!)))
     .select(['orders.svcpoid', 'orders.updated_at'])
     .orderBy('orders.updated_at')
     .orderBy('orders.svcpoid')
-    .limit(limit)
-    .offset(offset)
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
     .as('page');
   return db
     .selectFrom(page)

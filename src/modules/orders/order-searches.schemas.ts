@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { OrderDocumentSearchRequestSchema } from '../../http/document-search.js';
-import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CursorPagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom, UpdatedWhenBound } from '../../http/schemas.js';
 import { ORDER_STATUSES } from './order-states.js';
 
@@ -161,7 +161,7 @@ export const OrderLevelSearchRequestSchema = Type.Object(
     },
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   {
     examples: [

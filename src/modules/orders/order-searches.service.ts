@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow, offsetWindow } from '../../http/time.js';
+import * as counts from '../counts/counts.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { orderDateMemo, presentDcRecord, presentOrderLevelRow } from './order-searches.present.js';
 import * as repo from './order-searches.repository.js';
@@ -44,10 +45,22 @@ export async function searchShipmentConfirmations(db: Db, request: DcSearchReque
     createdFrom: window.from,
     createdTo: window.to,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countShipmentConfirmations(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageShipmentConfirmations(db, filter, page.offset, page.pageSize) : [];
-  return { records: rows.map((row) => presentDcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    { companyId: filter.companyId, counted: 'order_confirmations', facilityId: filter.facilityId, customerId: filter.customerId },
+    { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+    pageRequest(request.Paging),
+    {
+      range: (from, to) => repo.countShipmentConfirmations(db, { ...filter, createdFrom: from, createdTo: to }),
+      through: (at, id) => repo.countShipmentConfirmations(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageShipmentConfirmations(db, filter, page) : [];
+  const last = rows.at(-1);
+  return {
+    records: rows.map((row) => presentDcRecord(row, timeZone)),
+    paging: pagingOf(page, totalCount, rows.length, last && { at: last.created_at, tie: last.id }),
+  };
 }
 
 /** One shipment confirmation as the DC search shows it (undefined when there is none). */
@@ -73,13 +86,22 @@ export async function searchOrderHeaders(db: Db, request: OrderLevelSearchReques
     updatedFrom: window.from,
     updatedTo: window.to,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countOrderHeaders(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageOrderHeaders(db, filter, page.offset, page.pageSize) : [];
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    { companyId: filter.companyId, counted: 'orders', facilityId: filter.facilityId, customerId: filter.customerId },
+    { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+    pageRequest(request.Paging),
+    {
+      range: (from, to) => repo.countOrderHeaders(db, { ...filter, updatedFrom: from, updatedTo: to }),
+      through: (at, svcpoid) => repo.countOrderHeaders(db, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageOrderHeaders(db, filter, page) : [];
+  const last = rows.at(-1);
   // The page's order dates are parsed once per distinct text, not once per row.
   const dateOf = orderDateMemo(timeZone);
   return {
     results: { head: [...ORDER_LEVEL_HEAD], data: rows.map((row) => presentOrderLevelRow(row, timeZone, dateOf)) },
-    paging: pagingOf(page, totalCount, rows.length),
+    paging: pagingOf(page, totalCount, rows.length, last && { at: last.updated_at, tie: last.svcpoid }),
   };
 }

@@ -1,12 +1,18 @@
 import { sql, type Insertable, type QueryResult, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
+import { afterPosition, type PageSlice } from '../../db/keyset.js';
 import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
+import * as counts from '../counts/counts.service.js';
 import { BALANCE_KEY_COLUMNS } from '../inventory/balance-keys.js';
 import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
 
-/** All SQL of orders, their lines, allocations, events and shipment confirmations. */
+/**
+ * All SQL of orders, their lines, allocations, events and shipment confirmations. Every write of
+ * an order or a shipment confirmation here also keeps its search counts (docs/paging.md): an
+ * order is counted by status and update day, a confirmation by creation day.
+ */
 
 export type OrderRow = Selectable<OrderTable>;
 export type OrderLineRow = Selectable<OrderLineTable>;
@@ -69,17 +75,44 @@ export function svcpoidAhead(db: Db): Promise<NumberAhead> {
   return numberAhead(db, SVCPOIDS);
 }
 
+/** What an order's search count depends on. */
+type CountedOrder = Pick<OrderRow, 'company_id' | 'customer_id' | 'facility_id' | 'status' | 'updated_at'>;
+
+const countedOf = (order: CountedOrder): counts.CountedRow => ({
+  companyId: order.company_id,
+  facilityId: order.facility_id,
+  customerId: order.customer_id,
+  status: order.status,
+  at: order.updated_at,
+});
+
 /** Inserts a new order under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
   await writeLater(db, insertOrderQuery(db, row));
+  counts.countNew(db, 'orders', countedOf(row as CountedOrder));
 }
+
+/** An order as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
+const countedOrderQuery = boundOnce((db: Db, key: OrderKey) =>
+  forUpdate(
+    db,
+    db
+      .selectFrom('orders')
+      .select(['company_id', 'customer_id', 'facility_id', 'status', 'updated_at'])
+      .where('company_id', '=', key.companyId)
+      .where('svcpoid', '=', key.svcpoid),
+  ),
+);
 
 const updateOrderQuery = compiledOnce((db: Db, update: { key: OrderKey; changes: Updateable<OrderTable> }) =>
   db.updateTable('orders').set(update.changes).where('company_id', '=', update.key.companyId).where('svcpoid', '=', update.key.svcpoid),
 );
 
 export async function updateOrder(db: Db, key: OrderKey, changes: Updateable<OrderTable>): Promise<void> {
+  const before = await sendAhead(db, countedOrderQuery(db, key));
   await updateOrderQuery(db, { key, changes });
+  const [row] = (await before()).rows;
+  if (row) counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedOrder>) }));
 }
 
 const moveStatusQuery = compiledOnce((db: Db, move: OrderKey & { from: string[]; to: string; at: number; keyId: number }) =>
@@ -96,8 +129,12 @@ const moveStatusQuery = compiledOnce((db: Db, move: OrderKey & { from: string[];
  * both win); answers whether it moved.
  */
 export async function moveStatus(db: Db, key: OrderKey, from: readonly string[], to: string, at: number, keyId: number): Promise<boolean> {
+  const before = await sendAhead(db, countedOrderQuery(db, key));
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
-  return (result.numAffectedRows ?? 0n) > 0n;
+  const [row] = (await before()).rows;
+  const moved = (result.numAffectedRows ?? 0n) > 0n;
+  if (moved && row) counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  return moved;
 }
 
 /** The moves of a document, oldest first: its timeline. */
@@ -330,6 +367,12 @@ export async function findConfirmation(db: Db, key: OrderKey & { confirmationNo:
 
 export async function insertConfirmation(db: Db, row: Insertable<OrderConfirmationTable>): Promise<void> {
   await db.insertInto('order_confirmations').values(row).execute();
+  counts.countNew(db, 'order_confirmations', {
+    companyId: row.company_id,
+    facilityId: row.facility_id,
+    customerId: row.customer_id,
+    at: row.created_at,
+  });
 }
 
 export interface OrderListFilter {
@@ -341,6 +384,8 @@ export interface OrderListFilter {
   referenceNo?: string;
   updatedFrom?: number;
   updatedTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  svcpoidThrough?: string;
 }
 
 function listed(db: Db, filter: OrderListFilter) {
@@ -353,7 +398,8 @@ function listed(db: Db, filter: OrderListFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
     .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
-    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!))
+    .$if(filter.svcpoidThrough !== undefined, (q) => q.where('svcpoid', '<=', filter.svcpoidThrough!));
 }
 
 export async function countOrders(db: Db, filter: OrderListFilter): Promise<number> {
@@ -364,6 +410,13 @@ export async function countOrders(db: Db, filter: OrderListFilter): Promise<numb
 }
 
 /** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
-export async function pageOrders(db: Db, filter: OrderListFilter, offset: number, limit: number): Promise<OrderRow[]> {
-  return listed(db, filter).selectAll().orderBy('updated_at').orderBy('svcpoid').limit(limit).offset(offset).execute();
+export async function pageOrders(db: Db, filter: OrderListFilter, slice: PageSlice): Promise<OrderRow[]> {
+  return listed(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('updated_at', 'svcpoid', slice.after!)))
+    .selectAll()
+    .orderBy('updated_at')
+    .orderBy('svcpoid')
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
+    .execute();
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimelineEntrySchema } from '../../http/document-timeline.js';
-import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CursorPagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
   CustomerID,
@@ -65,7 +65,7 @@ export const OrderListRequestSchema = Type.Object(
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
     MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported order on the returned page becomes Open.' })),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   { examples: [{ CompanyID: 'DEMO', FacilityID: 'LAX1', CustomerID: 'ACME', Status: 'Imported', Paging: { PageNo: 1, PageSize: 100 } }] },
 );

@@ -6,6 +6,7 @@ import { offsetWindow, parseFacilityLocal, refuseSkippedTimes } from '../../http
 import { decimalToNumber, formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import { conflict, notFound } from '../../lib/refusal.js';
 import { replayApplied, runCommand } from '../commands/commands.service.js';
+import * as counts from '../counts/counts.service.js';
 import type * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './allocation.service.js';
@@ -100,11 +101,26 @@ export async function listOrders(cx: CommandContext, request: OrderListRequest) 
     updatedFrom: updated.from,
     updatedTo: updated.to,
   };
-  const page = pageRequest(request.Paging);
-
   const list = async (trx: Trx) => {
-    const total = await repo.countOrders(trx, filter);
-    const found = page.offset < total ? await repo.pageOrders(trx, filter, page.offset, page.pageSize) : [];
+    const { totalCount: total, page } = await counts.countSearch(
+      trx,
+      {
+        companyId: filter.companyId,
+        counted: 'orders',
+        facilityId: filter.facilityId,
+        customerId: filter.customerId,
+        statuses: filter.statuses,
+      },
+      { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+      pageRequest(request.Paging),
+      {
+        range: (from, to) => repo.countOrders(trx, { ...filter, updatedFrom: from, updatedTo: to }),
+        through: (at, svcpoid) => repo.countOrders(trx, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),
+      },
+    );
+    const found = page.offset < total ? await repo.pageOrders(trx, filter, page) : [];
+    // Where the page ends in the list's order, before MarkOpen moves its rows to the end.
+    const last = found.length === 0 ? undefined : { at: found.at(-1)!.updated_at, tie: found.at(-1)!.svcpoid };
     if (request.MarkOpen) {
       const now = cx.clock.now();
       for (const row of found.filter((r) => mayMove('open', r.status))) {
@@ -117,7 +133,7 @@ export async function listOrders(cx: CommandContext, request: OrderListRequest) 
     }
     return {
       results: { head: [...ORDER_LIST_HEAD], data: found.map((row) => presentOrderHeader(row, storedOrder(row), timeZone)) },
-      paging: pagingOf(page, total, found.length),
+      paging: pagingOf(page, total, found.length, last),
     };
   };
   // A list that opens orders is a change like any other; a plain one reads in one snapshot.

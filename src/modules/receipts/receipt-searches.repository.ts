@@ -1,9 +1,10 @@
 import type { Db } from '../../db/database.js';
+import { afterPosition, type PageSlice } from '../../db/keyset.js';
 
 /**
  * The SQL of the customer's receipt searches. The RC search reads receipt_confirmations through
  * receipt_confirmations_search_idx (company, customer, facility, created_at, id); the header search
- * reads receipts through receipts_updated_idx (company, facility, customer, updated_at), and each
+ * reads receipts through receipts_updated_svcpoid_idx (company, facility, customer, updated_at, svcpoid), and each
  * page row's latest confirmation through receipt_confirmations_number_uq (company, svcpoid, …).
  */
 
@@ -15,6 +16,8 @@ export interface ConfirmationSearchFilter {
   referenceNo?: string;
   createdFrom?: number;
   createdTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  idThrough?: number;
 }
 
 export interface ConfirmationRecordRow {
@@ -37,7 +40,8 @@ function confirmations(db: Db, filter: ConfirmationSearchFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
     .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
-    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!));
+    .$if(filter.createdTo !== undefined, (q) => q.where('created_at', '<=', filter.createdTo!))
+    .$if(filter.idThrough !== undefined, (q) => q.where('id', '<=', filter.idThrough!));
 }
 
 export async function countConfirmations(db: Db, filter: ConfirmationSearchFilter): Promise<number> {
@@ -48,18 +52,14 @@ export async function countConfirmations(db: Db, filter: ConfirmationSearchFilte
 }
 
 /** Oldest first; ties on the creation time break on the id, so pages are stable. */
-export async function pageConfirmations(
-  db: Db,
-  filter: ConfirmationSearchFilter,
-  offset: number,
-  limit: number,
-): Promise<ConfirmationRecordRow[]> {
+export async function pageConfirmations(db: Db, filter: ConfirmationSearchFilter, slice: PageSlice): Promise<ConfirmationRecordRow[]> {
   return confirmations(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
     .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'rc', 'received_at', 'created_at'])
     .orderBy('created_at')
     .orderBy('id')
-    .limit(limit)
-    .offset(offset)
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
     .execute();
 }
 
@@ -86,6 +86,8 @@ export interface ReceiptHeaderFilter {
   referenceNo?: string;
   updatedFrom?: number;
   updatedTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  svcpoidThrough?: string;
 }
 
 export interface ReceiptHeaderRow {
@@ -116,7 +118,8 @@ function receipts(db: Db, filter: ReceiptHeaderFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('receipts.po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('receipts.reference_no', '=', filter.referenceNo!))
     .$if(filter.updatedFrom !== undefined, (q) => q.where('receipts.updated_at', '>=', filter.updatedFrom!))
-    .$if(filter.updatedTo !== undefined, (q) => q.where('receipts.updated_at', '<=', filter.updatedTo!));
+    .$if(filter.updatedTo !== undefined, (q) => q.where('receipts.updated_at', '<=', filter.updatedTo!))
+    .$if(filter.svcpoidThrough !== undefined, (q) => q.where('receipts.svcpoid', '<=', filter.svcpoidThrough!));
 }
 
 export async function countReceiptHeaders(db: Db, filter: ReceiptHeaderFilter): Promise<number> {
@@ -127,8 +130,9 @@ export async function countReceiptHeaders(db: Db, filter: ReceiptHeaderFilter): 
 }
 
 /** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
-export async function pageReceiptHeaders(db: Db, filter: ReceiptHeaderFilter, offset: number, limit: number): Promise<ReceiptHeaderRow[]> {
+export async function pageReceiptHeaders(db: Db, filter: ReceiptHeaderFilter, slice: PageSlice): Promise<ReceiptHeaderRow[]> {
   return receipts(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('receipts.updated_at', 'receipts.svcpoid', slice.after!)))
     .select([
       'receipts.svcpoid',
       'receipts.customer_id',
@@ -157,7 +161,7 @@ export async function pageReceiptHeaders(db: Db, filter: ReceiptHeaderFilter, of
     )
     .orderBy('receipts.updated_at')
     .orderBy('receipts.svcpoid')
-    .limit(limit)
-    .offset(offset)
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
     .execute();
 }

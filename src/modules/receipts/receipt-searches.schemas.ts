@@ -1,6 +1,6 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import { DocumentSearchRequestSchema } from '../../http/document-search.js';
-import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CursorPagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import { CompanyID, CustomerID, FacilityID, Nullable, OptionalText, StringEnum, Uom, UpdatedWhenBound } from '../../http/schemas.js';
 import { RECEIPT_STATUSES } from './receipt-states.js';
 
@@ -203,7 +203,7 @@ export const ReceiptLevelSearchRequestSchema = Type.Object(
     Status: Type.Optional(StringEnum(RECEIPT_STATUSES, { description: 'Only receipts in this status; every status when absent.' })),
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   {
     examples: [

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { pageRequest, pagingOf, type Paging } from '../../http/paging.js';
 import { localWindow, offsetWindow } from '../../http/time.js';
+import * as counts from '../counts/counts.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentRcRecord, presentReceiptLevelRow } from './receipt-searches.present.js';
 import * as repo from './receipt-searches.repository.js';
@@ -41,10 +42,22 @@ export async function searchConfirmations(db: Db, request: RcSearchRequest): Pro
     createdFrom: window.from,
     createdTo: window.to,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countConfirmations(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageConfirmations(db, filter, page.offset, page.pageSize) : [];
-  return { records: rows.map((row) => presentRcRecord(row, timeZone)), paging: pagingOf(page, totalCount, rows.length) };
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    { companyId: filter.companyId, counted: 'receipt_confirmations', facilityId: filter.facilityId, customerId: filter.customerId },
+    { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+    pageRequest(request.Paging),
+    {
+      range: (from, to) => repo.countConfirmations(db, { ...filter, createdFrom: from, createdTo: to }),
+      through: (at, id) => repo.countConfirmations(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageConfirmations(db, filter, page) : [];
+  const last = rows.at(-1);
+  return {
+    records: rows.map((row) => presentRcRecord(row, timeZone)),
+    paging: pagingOf(page, totalCount, rows.length, last && { at: last.created_at, tie: last.id }),
+  };
 }
 
 /** One receiving confirmation as the RC search shows it (undefined when there is none). */
@@ -71,11 +84,27 @@ export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRe
     updatedFrom: window.from,
     updatedTo: window.to,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countReceiptHeaders(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageReceiptHeaders(db, filter, page.offset, page.pageSize) : [];
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    {
+      companyId: filter.companyId,
+      counted: 'receipts',
+      facilityId: filter.facilityId,
+      customerId: filter.customerId,
+      statuses: filter.status === undefined ? undefined : [filter.status],
+    },
+    { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+    pageRequest(request.Paging),
+    {
+      range: (from, to) => repo.countReceiptHeaders(db, { ...filter, updatedFrom: from, updatedTo: to }),
+      through: (at, svcpoid) =>
+        repo.countReceiptHeaders(db, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageReceiptHeaders(db, filter, page) : [];
+  const last = rows.at(-1);
   return {
     results: { head: [...RECEIPT_LEVEL_HEAD], data: rows.map((row) => presentReceiptLevelRow(row, timeZone)) },
-    paging: pagingOf(page, totalCount, rows.length),
+    paging: pagingOf(page, totalCount, rows.length, last && { at: last.updated_at, tie: last.svcpoid }),
   };
 }

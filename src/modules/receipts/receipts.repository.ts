@@ -1,11 +1,17 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { writeLater } from '../../db/trailing-writes.js';
+import { afterPosition, type PageSlice } from '../../db/keyset.js';
+import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
+import * as counts from '../counts/counts.service.js';
 import type { ReceiptConfirmationTable, ReceiptEventTable, ReceiptLineTable, ReceiptTable } from './receipts.tables.js';
 
-/** All SQL of receipts and their lines. */
+/**
+ * All SQL of receipts and their lines. Every write of a receipt or a receiving confirmation here
+ * also keeps its search counts (docs/paging.md): a receipt is counted by status and update day, a
+ * confirmation by creation day.
+ */
 
 export type ReceiptRow = Selectable<ReceiptTable>;
 export type ReceiptLineRow = Selectable<ReceiptLineTable>;
@@ -98,17 +104,44 @@ export function svcpoidAhead(db: Db): Promise<NumberAhead> {
   return numberAhead(db, SVCPOIDS);
 }
 
+/** What a receipt's search count depends on. */
+type CountedReceipt = Pick<ReceiptRow, 'company_id' | 'customer_id' | 'facility_id' | 'status' | 'updated_at'>;
+
+const countedOf = (receipt: CountedReceipt): counts.CountedRow => ({
+  companyId: receipt.company_id,
+  facilityId: receipt.facility_id,
+  customerId: receipt.customer_id,
+  status: receipt.status,
+  at: receipt.updated_at,
+});
+
 /** Inserts a new receipt under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
   await writeLater(db, insertReceiptQuery(db, row));
+  counts.countNew(db, 'receipts', countedOf(row as CountedReceipt));
 }
+
+/** A receipt as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
+const countedReceiptQuery = boundOnce((db: Db, key: ReceiptKey) =>
+  forUpdate(
+    db,
+    db
+      .selectFrom('receipts')
+      .select(['company_id', 'customer_id', 'facility_id', 'status', 'updated_at'])
+      .where('company_id', '=', key.companyId)
+      .where('svcpoid', '=', key.svcpoid),
+  ),
+);
 
 const updateReceiptQuery = compiledOnce((db: Db, update: { key: ReceiptKey; changes: Updateable<ReceiptTable> }) =>
   db.updateTable('receipts').set(update.changes).where('company_id', '=', update.key.companyId).where('svcpoid', '=', update.key.svcpoid),
 );
 
 export async function updateReceipt(db: Db, key: ReceiptKey, changes: Updateable<ReceiptTable>): Promise<void> {
+  const before = await sendAhead(db, countedReceiptQuery(db, key));
   await updateReceiptQuery(db, { key, changes });
+  const [row] = (await before()).rows;
+  if (row) counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedReceipt>) }));
 }
 
 export async function deleteLines(db: Db, key: ReceiptKey): Promise<void> {
@@ -183,8 +216,12 @@ export async function moveStatus(
   at: number,
   keyId: number,
 ): Promise<boolean> {
+  const before = await sendAhead(db, countedReceiptQuery(db, key));
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
-  return (result.numAffectedRows ?? 0n) > 0n;
+  const [row] = (await before()).rows;
+  const moved = (result.numAffectedRows ?? 0n) > 0n;
+  if (moved && row) counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  return moved;
 }
 
 const addReceivedQuantityQuery = compiledOnce((db: Db, change: ReceiptKey & { lineNo: number; quantity: number }) =>
@@ -222,18 +259,25 @@ const insertConfirmationQuery = compiledOnce((db: Db, row: Insertable<ReceiptCon
 
 export async function insertConfirmation(db: Db, row: Insertable<ReceiptConfirmationTable>): Promise<void> {
   await insertConfirmationQuery(db, row);
+  counts.countNew(db, 'receipt_confirmations', {
+    companyId: row.company_id,
+    facilityId: row.facility_id,
+    customerId: row.customer_id,
+    at: row.created_at,
+  });
 }
 
 export interface ReceiptListFilter {
   companyId: string;
   facilityId: string;
   customerId?: string;
-  customerIds?: string[];
   statuses?: string[];
   poNo?: string;
   referenceNo?: string;
   updatedFrom?: number;
   updatedTo?: number;
+  /** With a time bound at one instant: only the rows at it up to this tie-breaking value (a cursor's place). */
+  svcpoidThrough?: string;
 }
 
 function listed(db: Db, filter: ReceiptListFilter) {
@@ -246,7 +290,8 @@ function listed(db: Db, filter: ReceiptListFilter) {
     .$if(filter.poNo !== undefined, (q) => q.where('po_no', '=', filter.poNo!))
     .$if(filter.referenceNo !== undefined, (q) => q.where('reference_no', '=', filter.referenceNo!))
     .$if(filter.updatedFrom !== undefined, (q) => q.where('updated_at', '>=', filter.updatedFrom!))
-    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!));
+    .$if(filter.updatedTo !== undefined, (q) => q.where('updated_at', '<=', filter.updatedTo!))
+    .$if(filter.svcpoidThrough !== undefined, (q) => q.where('svcpoid', '<=', filter.svcpoidThrough!));
 }
 
 export async function countReceipts(db: Db, filter: ReceiptListFilter): Promise<number> {
@@ -257,6 +302,13 @@ export async function countReceipts(db: Db, filter: ReceiptListFilter): Promise<
 }
 
 /** Oldest update first; SVCPOIDs break ties, so pages are stable while nothing changes. */
-export async function pageReceipts(db: Db, filter: ReceiptListFilter, offset: number, limit: number): Promise<ReceiptRow[]> {
-  return listed(db, filter).selectAll().orderBy('updated_at').orderBy('svcpoid').limit(limit).offset(offset).execute();
+export async function pageReceipts(db: Db, filter: ReceiptListFilter, slice: PageSlice): Promise<ReceiptRow[]> {
+  return listed(db, filter)
+    .$if(slice.after !== undefined, (q) => q.where(afterPosition('updated_at', 'svcpoid', slice.after!)))
+    .selectAll()
+    .orderBy('updated_at')
+    .orderBy('svcpoid')
+    .limit(slice.limit)
+    .offset(slice.after === undefined ? slice.offset : 0)
+    .execute();
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimelineEntrySchema } from '../../http/document-timeline.js';
-import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CursorPagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
   CustomerID,
@@ -76,7 +76,7 @@ export const ReceiptListRequestSchema = Type.Object(
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
     MarkOpen: Type.Optional(Type.Boolean({ description: 'Every Imported receipt on the returned page becomes Open.' })),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   {
     // No MarkOpen: the example leaves the receipts that the cancel and open examples need Imported.

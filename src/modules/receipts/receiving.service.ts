@@ -6,6 +6,7 @@ import { formatFacilityLocal, formatWithOffset, offsetWindow, parseFacilityLocal
 import { formatDecimal, tryParseDecimal } from '../../lib/decimal.js';
 import { notFound } from '../../lib/refusal.js';
 import { replayApplied, runCommand } from '../commands/commands.service.js';
+import * as counts from '../counts/counts.service.js';
 import * as inventory from '../inventory/inventory.service.js';
 import * as items from '../items/items.service.js';
 import * as tenants from '../tenants/tenants.service.js';
@@ -126,11 +127,26 @@ export async function listReceipts(cx: CommandContext, request: ReceiptListReque
     updatedFrom: updated.from,
     updatedTo: updated.to,
   };
-  const page = pageRequest(request.Paging);
-
   const list = async (trx: Trx) => {
-    const total = await repo.countReceipts(trx, filter);
-    const found = page.offset < total ? await repo.pageReceipts(trx, filter, page.offset, page.pageSize) : [];
+    const { totalCount: total, page } = await counts.countSearch(
+      trx,
+      {
+        companyId: filter.companyId,
+        counted: 'receipts',
+        facilityId: filter.facilityId,
+        customerId: filter.customerId,
+        statuses: filter.statuses,
+      },
+      { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
+      pageRequest(request.Paging),
+      {
+        range: (from, to) => repo.countReceipts(trx, { ...filter, updatedFrom: from, updatedTo: to }),
+        through: (at, svcpoid) => repo.countReceipts(trx, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),
+      },
+    );
+    const found = page.offset < total ? await repo.pageReceipts(trx, filter, page) : [];
+    // Where the page ends in the list's order, before MarkOpen moves its rows to the end.
+    const last = found.length === 0 ? undefined : { at: found.at(-1)!.updated_at, tie: found.at(-1)!.svcpoid };
     if (request.MarkOpen) {
       const now = cx.clock.now();
       for (const row of found.filter((r) => mayMove('open', r.status))) {
@@ -144,7 +160,7 @@ export async function listReceipts(cx: CommandContext, request: ReceiptListReque
     }
     return {
       results: { head: [...RECEIPT_LIST_HEAD], data: found.map((row) => headerOf(row, timeZone)) },
-      paging: pagingOf(page, total, found.length),
+      paging: pagingOf(page, total, found.length, last),
     };
   };
   // A list that opens receipts is a change like any other; a plain one reads in one snapshot.

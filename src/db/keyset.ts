@@ -1,0 +1,28 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * Keyset paging (docs/paging.md): a page that starts after a row is found through the search's
+ * index at the row's place, at the cost of a first page however deep it is, instead of skipping
+ * the rows before it.
+ */
+
+/** Where a page ended in its search's order: the last row's time, and the value that breaks ties on it. */
+export interface PagePosition {
+  at: number;
+  tie: number | string;
+}
+
+/** Which rows of a search a page holds: `limit` rows after `after`, else after skipping `offset`. */
+export interface PageSlice {
+  offset: number;
+  limit: number;
+  after?: PagePosition;
+}
+
+/**
+ * The rows after `after` in the order (time, tie): written as a range on the time and a condition
+ * on the tie, which both databases match to the index that orders the search.
+ */
+export function afterPosition(time: string, tie: string, after: PagePosition): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(time)} >= ${after.at} and (${sql.ref(time)} > ${after.at} or ${sql.ref(tie)} > ${after.tie}))`;
+}

@@ -1,0 +1,174 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { beforeAll, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { buildOrder, buildReceipt, createWorld, expectOk, idsOf, stock, uniqueId, type World } from '../helpers/factories.js';
+import {
+  ORDER_ACK_SEARCH,
+  ORDER_DC_SEARCH,
+  ORDER_LEVEL_SEARCH,
+  RECEIPT_ACK_SEARCH,
+  RECEIPT_LEVEL_SEARCH,
+  RECEIPT_RC_SEARCH,
+  THREEPL_ORDER,
+  THREEPL_RECEIPT,
+} from '../helpers/paths.js';
+
+/**
+ * The document searches' cursors (docs/paging.md): a page's `paging.next` (or X-Page-Next), sent
+ * back as `Paging.After`, answers the next page; reading a search through its cursors gives the
+ * same rows in the same order as reading it by PageNo, with the same paging, including rows that
+ * share a time; a page after a cursor is placed where the cursor's row is now.
+ */
+
+type Json = Record<string, any>;
+
+/** Seven of each document, the times of some of them equal to the millisecond. */
+const TIMES = [
+  '2026-03-05T18:00:00.000Z',
+  '2026-03-05T18:00:00.000Z',
+  '2026-03-05T17:00:00.000Z',
+  '2026-03-06T19:00:00.000Z',
+  '2026-03-05T18:00:00.000Z',
+  '2026-03-07T08:00:00.000Z',
+  '2026-03-07T08:00:00.000Z',
+];
+
+interface Page {
+  records: unknown[];
+  paging: Json;
+}
+
+describeEachDialect('cursor paging of the document searches', (dialect) => {
+  const ctx = useTestApp(dialect);
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld(ctx().database.db, ctx().clock);
+    const { tenant } = world;
+    const opts = { tenant, key: world.customer, operatorKey: world.operator };
+    const sku = uniqueId('SKU');
+    await stock(ctx(), { tenant, items: [{ ItemNumber: sku, Qty: '1000' }], key: world.admin });
+    for (const at of TIMES) {
+      ctx().clock.time = Date.parse(at);
+      await buildOrder(ctx(), { ...opts, status: 'Partial Shipped', content: { Items: [{ ItemID: sku, OrderedQty: '10', UOM: 'EA' }] } });
+      await buildReceipt(ctx(), { ...opts, status: 'In Progress' });
+    }
+  });
+
+  /** One page of a search, its records and paging (from the body, or the headers of an array). */
+  async function read(path: string, body: Json, key: string, paging: Json): Promise<Page> {
+    const response: LightMyRequestResponse = await ctx().post(path, { ...body, Paging: paging }, key);
+    expect(response.statusCode, response.body).toBe(200);
+    const json = response.json();
+    if (Array.isArray(json)) {
+      const headers = response.headers;
+      return {
+        records: json,
+        paging: {
+          totalCount: Number(headers['x-total-count']),
+          pageNo: Number(headers['x-page-no']),
+          ...(headers['x-page-next'] === undefined ? {} : { next: headers['x-page-next'] }),
+        },
+      };
+    }
+    return { records: json.results.data, paging: json.paging };
+  }
+
+  const searches = () => {
+    const { tenant } = world;
+    const customer = { ...idsOf(tenant) };
+    const facility = { CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[0] };
+    return [
+      ['DN header', ORDER_LEVEL_SEARCH, customer, world.customer],
+      ['RN header', RECEIPT_LEVEL_SEARCH, customer, world.customer],
+      ['DC', ORDER_DC_SEARCH, customer, world.customer],
+      ['RC', RECEIPT_RC_SEARCH, customer, world.customer],
+      ['DN ACK', ORDER_ACK_SEARCH, customer, world.customer],
+      ['RN ACK', RECEIPT_ACK_SEARCH, customer, world.customer],
+      ['3PL order list', `${THREEPL_ORDER}/list`, facility, world.operator],
+      ['3PL receipt list', `${THREEPL_RECEIPT}/list`, facility, world.operator],
+    ] as const;
+  };
+
+  it('reads every search through its cursors exactly as by PageNo, ties included', async () => {
+    for (const [name, path, body, key] of searches()) {
+      const byNumber: Page[] = [];
+      for (let pageNo = 1; pageNo <= 4; pageNo++) byNumber.push(await read(path, body, key, { PageNo: pageNo, PageSize: 2 }));
+      const byCursor: Page[] = [byNumber[0]!];
+      while (byCursor.at(-1)!.paging.next !== undefined)
+        byCursor.push(await read(path, body, key, { After: byCursor.at(-1)!.paging.next, PageSize: 2 }));
+      expect(byCursor.length, name).toBe(4);
+      expect(
+        byCursor.map((page) => page.records),
+        name,
+      ).toEqual(byNumber.map((page) => page.records));
+      // Past the first page the cursor's pages carry the same paging as the numbered ones.
+      expect(
+        byCursor.map(({ paging: { next, ...rest } }) => ({ ...rest, hasNext: next !== undefined })),
+        name,
+      ).toEqual(byNumber.map(({ paging: { next, ...rest } }) => ({ ...rest, hasNext: next !== undefined })));
+      expect(byNumber[3]!.records.length, name).toBe(1);
+    }
+  });
+
+  it('places a page after a cursor where the cursor’s row is now: MarkOpen moves the rows before it away', async () => {
+    const { tenant } = world;
+    const facility = { CompanyID: tenant.companyId, FacilityID: tenant.facilityIds[1]! };
+    const operator = world.otherOperator;
+    for (const at of TIMES.slice(0, 5)) {
+      ctx().clock.time = Date.parse(at);
+      await buildOrder(ctx(), { tenant, facility: 1, key: world.customer });
+    }
+    ctx().clock.time = Date.parse('2026-03-08T10:00:00.000Z');
+    const list = (paging: Json) => read(`${THREEPL_ORDER}/list`, { ...facility, Status: 'Imported', MarkOpen: true }, operator, paging);
+    const first = await list({ PageSize: 2 });
+    expect(first.paging).toMatchObject({ totalCount: 5, pageNo: 1, startIndex: 1, endIndex: 2 });
+    // The two orders opened are no longer Imported: the next page is the first of the three left.
+    const second = await list({ After: first.paging.next, PageSize: 2 });
+    expect(second.paging).toEqual({
+      totalCount: 3,
+      pageNo: 1,
+      totalPage: 2,
+      startIndex: 1,
+      endIndex: 2,
+      limit: 2,
+      next: expect.any(String),
+    });
+    const third = await list({ After: second.paging.next, PageSize: 2 });
+    expect(third.paging).toEqual({ totalCount: 1, pageNo: 1, totalPage: 1, startIndex: 1, endIndex: 1, limit: 2 });
+    expect(new Set([...first.records, ...second.records, ...third.records].map((row) => JSON.stringify(row))).size).toBe(5);
+    const left = await read(`${THREEPL_ORDER}/list`, { ...facility, Status: 'Imported' }, operator, { PageSize: 2 });
+    expect(left.paging.totalCount).toBe(0);
+  });
+
+  it('refuses a cursor it did not hand out, changing nothing', async () => {
+    const { tenant } = world;
+    const body = { ...idsOf(tenant) };
+    for (const after of [
+      Buffer.from('[1,2,3]').toString('base64url'),
+      Buffer.from('{"at":1}').toString('base64url'),
+      'bm90IGpzb24',
+      Buffer.from('[-1,"DN-1"]').toString('base64url'),
+    ]) {
+      const response = await ctx().post(ORDER_LEVEL_SEARCH, { ...body, Paging: { After: after } }, world.customer);
+      expect(response.statusCode, after).toBe(400);
+      expect(response.json(), after).toEqual([
+        {
+          code: 'EDI-ERROR-Paging.After must be the paging.next of an earlier page of this search',
+          error: 'Paging.After must be the paging.next of an earlier page of this search',
+        },
+      ]);
+    }
+    // One that is not even base64url gets the same answer; one longer than any cursor, its length's.
+    for (const [after, message] of [
+      ['not a cursor!', 'Paging.After must be the paging.next of an earlier page of this search'],
+      ['A'.repeat(201), 'Paging.After must be at most 200 characters'],
+    ]) {
+      const malformed = await ctx().post(ORDER_LEVEL_SEARCH, { ...body, Paging: { After: after } }, world.customer);
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json()).toEqual([{ code: `EDI-ERROR-${message}`, error: message }]);
+    }
+    await expectOk(ctx().post(ORDER_LEVEL_SEARCH, body, world.customer));
+  });
+});
