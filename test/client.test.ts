@@ -6,7 +6,7 @@ import { loadRateCard } from '../src/modules/rating/rating.service.js';
 import { addPartner } from '../src/modules/x12/partners.service.js';
 import { useTestApp } from './helpers/app.js';
 import { describeEachDialect } from './helpers/dialects.js';
-import { createKey, createWorld, problems, uniqueId, type World } from './helpers/factories.js';
+import { buildOrder, createKey, createWorld, problems, uniqueId, type World } from './helpers/factories.js';
 import { SHIP_TO } from './helpers/orders.js';
 
 /**
@@ -188,6 +188,26 @@ describeEachDialect('wharf-client', (dialect) => {
       pages.push(page.map((item) => String(item.itemID)));
     }
     expect(pages).toEqual([itemIds.slice(0, 2), itemIds.slice(2, 4), itemIds.slice(4)]);
+  });
+
+  it('pages through a search by its cursors where it hands them out (X-Page-Next of an array answer)', async () => {
+    const pagings: unknown[] = [];
+    const client = clientOf(w.customer, async (request) => {
+      pagings.push(((await request.clone().json()) as { Paging?: unknown }).Paging);
+      return fetch(request);
+    });
+    const svcpoids: string[] = [];
+    for (let i = 0; i < 5; i++) svcpoids.push((await buildOrder(ctx(), { tenant: w.tenant, key: w.customer })).svcpoid);
+    const pages: string[][] = [];
+    for await (const page of client.pages(`${EDI}/edi/outbound/order/ack/search-by-paging`, ids(), 2)) {
+      pages.push(page.map((ack) => String((ack.ACK as { SVCPOID?: string }).SVCPOID)));
+    }
+    expect(pages).toEqual([svcpoids.slice(0, 2), svcpoids.slice(2, 4), svcpoids.slice(4)]);
+    expect(pagings).toEqual([
+      { PageNo: 1, PageSize: 2 },
+      { After: expect.any(String), PageSize: 2 },
+      { After: expect.any(String), PageSize: 2 },
+    ]);
   });
 
   it('calls the admin API and the rate engine', async () => {
