@@ -165,7 +165,7 @@ describeEachDialect('backorders', (dialect) => {
       await fillBackorders(trx, takeStockMadeAvailable(trx), { at: ctx().clock.now(), keyId: 0 });
     });
     const kinds = sent.map((text) =>
-      text.includes('from "orders" as "o" cross join "order_lines"')
+      text.includes('from "order_line_shortages" as "s" cross join "order_lines"')
         ? 'waiting lines'
         : text.startsWith('insert into "inventory_balances"')
           ? 'balances'
