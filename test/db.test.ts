@@ -35,6 +35,7 @@ const TABLES = [
   'order_allocations',
   'order_confirmations',
   'order_events',
+  'order_line_shortages',
   'order_lines',
   'orders',
   'rate_cards',

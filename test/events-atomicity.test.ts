@@ -57,6 +57,7 @@ const TABLES = [
   'order_lines',
   'order_events',
   'order_allocations',
+  'order_line_shortages',
   'order_confirmations',
   'acks',
   'inventory_balances',

@@ -19,6 +19,7 @@ const TABLES = [
   'orders',
   'order_lines',
   'order_allocations',
+  'order_line_shortages',
   'order_events',
   'order_confirmations',
   'acks',

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { beforeAll, expect, it, vi } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
 import { asScaled } from '../../src/lib/decimal.js';
@@ -68,6 +68,59 @@ describeEachDialect('backorders', (dialect) => {
     const found = await ok(ctx().post('/edi/inventory/search-by-paging', { ...ids(), ItemNumber: item }, world.customer));
     return found.results.data.map((row: Record<string, string>) => [row.InventoryStatus, row.OnHand, row.Allocated, row.Available]);
   };
+  /** The lines that wait for `item` (order_line_shortages), in the order a fill takes them. */
+  const waiting = async (item: string) => {
+    const { rows } = await sql<{ svcpoid: string; line_no: number }>`select svcpoid, line_no from order_line_shortages
+      where company_id = ${world.tenant.companyId} and item_id = ${item} order by order_created_at, svcpoid, line_no`.execute(
+      ctx().database.db,
+    );
+    return rows.map((row) => [row.svcpoid, Number(row.line_no)]);
+  };
+  const status = async (svcpoid: string) =>
+    (await ok(ctx().post('/edi/3pl/outbound/order/get', { ...where(), SVCPOID: svcpoid }, world.admin))).Order.Status;
+  const receive = async (item: string, qty: string) => {
+    const receipt = await ok(
+      ctx().post(
+        '/edi/inbound/receipt',
+        {
+          ...ids(),
+          ASNContent: {
+            PONo: uniqueId('PO'),
+            CarrierName: 'UPS',
+            Status: 'Imported',
+            Items: [{ ItemNumber: item, ExpectedQty: qty, UOM: 'EA' }],
+          },
+        },
+        world.customer,
+      ),
+    );
+    return ok(
+      ctx().post(
+        '/edi/3pl/inbound/receipt/post-confirmation',
+        {
+          ...where(),
+          SVCPOID: receipt.Receipt.SVCPOID,
+          ConfirmationNo: uniqueId('CN'),
+          Items: [{ ItemNumber: item, ReceivedQuantity: qty, UOM: 'EA' }],
+        },
+        world.operator,
+      ),
+    );
+  };
+  const ship = (svcpoid: string, item: string, qty: string, close: boolean) =>
+    ok(
+      ctx().post(
+        '/edi/3pl/outbound/order/post-confirmation',
+        {
+          ...where(),
+          SVCPOID: svcpoid,
+          ConfirmationNo: uniqueId('CN'),
+          Close: close,
+          Items: [{ ItemNumber: item, ShippedQty: qty, UOM: 'EA' }],
+        },
+        world.admin,
+      ),
+    );
 
   it('a receiving confirmation fills the oldest short order first, then the next', async () => {
     const item = uniqueId('IT');
@@ -165,7 +218,7 @@ describeEachDialect('backorders', (dialect) => {
       await fillBackorders(trx, takeStockMadeAvailable(trx), { at: ctx().clock.now(), keyId: 0 });
     });
     const kinds = sent.map((text) =>
-      text.includes('from "orders" as "o" cross join "order_lines"')
+      text.includes('from "order_line_shortages" as "s" cross join "order_lines"')
         ? 'waiting lines'
         : text.startsWith('insert into "inventory_balances"')
           ? 'balances'
@@ -300,5 +353,138 @@ describeEachDialect('backorders', (dialect) => {
     expect(await allocated(elsewhere.svcpoid, 1)).toEqual(['0']);
     expect(await allocated(otherCustomer.svcpoid)).toEqual(['0']);
     expect(await balance(item)).toEqual([['Available', '5', '2', '3']]);
+  });
+
+  it('a short line waits until stock fills it, partly then wholly, the oldest order first; a full line never waits', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '2');
+    const older = await order([{ ItemID: item, OrderedQty: '5', UOM: 'EA' }]);
+    const newer = await order([{ ItemID: item, OrderedQty: '4', UOM: 'EA' }]);
+    expect(older.answer).toMatchObject({ Status: 'Warning', Error: `${item}: ordered 5, allocated 2, short 3` });
+    expect(newer.answer).toMatchObject({ Status: 'Warning', Error: `${item}: ordered 4, allocated 0, short 4` });
+    expect(await waiting(item)).toEqual([
+      [older.svcpoid, 1],
+      [newer.svcpoid, 1],
+    ]);
+
+    // Not enough for the older order: it takes all, and both still wait.
+    await adjust(item, '2');
+    expect([await allocated(older.svcpoid), await allocated(newer.svcpoid)]).toEqual([['4'], ['0']]);
+    expect(await waiting(item)).toEqual([
+      [older.svcpoid, 1],
+      [newer.svcpoid, 1],
+    ]);
+
+    // The older order is filled and waits no more; the newer takes the rest.
+    await adjust(item, '3');
+    expect([await allocated(older.svcpoid), await allocated(newer.svcpoid)]).toEqual([['5'], ['2']]);
+    expect(await waiting(item)).toEqual([[newer.svcpoid, 1]]);
+
+    // A receiving confirmation fills the newer order; the rest stays Available.
+    await receive(item, '3');
+    expect([await allocated(older.svcpoid), await allocated(newer.svcpoid)]).toEqual([['5'], ['4']]);
+    expect(await waiting(item)).toEqual([]);
+    expect(await balance(item)).toEqual([['Available', '10', '9', '1']]);
+
+    const full = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }]);
+    expect(full.answer).toMatchObject({ Status: 'Success', Error: [] });
+    expect(await waiting(item)).toEqual([]);
+  });
+
+  it('a short order that is cancelled, shipped or closed waits no more; an updated one waits in its old place', async () => {
+    const item = uniqueId('IT');
+    await adjust(item, '2');
+    const shortShipped = await order([{ ItemID: item, OrderedQty: '3', UOM: 'EA' }]);
+    expect(await ship(shortShipped.svcpoid, item, '2', true)).toEqual({
+      Order: { SVCPOID: shortShipped.svcpoid, Status: 'Short Shipped', ConfirmationNo: expect.any(String) },
+    });
+    await adjust(item, '4');
+    const partlyShipped = await order([{ ItemID: item, OrderedQty: '6', UOM: 'EA' }]);
+    expect(partlyShipped.answer).toMatchObject({ Status: 'Warning', Error: `${item}: ordered 6, allocated 4, short 2` });
+    expect(await ship(partlyShipped.svcpoid, item, '1', false)).toEqual({
+      Order: { SVCPOID: partlyShipped.svcpoid, Status: 'Partial Shipped', ConfirmationNo: expect.any(String) },
+    });
+    const updated = await order([{ ItemID: item, OrderedQty: '5', UOM: 'EA' }]);
+    const operatorCancelled = await order([{ ItemID: item, OrderedQty: '2', UOM: 'EA' }]);
+    const customerCancelled = await order([{ ItemID: item, OrderedQty: '2', UOM: 'EA' }]);
+    const opened = await order([{ ItemID: item, OrderedQty: '1', UOM: 'EA' }]);
+    expect(await waiting(item)).toEqual([
+      [updated.svcpoid, 1],
+      [operatorCancelled.svcpoid, 1],
+      [customerCancelled.svcpoid, 1],
+      [opened.svcpoid, 1],
+    ]);
+
+    expect(await ok(ctx().post('/edi/3pl/outbound/order/cancel', { ...where(), SVCPOID: operatorCancelled.svcpoid }, world.admin))).toEqual(
+      {
+        Order: { SVCPOID: operatorCancelled.svcpoid, Status: 'Cancelled' },
+      },
+    );
+    expect(
+      await ok(ctx().put('/edi/outbound/order/cancel', { ...ids(), ReferenceNo: customerCancelled.referenceNo }, world.customer)),
+    ).toEqual({
+      Order: {
+        CustomerID: world.tenant.customerIds[0],
+        PONo: [],
+        ReferenceNo: customerCancelled.referenceNo,
+        SVCPOID: customerCancelled.svcpoid,
+        Status: 'Success',
+        Error: [],
+      },
+    });
+    expect(await ok(ctx().post('/edi/3pl/outbound/order/open', { ...where(), SVCPOID: opened.svcpoid }, world.admin))).toEqual({
+      Order: { SVCPOID: opened.svcpoid, Status: 'Open' },
+    });
+    // The update replaces the line (1, then a second of another item) and keeps the order's place, before the opened order.
+    const other = uniqueId('IT');
+    const update = await ok(
+      ctx().post(
+        '/edi/outbound/order',
+        {
+          ...updated.body,
+          POContent: {
+            ...updated.body.POContent,
+            Items: [
+              { ItemID: item, OrderedQty: '1', UOM: 'EA' },
+              { ItemID: other, OrderedQty: '1', UOM: 'EA' },
+            ],
+          },
+        },
+        world.customer,
+      ),
+    );
+    expect(update.Order).toMatchObject({
+      SVCPOID: updated.svcpoid,
+      Status: 'Warning',
+      Error: `${item}: ordered 1, allocated 0, short 1; ${other}: ordered 1, allocated 0, short 1`,
+    });
+    expect(await waiting(item)).toEqual([
+      [updated.svcpoid, 1],
+      [opened.svcpoid, 1],
+    ]);
+    expect(await waiting(other)).toEqual([[updated.svcpoid, 2]]);
+
+    await adjust(item, '1');
+    expect([await allocated(updated.svcpoid), await allocated(opened.svcpoid)]).toEqual([['1', '0'], ['0']]);
+    expect(await waiting(item)).toEqual([[opened.svcpoid, 1]]);
+    await adjust(item, '10');
+    expect(await waiting(item)).toEqual([]);
+    expect(await waiting(other)).toEqual([[updated.svcpoid, 2]]);
+    expect(
+      await Promise.all(
+        [shortShipped, partlyShipped, operatorCancelled, customerCancelled, opened].map(async ({ svcpoid }) => [
+          await status(svcpoid),
+          await allocated(svcpoid),
+        ]),
+      ),
+    ).toEqual([
+      ['Short Shipped', ['0']],
+      ['Partial Shipped', ['3']],
+      ['Cancelled', ['0']],
+      ['Cancelled', ['0']],
+      ['Open', ['1']],
+    ]);
+    // 2 + 4 + 1 + 10 in, 2 + 1 shipped; held by the partly shipped order (4 less the 1 it shipped), the updated (1) and the opened (1).
+    expect(await balance(item)).toEqual([['Available', '14', '5', '9']]);
   });
 });

@@ -49,6 +49,7 @@ const TABLES = [
   'orders',
   'order_lines',
   'order_allocations',
+  'order_line_shortages',
   'order_events',
   'inventory_balances',
   'inventory_ledger',

@@ -31,6 +31,8 @@ import * as eventsFillfactor from './2026-11-30T0900-events-fillfactor.js';
 import * as webhookEndpointFacilities from './2026-12-01T1000-webhook-endpoint-facilities.js';
 import * as webhookClaimIndexes from './2026-12-01T1300-webhook-claim-indexes.js';
 import * as apiKeySuccessor from './2026-12-01T1400-api-key-successor.js';
+import * as orderLineShortages from './2026-12-08T0900-order-line-shortages.js';
+import * as dropAllocatingOrdersIndex from './2026-12-08T0901-drop-allocating-orders-index.js';
 import * as searchCounts from './2026-12-08T1100-search-counts.js';
 import * as receiptSearchIndex from './2026-12-08T1101-receipt-search-index.js';
 
@@ -68,6 +70,8 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T1000-webhook-endpoint-facilities': webhookEndpointFacilities,
   '2026-12-01T1300-webhook-claim-indexes': webhookClaimIndexes,
   '2026-12-01T1400-api-key-successor': apiKeySuccessor,
+  '2026-12-08T0900-order-line-shortages': orderLineShortages,
+  '2026-12-08T0901-drop-allocating-orders-index': dropAllocatingOrdersIndex,
   '2026-12-08T1100-search-counts': searchCounts,
   '2026-12-08T1101-receipt-search-index': receiptSearchIndex,
 };

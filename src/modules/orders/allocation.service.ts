@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js';
 import { asScaled, formatDecimal, type Scaled } from '../../lib/decimal.js';
 import * as inventory from '../inventory/inventory.service.js';
 import { compareItems, lockItems, type StockMadeAvailable } from '../inventory/transaction-stock.js';
-import { ALLOCATING_STATUSES } from './order-states.js';
+import { isAllocating } from './order-states.js';
 import * as repo from './orders.repository.js';
 
 /**
@@ -55,12 +55,16 @@ async function allocateLine(trx: Trx, order: OrderRef, line: repo.OrderLineRow, 
   return allocations.reduce((sum, a) => sum + a.quantity, 0);
 }
 
+/** An order that allocates, and its place in the queue of backorders: its creation time (an update keeps it). */
+export type AllocatingOrder = OrderRef & Pick<repo.OrderRow, 'created_at'>;
+
 /**
- * Allocates every line of an order as far as stock allows and records what each line holds.
- * Lines are allocated by item, so two orders of the same items lock balances in the same order.
- * Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
+ * Allocates every line of an order as far as stock allows and records what each line holds, and
+ * that its short lines wait for stock (order_line_shortages): a fully allocated order writes
+ * nothing more. Lines are allocated by item, so two orders of the same items lock balances in the
+ * same order. Answers one text per short line: "SKU-1: ordered 20, allocated 6, short 14", in line order.
  */
-export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
+export async function allocateOrder(trx: Trx, order: AllocatingOrder, lines: repo.OrderLineRow[], at: number): Promise<string[]> {
   // Lines by item, so that an item's lines take its balances in line order (allocateEach locks the items and takes the balances in key order).
   const sorted = [...lines].sort(itemOrder);
   const allocations = await inventory.allocateEach(
@@ -72,11 +76,23 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
     sorted.flatMap((line, index) => allocationRows(order, line, allocations[index]!)),
   );
   const allocated = new Map(sorted.map((line, index) => [line.line_no, allocations[index]!.reduce((sum, a) => sum + a.quantity, 0)]));
-  return lines.flatMap((line) => {
+  const short = lines.filter((line) => allocated.get(line.line_no)! < line.ordered_qty);
+  await repo.insertShortages(
+    trx,
+    short.map((line) => ({
+      company_id: order.company_id,
+      svcpoid: order.svcpoid,
+      line_no: line.line_no,
+      customer_id: order.customer_id,
+      facility_id: order.facility_id,
+      item_id: line.item_id,
+      uom: line.uom,
+      order_created_at: order.created_at,
+    })),
+  );
+  return short.map((line) => {
     const got = allocated.get(line.line_no)!;
-    if (got >= line.ordered_qty) return [];
-    const short = `short ${formatDecimal(line.ordered_qty - got)}`;
-    return [`${line.item_id}: ordered ${formatDecimal(line.ordered_qty)}, allocated ${formatDecimal(got)}, ${short}`];
+    return `${line.item_id}: ordered ${formatDecimal(line.ordered_qty)}, allocated ${formatDecimal(got)}, short ${formatDecimal(line.ordered_qty - got)}`;
   });
 }
 
@@ -87,8 +103,9 @@ export async function allocateOrder(trx: Trx, order: OrderRef, lines: repo.Order
  * allocated). Each order is locked before its need is read, so two changes that free the same item
  * at once fill a line once, and they lock orders in the same order. Once a line that may take any
  * lot is left short, nothing of the item is Available any more and the rest wait for it. The fill
- * reads the waiting lines of every freed item at once, in one statement. An order that
- * gets stock shows it as an update (UpdatedWhen, the key of the change that freed it).
+ * reads the waiting lines of every freed item at once, in one statement; a line it fills waits no
+ * more (order_line_shortages). An order that gets stock shows it as an update (UpdatedWhen, the key
+ * of the change that freed it).
  */
 export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], change: { at: number; keyId: number }): Promise<void> {
   // Almost always one scope: the customer and facility of the document that changed.
@@ -108,7 +125,7 @@ export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], chan
       const item = JSON.stringify([candidate.item_id, candidate.uom]);
       if (exhausted.has(item)) continue;
       const order = await repo.findOrder(trx, { companyId: candidate.company_id, svcpoid: candidate.svcpoid }, { lock: true });
-      if (!order || !(ALLOCATING_STATUSES as readonly string[]).includes(order.status)) continue;
+      if (!order || !isAllocating(order.status)) continue;
       // Read again under the lock: a shipment may have changed the line since it was found.
       const key = { companyId: order.company_id, svcpoid: order.svcpoid };
       const line = (await repo.findLines(trx, key)).find((l) => l.line_no === candidate.line_no)!;
@@ -116,10 +133,11 @@ export async function fillBackorders(trx: Trx, freed: StockMadeAvailable[], chan
         .filter((allocation) => allocation.line_no === line.line_no)
         .reduce((sum, allocation) => sum + allocation.quantity, 0);
       const need = line.ordered_qty - line.shipped_qty - held;
-      if (need <= 0) continue;
-      const got = await allocateLine(trx, order, line, need, change.at);
+      const got = need > 0 ? await allocateLine(trx, order, line, need, change.at) : 0;
       // The order changed: its update time tells the header searches and the 3PL list.
       if (got > 0) await repo.updateOrder(trx, key, { updated_at: change.at, updated_by_key_id: change.keyId });
+      // Filled (or found full under the lock): the line waits no more.
+      if (got >= need) await repo.deleteShortage(trx, key, line.line_no);
       const takesAnyLot = line.lot_no === '' && line.goods_type === '' && line.title_id === '';
       if (got < need && takesAnyLot) exhausted.add(item);
     }
@@ -139,7 +157,7 @@ const waitingLinesId = (scope: inventory.StockScope, items: readonly StockMadeAv
   ]);
 
 function waitingFilter(scope: inventory.StockScope, items: readonly StockMadeAvailable[]): repo.WaitingLinesFilter {
-  return { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, items, statuses: ALLOCATING_STATUSES };
+  return { companyId: scope.companyId, customerId: scope.customerId, facilityId: scope.facilityId, items };
 }
 
 /**
@@ -165,6 +183,25 @@ async function waitingLines(trx: Trx, scope: inventory.StockScope, items: StockM
   waitingLinesAhead.delete(trx);
   if (ahead && ahead.id === waitingLinesId(scope, items)) return ahead.lines();
   return repo.findWaitingLines(trx, waitingFilter(scope, items));
+}
+
+/**
+ * The order's lines wait for stock no more: it stops allocating (cancelled, shipping) or its lines
+ * are replaced (an update). Every move out of Imported and Open calls it in the move's transaction,
+ * so that order_line_shortages holds the lines of allocating orders only.
+ */
+export async function stopWaiting(trx: Trx, order: OrderRef): Promise<void> {
+  await repo.deleteShortages(trx, { companyId: order.company_id, svcpoid: order.svcpoid });
+}
+
+/**
+ * Whether a line of the order holds less allocated than it still has to ship: in an Imported or
+ * Open order, whether order_line_shortages holds a line of it.
+ */
+export function hasShortLine(lines: repo.OrderLineRow[], allocations: repo.OrderAllocationRow[]): boolean {
+  const held = new Map<number, number>();
+  for (const allocation of allocations) held.set(allocation.line_no, (held.get(allocation.line_no) ?? 0) + allocation.quantity);
+  return lines.some((line) => line.ordered_qty - line.shipped_qty > (held.get(line.line_no) ?? 0));
 }
 
 /** Gives back everything the order still holds allocated. */

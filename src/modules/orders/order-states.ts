@@ -73,6 +73,10 @@ export const OPERATOR_ORDER_ACTIONS = [...OPERATOR_ORDER_MOVES, 'ship'] as const
 /** Orders whose lines still wait for stock: a backorder is filled only in these. */
 export const ALLOCATING_STATUSES = ORDER_MOVES.update.from;
 
+export function isAllocating(status: string): boolean {
+  return (ALLOCATING_STATUSES as readonly string[]).includes(status);
+}
+
 export function mayMove(move: OrderMove, status: string): boolean {
   return (ORDER_MOVES[move].from as readonly string[]).includes(status);
 }

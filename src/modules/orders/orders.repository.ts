@@ -6,7 +6,14 @@ import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
 import * as counts from '../counts/counts.service.js';
 import { BALANCE_KEY_COLUMNS } from '../inventory/balance-keys.js';
-import type { OrderAllocationTable, OrderConfirmationTable, OrderEventTable, OrderLineTable, OrderTable } from './orders.tables.js';
+import type {
+  OrderAllocationTable,
+  OrderConfirmationTable,
+  OrderEventTable,
+  OrderLineShortageTable,
+  OrderLineTable,
+  OrderTable,
+} from './orders.tables.js';
 
 /**
  * All SQL of orders, their lines, allocations, events and shipment confirmations. Every write of
@@ -231,13 +238,12 @@ export async function addAllocations(db: Db, rows: Insertable<OrderAllocationTab
     await writeLater(db, addAllocationsQuery(db, rows.slice(i, i + ALLOCATIONS_PER_STATEMENT)));
 }
 
-/** Where backorders wait: items and UOMs of a customer in a facility, in orders of these statuses. */
+/** Where backorders wait: items and UOMs of a customer in a facility. */
 export interface WaitingLinesFilter {
   companyId: string;
   customerId: string;
   facilityId: string;
   items: readonly { itemId: string; uom: string }[];
-  statuses: readonly string[];
 }
 
 /** An order line with what it holds allocated now. */
@@ -245,16 +251,16 @@ export interface WaitingLineRow extends OrderLineRow {
   allocated: number;
 }
 
-/** The waiting-lines query of a list of statuses, which its SQL names as literals. */
-function waitingLinesQuery(statuses: readonly string[]) {
-  return boundOnce((db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
+const waitingLinesQuery = boundOnce(
+  (db: Db, filter: { companyId: string; customerId: string; facilityId: string; itemIds: string[]; uoms: string[] }) =>
     db
-      .selectFrom('orders as o')
-      // CROSS JOIN makes SQLite read the orders first, through their partial index; planned freely
-      // (it has no statistics), it read every order line of the company by its primary key.
+      .selectFrom('order_line_shortages as s')
+      // CROSS JOIN makes SQLite read the short lines first, through their index, and each line by its
+      // primary key; it has no statistics to choose by.
       .crossJoin('order_lines as l')
-      .whereRef('l.company_id', '=', 'o.company_id')
-      .whereRef('l.svcpoid', '=', 'o.svcpoid')
+      .whereRef('l.company_id', '=', 's.company_id')
+      .whereRef('l.svcpoid', '=', 's.svcpoid')
+      .whereRef('l.line_no', '=', 's.line_no')
       .selectAll('l')
       .select((eb) =>
         eb
@@ -265,30 +271,22 @@ function waitingLinesQuery(statuses: readonly string[]) {
           .whereRef('a.line_no', '=', 'l.line_no')
           .as('allocated'),
       )
-      .where('o.company_id', '=', filter.companyId)
-      .where('o.customer_id', '=', filter.customerId)
-      .where('o.facility_id', '=', filter.facilityId)
-      // Literal statuses, so that both databases can use the partial index that names them.
-      .where(
-        'o.status',
-        'in',
-        statuses.map((status) => sql.lit(status)),
-      )
+      .where('s.company_id', '=', filter.companyId)
+      .where('s.customer_id', '=', filter.customerId)
+      .where('s.facility_id', '=', filter.facilityId)
       // Two flat IN lists, the pairs matched below: an OR of up to 1000 pairs nests too deep for SQLite.
-      .where('l.item_id', 'in', filter.itemIds)
-      .where('l.uom', 'in', filter.uoms)
-      .orderBy('o.created_at')
-      .orderBy('o.svcpoid')
-      .orderBy('l.line_no'),
-  );
-}
-
-const waitingLinesQueries = new Map<string, ReturnType<typeof waitingLinesQuery>>();
+      .where('s.item_id', 'in', filter.itemIds)
+      .where('s.uom', 'in', filter.uoms)
+      .orderBy('s.order_created_at')
+      .orderBy('s.svcpoid')
+      .orderBy('s.line_no'),
+);
 
 /**
- * The lines of the given items and UOMs in the customer's orders of the given statuses in the
- * facility that hold less allocated than they still have to ship, the oldest order first (then
- * SVCPOID, line). The orders are found through the partial index of orders that still allocate.
+ * The lines of the given items and UOMs in the customer's Imported and Open orders in the facility
+ * that hold less allocated than they still have to ship, the oldest order first (then SVCPOID,
+ * line). They are found in order_line_shortages, which holds those lines and no others: the read
+ * costs what the waiting lines cost, however many orders are fully allocated.
  */
 export async function findWaitingLines(db: Db, filter: WaitingLinesFilter): Promise<WaitingLineRow[]> {
   return waitingLinesIn(filter, await db.executeQuery(waitingLinesCompiled(db, filter)));
@@ -304,10 +302,7 @@ export async function sendWaitingLinesAhead(db: Db, filter: WaitingLinesFilter):
 }
 
 function waitingLinesCompiled(db: Db, filter: WaitingLinesFilter) {
-  const statusesKey = filter.statuses.join('\n');
-  let query = waitingLinesQueries.get(statusesKey);
-  if (!query) waitingLinesQueries.set(statusesKey, (query = waitingLinesQuery(filter.statuses)));
-  return query(db, {
+  return waitingLinesQuery(db, {
     companyId: filter.companyId,
     customerId: filter.customerId,
     facilityId: filter.facilityId,
@@ -325,6 +320,44 @@ function waitingLinesIn(
   return rows
     .map((row) => Object.assign(row, { allocated: Number(row.allocated ?? 0) }))
     .filter((row) => wanted.has(JSON.stringify([row.item_id, row.uom])) && row.ordered_qty - row.shipped_qty > row.allocated);
+}
+
+const insertShortagesQuery = boundOnce((db: Db, rows: Insertable<OrderLineShortageTable>[]) =>
+  db.insertInto('order_line_shortages').values(rows),
+);
+
+/** Shortage rows per statement: 8 parameters a row stays far below SQLite's 32,766. */
+const SHORTAGES_PER_STATEMENT = 1000;
+
+/**
+ * Records lines that wait for stock (an order's short lines at its import). In a transaction, a
+ * trailing write (db/trailing-writes.ts): nothing reads its answer.
+ */
+export async function insertShortages(db: Db, rows: Insertable<OrderLineShortageTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += SHORTAGES_PER_STATEMENT)
+    await writeLater(db, insertShortagesQuery(db, rows.slice(i, i + SHORTAGES_PER_STATEMENT)));
+}
+
+const deleteShortageQuery = boundOnce((db: Db, line: OrderKey & { lineNo: number }) =>
+  db
+    .deleteFrom('order_line_shortages')
+    .where('company_id', '=', line.companyId)
+    .where('svcpoid', '=', line.svcpoid)
+    .where('line_no', '=', line.lineNo),
+);
+
+/** One line waits no more (a backorder filled it); in a transaction, a trailing write. */
+export async function deleteShortage(db: Db, key: OrderKey, lineNo: number): Promise<void> {
+  await writeLater(db, deleteShortageQuery(db, { ...key, lineNo }));
+}
+
+const deleteShortagesQuery = boundOnce((db: Db, key: OrderKey) =>
+  db.deleteFrom('order_line_shortages').where('company_id', '=', key.companyId).where('svcpoid', '=', key.svcpoid),
+);
+
+/** No line of the order waits any more (it stopped allocating, or its lines are replaced); in a transaction, a trailing write. */
+export async function deleteShortages(db: Db, key: OrderKey): Promise<void> {
+  await writeLater(db, deleteShortagesQuery(db, key));
 }
 
 export async function deleteAllocations(db: Db, key: OrderKey): Promise<void> {

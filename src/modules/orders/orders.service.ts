@@ -7,7 +7,7 @@ import { conflict, invalid, notFound } from '../../lib/refusal.js';
 import * as acks from '../acks/acks.service.js';
 import { runCommand, type RejectedBodyRule } from '../commands/commands.service.js';
 import * as tenants from '../tenants/tenants.service.js';
-import { allocateOrder, releaseOrder } from './allocation.service.js';
+import { allocateOrder, releaseOrder, stopWaiting } from './allocation.service.js';
 import { recordOrderEvent } from './order-events.js';
 import { ORDER_MOVES, requireMove, type OrderMove } from './order-states.js';
 import { referenceNoOf, storedOrderDocumentOf } from './orders.present.js';
@@ -120,6 +120,7 @@ export async function cancelOrder(
   const key = { companyId: order.company_id, svcpoid: order.svcpoid };
   await repo.moveStatus(trx, key, ORDER_MOVES[move].from, 'Cancelled', action.at, action.keyId);
   await releaseOrder(trx, order, action.at);
+  await stopWaiting(trx, order);
   await recordMove(trx, order, 'cancel', 'Cancelled', action.note, action.keyId, action.at);
   recordOrderEvent(trx, 'order.cancelled', order, 'Cancelled', action);
 }
@@ -183,6 +184,7 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     // An update starts over: what the old lines held goes back to stock before the new lines allocate.
     const key = { companyId: request.CompanyID, svcpoid };
     await releaseOrder(trx, live, now);
+    await stopWaiting(trx, live);
     await repo.deleteLines(trx, key);
     await repo.updateOrder(trx, key, header);
   }
@@ -200,7 +202,13 @@ async function applyImport(trx: Trx, cx: CommandContext, request: OrderImportReq
     shipped_qty: 0,
   }));
   await repo.insertLines(trx, lines);
-  const order = { company_id: request.CompanyID, svcpoid, customer_id: request.CustomerID, facility_id: request.FacilityID };
+  const order = {
+    company_id: request.CompanyID,
+    svcpoid,
+    customer_id: request.CustomerID,
+    facility_id: request.FacilityID,
+    created_at: live ? live.created_at : now,
+  };
   const shortfalls = await allocateOrder(trx, order, lines, now);
 
   await acks.recordSuccess(trx, subject, {

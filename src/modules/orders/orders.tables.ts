@@ -47,6 +47,23 @@ export interface OrderAllocationTable extends BalanceKeyColumns {
   quantity: number;
 }
 
+/**
+ * A line that waits for stock (docs/orders.md, backorders): one row for each line of an Imported or
+ * Open order that holds less allocated than it ordered, and for no other line. The customer,
+ * facility and order creation time are the order's, kept here so that the backorder read finds an
+ * item's waiting lines, oldest order first, in one index without reading any line that is not short.
+ */
+export interface OrderLineShortageTable {
+  company_id: string;
+  svcpoid: string;
+  line_no: number;
+  customer_id: string;
+  facility_id: string;
+  item_id: string;
+  uom: string;
+  order_created_at: number;
+}
+
 /** A move of an order's status by a person or system, with its note. */
 export interface OrderEventTable {
   company_id: string;
@@ -88,6 +105,7 @@ export interface OrderTables {
   orders: OrderTable;
   order_lines: OrderLineTable;
   order_allocations: OrderAllocationTable;
+  order_line_shortages: OrderLineShortageTable;
   order_events: OrderEventTable;
   order_confirmations: OrderConfirmationTable;
 }

@@ -9,8 +9,9 @@ import { replayApplied, runCommand } from '../commands/commands.service.js';
 import * as counts from '../counts/counts.service.js';
 import type * as inventory from '../inventory/inventory.service.js';
 import * as tenants from '../tenants/tenants.service.js';
-import { planShipment, releaseOrder, takeShipment, type ShipmentWant } from './allocation.service.js';
+import { hasShortLine, planShipment, releaseOrder, stopWaiting, takeShipment, type ShipmentWant } from './allocation.service.js';
 import {
+  isAllocating,
   isClosed,
   mayMove,
   operatorMovesFrom,
@@ -269,7 +270,8 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
       const lines = await repo.findLines(trx, key);
       const matched = matchShipment(order, request, lines);
       const wants = matched.flatMap((m) => ('planned' in m ? [m.planned] : []));
-      const plan = await planShipment(trx, order, await repo.findAllocations(trx, key), wants);
+      const allocations = await repo.findAllocations(trx, key);
+      const plan = await planShipment(trx, order, allocations, wants);
       let wanted = 0;
       const problems = matched.flatMap((m) => {
         if ('problem' in m) return [m.problem];
@@ -292,6 +294,8 @@ export function confirmShipment(cx: CommandContext, request: ShipmentRequest): P
       const status: OrderStatus = request.Close ? (complete ? 'Shipped' : 'Short Shipped') : 'Partial Shipped';
       if (request.Close) await releaseOrder(trx, order, now);
       await repo.moveStatus(trx, key, ORDER_MOVES.ship.from, status, now, principal.keyId);
+      // Shipping ends allocating: a short line of an Imported or Open order waits for stock no more.
+      if (isAllocating(order.status) && hasShortLine(lines, allocations)) await stopWaiting(trx, order);
       await recordMove(trx, order, 'ship', status, request.Note ?? null, principal.keyId, now);
       const change = { keyId: principal.keyId, at: now };
       recordOrderEvent(trx, 'order.shipped', order, status, change, { ConfirmationNo: request.ConfirmationNo });
