@@ -13,12 +13,13 @@ const lastWrites = new WeakMap<Trx, Array<() => Promise<void>>>();
 /**
  * Has `write` run once `trx`'s work is done, just before its commit: for rows that many
  * transactions update, such as counters, so that their locks are taken last and held only for the
- * commit (docs/paging.md). Only a transaction of inTransaction has a last moment; elsewhere it throws.
+ * commit (docs/paging.md). Answers false when `trx` is not a transaction of inTransaction, which
+ * alone has a last moment: the caller then writes at once.
  */
-export function writeBeforeCommit(trx: Db | Trx, write: () => Promise<void>): void {
+export function writeBeforeCommit(trx: Db | Trx, write: () => Promise<void>): boolean {
   const writes = lastWrites.get(trx as Trx);
-  if (!writes) throw new Error('writeBeforeCommit needs a transaction of inTransaction');
-  writes.push(write);
+  writes?.push(write);
+  return writes !== undefined;
 }
 
 async function runLastWrites(trx: Trx): Promise<void> {

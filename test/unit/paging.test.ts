@@ -1,25 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageRequest, pagingOf } from '../../src/http/paging.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageAt, pageRequest, pagingOf } from '../../src/http/paging.js';
 
 describe('pageRequest', () => {
   it('defaults to page 1 of 100', () => {
     expect(DEFAULT_PAGE_SIZE).toBe(100);
     expect(MAX_PAGE_SIZE).toBe(1000);
-    expect(pageRequest(undefined)).toEqual({ pageNo: 1, pageSize: 100, offset: 0 });
-    expect(pageRequest({})).toEqual({ pageNo: 1, pageSize: 100, offset: 0 });
-    expect(pageRequest({ PageSize: 25 })).toEqual({ pageNo: 1, pageSize: 25, offset: 0 });
+    expect(pageRequest(undefined)).toEqual({ pageNo: 1, pageSize: 100, offset: 0, limit: 100 });
+    expect(pageRequest({})).toEqual({ pageNo: 1, pageSize: 100, offset: 0, limit: 100 });
+    expect(pageRequest({ PageSize: 25 })).toEqual({ pageNo: 1, pageSize: 25, offset: 0, limit: 25 });
   });
 
   it('prefers Paging.PageNo, then Paging.PagingNo, then the top-level PageNo', () => {
-    expect(pageRequest({ PageNo: 3, PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 3, pageSize: 10, offset: 20 });
-    expect(pageRequest({ PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 5, pageSize: 10, offset: 40 });
-    expect(pageRequest({ PageSize: 10 }, 7)).toEqual({ pageNo: 7, pageSize: 10, offset: 60 });
-    expect(pageRequest(undefined, 2)).toEqual({ pageNo: 2, pageSize: 100, offset: 100 });
-    expect(pageRequest({ PageNo: 1 }, 9)).toEqual({ pageNo: 1, pageSize: 100, offset: 0 });
+    expect(pageRequest({ PageNo: 3, PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 3, pageSize: 10, offset: 20, limit: 10 });
+    expect(pageRequest({ PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 5, pageSize: 10, offset: 40, limit: 10 });
+    expect(pageRequest({ PageSize: 10 }, 7)).toEqual({ pageNo: 7, pageSize: 10, offset: 60, limit: 10 });
+    expect(pageRequest(undefined, 2)).toEqual({ pageNo: 2, pageSize: 100, offset: 100, limit: 100 });
+    expect(pageRequest({ PageNo: 1 }, 9)).toEqual({ pageNo: 1, pageSize: 100, offset: 0, limit: 100 });
+  });
+
+  it('reads a cursor as the place after which the page starts, to be placed by its search', () => {
+    const first = pagingOf(pageRequest({ PageSize: 2 }), 5, 2, { at: 1_772_733_600_000, tie: 'DN-10' });
+    expect(first.next).toBe(Buffer.from('[1772733600000,"DN-10"]').toString('base64url'));
+    const after = pageRequest({ After: first.next, PageNo: 9, PageSize: 2 });
+    expect(after).toEqual({ pageNo: 1, pageSize: 2, offset: 0, limit: 2, after: { at: 1_772_733_600_000, tie: 'DN-10' } });
+    expect(pageAt(after, 2)).toEqual({ ...after, pageNo: 2, offset: 2 });
+    // The last page hands out no cursor.
+    expect(pagingOf(pageAt(after, 4), 5, 1, { at: 1, tie: 'DN-11' }).next).toBeUndefined();
   });
 
   it('computes the offset of the last allowed page size', () => {
-    expect(pageRequest({ PageNo: 4, PageSize: 1000 })).toEqual({ pageNo: 4, pageSize: 1000, offset: 3000 });
+    expect(pageRequest({ PageNo: 4, PageSize: 1000 })).toEqual({ pageNo: 4, pageSize: 1000, offset: 3000, limit: 1000 });
   });
 });
 

@@ -39,7 +39,7 @@ export interface AckSubject extends AckedDocument {
 /** Writes an ACK and counts it for its search (docs/paging.md). */
 async function insertAck(trx: Trx, row: Parameters<typeof repo.insertAck>[1] & ReturnType<typeof subjectColumns>): Promise<void> {
   await repo.insertAck(trx, row);
-  counts.countNew(trx, `acks:${row.document_type}`, {
+  await counts.countNew(trx, `acks:${row.document_type}`, {
     companyId: row.company_id,
     facilityId: row.facility_id,
     customerId: row.customer_id,

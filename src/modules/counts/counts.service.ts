@@ -33,13 +33,7 @@ const dayOf = (at: number) => Math.floor(at / DAY_MS);
 /** The counts each open transaction will add, by key. */
 const pending = new WeakMap<Db | Trx, Map<string, repo.SearchCountRow>>();
 
-function countIn(trx: Db | Trx, kind: CountedKind, row: CountedRow, delta: number): void {
-  let counts = pending.get(trx);
-  if (!counts) {
-    const fresh = (counts = new Map());
-    pending.set(trx, fresh);
-    writeBeforeCommit(trx, () => writeCounts(trx, fresh));
-  }
+function countIn(trx: Db | Trx, kind: CountedKind, row: CountedRow, delta: number): Promise<void> {
   const keyed: repo.SearchCountRow = {
     company_id: row.companyId,
     counted: kind,
@@ -47,12 +41,20 @@ function countIn(trx: Db | Trx, kind: CountedKind, row: CountedRow, delta: numbe
     customer_id: row.customerId,
     status: row.status ?? '',
     day: dayOf(row.at),
-    count: 0,
+    count: delta,
   };
+  let counts = pending.get(trx);
+  if (!counts) {
+    const fresh = new Map<string, repo.SearchCountRow>();
+    // Outside a transaction of inTransaction (a statement of its own) the count goes in at once.
+    if (!writeBeforeCommit(trx, () => writeCounts(trx, fresh))) return repo.addToCounts(trx as Db, [keyed]);
+    pending.set(trx, (counts = fresh));
+  }
   const key = JSON.stringify([keyed.company_id, keyed.counted, keyed.facility_id, keyed.customer_id, keyed.status, keyed.day]);
   const kept = counts.get(key);
   if (kept) kept.count += delta;
-  else counts.set(key, Object.assign(keyed, { count: delta }));
+  else counts.set(key, keyed);
+  return Promise.resolve();
 }
 
 async function writeCounts(trx: Db | Trx, counts: Map<string, repo.SearchCountRow>): Promise<void> {
@@ -64,15 +66,15 @@ async function writeCounts(trx: Db | Trx, counts: Map<string, repo.SearchCountRo
 }
 
 /** Counts a new row, in the transaction that inserts it. */
-export function countNew(trx: Db | Trx, kind: CountedKind, row: CountedRow): void {
-  countIn(trx, kind, row, 1);
+export function countNew(trx: Db | Trx, kind: CountedKind, row: CountedRow): Promise<void> {
+  return countIn(trx, kind, row, 1);
 }
 
 /** Moves a row's count from what it was to what it is now, in the transaction that changes it. */
-export function countChange(trx: Db | Trx, kind: CountedKind, before: CountedRow, after: CountedRow): void {
+export async function countChange(trx: Db | Trx, kind: CountedKind, before: CountedRow, after: CountedRow): Promise<void> {
   if ((before.status ?? '') === (after.status ?? '') && dayOf(before.at) === dayOf(after.at)) return;
-  countIn(trx, kind, before, -1);
-  countIn(trx, kind, after, 1);
+  await countIn(trx, kind, before, -1);
+  await countIn(trx, kind, after, 1);
 }
 
 /** The rows a search counts: its kind, where, and optionally which statuses. */

@@ -96,7 +96,7 @@ const countedOf = (order: CountedOrder): counts.CountedRow => ({
 /** Inserts a new order under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
   await writeLater(db, insertOrderQuery(db, row));
-  counts.countNew(db, 'orders', countedOf(row as CountedOrder));
+  await counts.countNew(db, 'orders', countedOf(row as CountedOrder));
 }
 
 /** An order as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
@@ -119,7 +119,7 @@ export async function updateOrder(db: Db, key: OrderKey, changes: Updateable<Ord
   const before = await sendAhead(db, countedOrderQuery(db, key));
   await updateOrderQuery(db, { key, changes });
   const [row] = (await before()).rows;
-  if (row) counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedOrder>) }));
+  if (row) await counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedOrder>) }));
 }
 
 const moveStatusQuery = compiledOnce((db: Db, move: OrderKey & { from: string[]; to: string; at: number; keyId: number }) =>
@@ -140,7 +140,7 @@ export async function moveStatus(db: Db, key: OrderKey, from: readonly string[],
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
   const [row] = (await before()).rows;
   const moved = (result.numAffectedRows ?? 0n) > 0n;
-  if (moved && row) counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  if (moved && row) await counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
   return moved;
 }
 
@@ -400,7 +400,7 @@ export async function findConfirmation(db: Db, key: OrderKey & { confirmationNo:
 
 export async function insertConfirmation(db: Db, row: Insertable<OrderConfirmationTable>): Promise<void> {
   await db.insertInto('order_confirmations').values(row).execute();
-  counts.countNew(db, 'order_confirmations', {
+  await counts.countNew(db, 'order_confirmations', {
     companyId: row.company_id,
     facilityId: row.facility_id,
     customerId: row.customer_id,

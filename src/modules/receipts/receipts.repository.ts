@@ -118,7 +118,7 @@ const countedOf = (receipt: CountedReceipt): counts.CountedRow => ({
 /** Inserts a new receipt under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
   await writeLater(db, insertReceiptQuery(db, row));
-  counts.countNew(db, 'receipts', countedOf(row as CountedReceipt));
+  await counts.countNew(db, 'receipts', countedOf(row as CountedReceipt));
 }
 
 /** A receipt as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
@@ -141,7 +141,7 @@ export async function updateReceipt(db: Db, key: ReceiptKey, changes: Updateable
   const before = await sendAhead(db, countedReceiptQuery(db, key));
   await updateReceiptQuery(db, { key, changes });
   const [row] = (await before()).rows;
-  if (row) counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedReceipt>) }));
+  if (row) await counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedReceipt>) }));
 }
 
 export async function deleteLines(db: Db, key: ReceiptKey): Promise<void> {
@@ -220,7 +220,7 @@ export async function moveStatus(
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
   const [row] = (await before()).rows;
   const moved = (result.numAffectedRows ?? 0n) > 0n;
-  if (moved && row) counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  if (moved && row) await counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
   return moved;
 }
 
@@ -259,7 +259,7 @@ const insertConfirmationQuery = compiledOnce((db: Db, row: Insertable<ReceiptCon
 
 export async function insertConfirmation(db: Db, row: Insertable<ReceiptConfirmationTable>): Promise<void> {
   await insertConfirmationQuery(db, row);
-  counts.countNew(db, 'receipt_confirmations', {
+  await counts.countNew(db, 'receipt_confirmations', {
     companyId: row.company_id,
     facilityId: row.facility_id,
     customerId: row.customer_id,
