@@ -16,8 +16,8 @@
  * import. The customer has an X12 partner, so each receipt, shipment and adjustment queues an
  * advice; the partner takes what waits at the start of every batch (outbox list and ack), so about
  * one batch's advices wait at any time. One webhook endpoint of the customer takes
- * WEBHOOK_EVENT_TYPES only (a fixed small share of the events: about 3 deliveries per 100
- * orders), and after each batch the dispatcher's fan-out (numbering the events, making the
+ * WEBHOOK_EVENT_TYPES only: a fixed small share of the events (about 4 deliveries per 100 orders,
+ * where the orders make about 6 events each), and after each batch the dispatcher's fan-out (numbering the events, making the
  * deliveries) runs here as it would right after the commit; the server attempts them later.
  *
  * Sizes accumulate: seedTo(n) carries on from where the last call stopped, in time and in state.
