@@ -120,3 +120,10 @@ export function redact(url) {
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
 }
+
+/** The size of the database at `url` on disk, in bytes (pg_database_size). */
+export async function databaseBytes(url) {
+  return withClient(url, async (client) =>
+    Number((await client.query('select pg_database_size(current_database()) as bytes')).rows[0].bytes),
+  );
+}

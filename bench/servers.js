@@ -3,7 +3,8 @@
  * migrating its fresh database), the read baseline B0, and, when a scenario that writes runs, the
  * write baseline on each database (B1 on SQLite, B1-pg on PostgreSQL). When the limiter's cost is
  * measured, a second Wharf on each database with the limiter off (RATE_LIMIT_EDI=0,
- * RATE_LIMIT_RATE=0: no hook at all), which serves the same tenant and keys.
+ * RATE_LIMIT_RATE=0: no hook at all), which serves the same tenant and keys. `npm run bench:scale`
+ * starts and stops a Wharf of its own at each size (startWharf, stopServerOf).
  */
 import { join } from 'node:path';
 import { freePort } from './processes.js';
@@ -39,7 +40,25 @@ export async function restartServerOf(group, targetUrl) {
   server.entry = await group.restart(server.entry, server.ready);
 }
 
+/** Stops the server a target URL goes to (gracefully, as restartServerOf does) and forgets it. */
+export async function stopServerOf(group, targetUrl) {
+  const server = serverOf(targetUrl);
+  await group.stop(server.entry, 20_000);
+  for (const [url, started] of servers) if (started === server) servers.delete(url);
+}
+
 const wharfReady = async (url) => (await fetch(`${url}/readyz`)).ok;
+
+/** Starts `wharf serve` on `dbUrl` as `name` (migrating its database); resolves with its base URL once it is ready. */
+export function startWharf(group, { name, cliPath, dbUrl, env }) {
+  return startServer(group, {
+    name,
+    argv: (port) => [cliPath, 'serve', '--db', dbUrl, '--port', port],
+    env,
+    probe: wharfReady,
+  });
+}
+
 const answersPost = (path) => async (url) =>
   (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status > 0;
 
@@ -82,20 +101,10 @@ export async function startServers(group, { root, cliPath, tmp, wharfEnv, postgr
 
   const databases = [];
   for (const { id, label, dbUrl, b1, items } of plan) {
-    const wharf = await startServer(group, {
-      name: `wharf-${id}`,
-      argv: (port) => [cliPath, 'serve', '--db', dbUrl, '--port', port],
-      env: wharfEnv,
-      probe: wharfReady,
-    });
+    const wharf = await startWharf(group, { name: `wharf-${id}`, cliPath, dbUrl, env: wharfEnv });
     const entry = { id, label, dbUrl, wharf, items };
     if (limiterBaselines) {
-      entry.unlimited = await startServer(group, {
-        name: `wharf-${id}-unlimited`,
-        argv: (port) => [cliPath, 'serve', '--db', dbUrl, '--port', port],
-        env: limiterOff(wharfEnv),
-        probe: wharfReady,
-      });
+      entry.unlimited = await startWharf(group, { name: `wharf-${id}-unlimited`, cliPath, dbUrl, env: limiterOff(wharfEnv) });
     }
     if (writeBaselines) {
       const b1Url = await startServer(group, {
