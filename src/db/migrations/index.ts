@@ -35,6 +35,7 @@ import * as orderLineShortages from './2026-12-08T0900-order-line-shortages.js';
 import * as dropAllocatingOrdersIndex from './2026-12-08T0901-drop-allocating-orders-index.js';
 import * as searchCounts from './2026-12-08T1100-search-counts.js';
 import * as receiptSearchIndex from './2026-12-08T1101-receipt-search-index.js';
+import * as numberLookupIndexes from './2026-12-08T1102-number-lookup-indexes.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-08T0901-drop-allocating-orders-index': dropAllocatingOrdersIndex,
   '2026-12-08T1100-search-counts': searchCounts,
   '2026-12-08T1101-receipt-search-index': receiptSearchIndex,
+  '2026-12-08T1102-number-lookup-indexes': numberLookupIndexes,
 };

@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { boundOnce } from '../../db/compiled-queries.js';
 import { writeLater } from '../../db/trailing-writes.js';
 import type { Db } from '../../db/database.js';
-import { afterPosition, type PageSlice } from '../../db/keyset.js';
+import { afterPosition, timeOrder, type PageSlice } from '../../db/keyset.js';
 import type { AckTable } from './acks.tables.js';
 
 /** All SQL of acknowledgements. */
@@ -55,7 +55,7 @@ export async function pageAcks(db: Db, filter: AckFilter, slice: PageSlice): Pro
   return filtered(db, filter)
     .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
     .selectAll()
-    .orderBy('created_at')
+    .orderBy(timeOrder('created_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('id')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { afterPosition, type PageSlice } from '../../db/keyset.js';
+import { afterPosition, timeOrder, type PageSlice } from '../../db/keyset.js';
 
 /**
  * The SQL of the customer's order searches. The DC search reads order_confirmations through
@@ -58,7 +58,7 @@ export async function pageShipmentConfirmations(db: Db, filter: DcSearchFilter, 
   return shipmentConfirmations(db, filter)
     .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
     .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'reference_no_type', 'dc', 'shipped_at', 'created_at'])
-    .orderBy('created_at')
+    .orderBy(timeOrder('created_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('id')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)
@@ -141,7 +141,7 @@ export async function pageOrderHeaders(db: Db, filter: OrderHeaderFilter, slice:
   const page = orders(db, filter)
     .$if(slice.after !== undefined, (q) => q.where(afterPosition('orders.updated_at', 'orders.svcpoid', slice.after!)))
     .select(['orders.svcpoid', 'orders.updated_at'])
-    .orderBy('orders.updated_at')
+    .orderBy(timeOrder('orders.updated_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('orders.svcpoid')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)

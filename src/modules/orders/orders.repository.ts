@@ -1,7 +1,7 @@
 import { sql, type Insertable, type QueryResult, type Selectable, type Updateable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
-import { afterPosition, type PageSlice } from '../../db/keyset.js';
+import { afterPosition, timeOrder, type PageSlice } from '../../db/keyset.js';
 import { sendAhead, writeLater } from '../../db/trailing-writes.js';
 import { forUpdate, numberAhead, type DocumentNumbers, type NumberAhead } from '../../db/dialect.js';
 import * as counts from '../counts/counts.service.js';
@@ -447,7 +447,7 @@ export async function pageOrders(db: Db, filter: OrderListFilter, slice: PageSli
   return listed(db, filter)
     .$if(slice.after !== undefined, (q) => q.where(afterPosition('updated_at', 'svcpoid', slice.after!)))
     .selectAll()
-    .orderBy('updated_at')
+    .orderBy(timeOrder('updated_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('svcpoid')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)

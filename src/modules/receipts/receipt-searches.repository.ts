@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { afterPosition, type PageSlice } from '../../db/keyset.js';
+import { afterPosition, timeOrder, type PageSlice } from '../../db/keyset.js';
 
 /**
  * The SQL of the customer's receipt searches. The RC search reads receipt_confirmations through
@@ -56,7 +56,7 @@ export async function pageConfirmations(db: Db, filter: ConfirmationSearchFilter
   return confirmations(db, filter)
     .$if(slice.after !== undefined, (q) => q.where(afterPosition('created_at', 'id', slice.after!)))
     .select(['id', 'customer_id', 'facility_id', 'po_no', 'reference_no', 'rc', 'received_at', 'created_at'])
-    .orderBy('created_at')
+    .orderBy(timeOrder('created_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('id')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)
@@ -159,7 +159,7 @@ export async function pageReceiptHeaders(db: Db, filter: ReceiptHeaderFilter, sl
         .limit(1)
         .as('last_received_at'),
     )
-    .orderBy('receipts.updated_at')
+    .orderBy(timeOrder('receipts.updated_at', filter.poNo !== undefined || filter.referenceNo !== undefined))
     .orderBy('receipts.svcpoid')
     .limit(slice.limit)
     .offset(slice.after === undefined ? slice.offset : 0)
