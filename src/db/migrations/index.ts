@@ -31,6 +31,8 @@ import * as eventsFillfactor from './2026-11-30T0900-events-fillfactor.js';
 import * as webhookEndpointFacilities from './2026-12-01T1000-webhook-endpoint-facilities.js';
 import * as webhookClaimIndexes from './2026-12-01T1300-webhook-claim-indexes.js';
 import * as apiKeySuccessor from './2026-12-01T1400-api-key-successor.js';
+import * as retentionIndexes from './2026-12-08T1000-retention-indexes.js';
+import * as autovacuumSettings from './2026-12-08T1001-autovacuum-settings.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +68,6 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T1000-webhook-endpoint-facilities': webhookEndpointFacilities,
   '2026-12-01T1300-webhook-claim-indexes': webhookClaimIndexes,
   '2026-12-01T1400-api-key-successor': apiKeySuccessor,
+  '2026-12-08T1000-retention-indexes': retentionIndexes,
+  '2026-12-08T1001-autovacuum-settings': autovacuumSettings,
 };
