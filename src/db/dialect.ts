@@ -16,7 +16,7 @@ import {
 } from 'kysely';
 import { createOwnerOnlyFile, makeOwnerOnlyDirectory, publishNewFile, somethingAt } from '../lib/owner-only-files.js';
 import { boundOnce, compiledOnce } from './compiled-queries.js';
-import { WharfSqliteDialect } from './sqlite-driver.js';
+import { reloadReaderStatistics, WharfSqliteDialect } from './sqlite-driver.js';
 import { sendAhead, TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
@@ -486,6 +486,62 @@ export function numbersEventsByRowId(db: Kysely<any>): boolean {
  */
 export function sharedByProcesses(db: Kysely<any>): boolean {
   return dialectNameOfDb(db) === 'postgres';
+}
+
+/**
+ * Whether PostgreSQL's autovacuum is off on the server (`show autovacuum`), so that nothing gathers
+ * the planner's statistics or vacuums unless Wharf or the operator does. False on SQLite, which has
+ * no autovacuum (Wharf keeps its statistics: refreshStatistics).
+ */
+export async function autovacuumIsOff(db: Kysely<any>): Promise<boolean> {
+  if (dialectNameOfDb(db) !== 'postgres') return false;
+  const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);
+  return rows[0]?.autovacuum === 'off';
+}
+
+/**
+ * PRAGMA optimize's masks (docs/operations.md, "Maintenance"): 0x02 analyses the tables that may
+ * benefit, 0x10 bounds each analysis (a temporary analysis_limit: the statistics are sampled, in
+ * milliseconds, not read from every row of a large table), 0x10000 looks at every table rather than
+ * those this connection's queries used. At open SQLite advises 0x10002 for a long-lived connection;
+ * Wharf adds 0x10, so that the first start on a large database never analysed (every database of an
+ * earlier Wharf) takes milliseconds, not minutes with the write lock held. Later the default mask
+ * (0xfffe, which has 0x02 and 0x10) every hour, as SQLite advises.
+ */
+const OPTIMIZE_AT_OPEN = 0x10012;
+const OPTIMIZE_PERIODICALLY = 0xfffe;
+/** Added to a mask: list what it would do, and do nothing. */
+const OPTIMIZE_DEBUG = 0x1;
+
+/**
+ * What autovacuum's formula with its default threshold would call due for an analysis: more rows
+ * changed (inserted, updated, deleted) since the table's last one than 50 and a tenth of its rows.
+ */
+const tablesDueForAnalysis = sql<{ table: string }>`select relname as table from pg_stat_user_tables
+  where schemaname = current_schema() and n_mod_since_analyze > 50 + 0.1 * n_live_tup
+  order by relname`;
+
+/**
+ * Gathers the query planner's statistics where they are missing or stale; answers the tables
+ * analysed. SQLite: PRAGMA optimize on the writing connection (`open`: just after the migrations;
+ * `periodic`: every hour), then the reading connection is opened again to load what it gathered.
+ * PostgreSQL: ANALYZE of each table of the schema that changed by a tenth since its last analysis,
+ * as autovacuum would (the caller runs it where autovacuum is off). An analysis takes no lock that
+ * stops writes on either database.
+ */
+export async function refreshStatistics(db: Kysely<any>, when: 'open' | 'periodic'): Promise<string[]> {
+  if (dialectNameOfDb(db) === 'postgres') {
+    const { rows } = await tablesDueForAnalysis.execute(db);
+    for (const { table } of rows) await sql`analyze ${sql.table(table)}`.execute(db);
+    return rows.map((row) => row.table);
+  }
+  const mask = when === 'open' ? OPTIMIZE_AT_OPEN : OPTIMIZE_PERIODICALLY;
+  const { rows } = await sql.raw<{ optimize: string }>(`pragma optimize = ${mask | OPTIMIZE_DEBUG}`).execute(db);
+  if (rows.length === 0) return [];
+  await sql.raw(`pragma optimize = ${mask}`).execute(db);
+  await reloadReaderStatistics(db);
+  // Each line is a statement it ran: ANALYZE "main"."orders".
+  return rows.map((row) => /"([^"]+)"$/.exec(row.optimize)?.[1] ?? row.optimize);
 }
 
 interface DriverError {
