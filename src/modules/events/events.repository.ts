@@ -166,3 +166,32 @@ export async function findLastNumbered(db: Db): Promise<number> {
   const last = (await findLastNumberedQuery(db, {})).rows[0]!.last;
   return last === null ? 0 : Number(last);
 }
+
+/**
+ * Deletes up to `limit` numbered events made before `before` whose Sequence is below
+ * `belowSequence`, the lowest Sequence first; answers how many. Read in Sequence order (the row ids
+ * on SQLite, events_sequence_idx elsewhere): the events older than a retention come first, so a
+ * batch reads little more than it deletes, and the events table needs no index of its times. An
+ * event without its Sequence yet is never deleted.
+ */
+export async function deleteEventsBefore(
+  trx: Trx,
+  { before, belowSequence, limit }: { before: number; belowSequence: number; limit: number },
+): Promise<number> {
+  const order = sequenceOrder(trx);
+  const everyRowNumbered = numbersEventsByRowId(trx);
+  const oldest = trx
+    .selectFrom('events')
+    .select(order)
+    .$if(!everyRowNumbered, (q) => q.where('sequence', 'is not', null))
+    .where(order, '<', belowSequence)
+    .where('created_at', '<', before)
+    .orderBy(order)
+    .limit(limit);
+  const result = await trx
+    .deleteFrom('events')
+    .$if(!everyRowNumbered, (q) => q.where('sequence', 'is not', null))
+    .where(order, 'in', oldest)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

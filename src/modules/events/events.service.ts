@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
@@ -151,6 +152,21 @@ export async function sequenceEvents(db: Db): Promise<number> {
     numbered += done.numbered;
     if (!done.more) return numbered;
   }
+}
+
+/**
+ * Purges, in batches, the events made before `cutoff` (docs/webhooks.md, "Retention"), the lowest
+ * Sequence first, keeping every event from `heldFrom` on (what the webhooks still need of them:
+ * the caller asks them) and always the newest: on SQLite a new event's Sequence is one above the
+ * highest row id left, so deleting the newest would give its Sequence again. An event without its
+ * Sequence yet (PostgreSQL) is never purged, and the sequencer's count is left alone, so numbering
+ * goes on from where it was.
+ */
+export function purgeEventsBefore(db: Db, cutoff: number, batches: PurgeBatches, heldFrom = Infinity): Promise<Purged> {
+  return purgeInBatches(db, batches, async (trx, limit) => {
+    const newest = await repo.findLastNumbered(trx);
+    return repo.deleteEventsBefore(trx, { before: cutoff, belowSequence: Math.min(heldFrom, newest), limit });
+  });
 }
 
 export type NumberedEvent = repo.NumberedEventRow;
