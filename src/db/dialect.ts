@@ -500,18 +500,28 @@ export async function autovacuumIsOff(db: Kysely<any>): Promise<boolean> {
 }
 
 /**
- * PRAGMA optimize's masks (docs/operations.md, "Maintenance"): 0x02 analyses the tables that may
- * benefit, 0x10 bounds each analysis (a temporary analysis_limit: the statistics are sampled, in
- * milliseconds, not read from every row of a large table), 0x10000 looks at every table rather than
- * those this connection's queries used. At open SQLite advises 0x10002 for a long-lived connection;
- * Wharf adds 0x10, so that the first start on a large database never analysed (every database of an
- * earlier Wharf) takes milliseconds, not minutes with the write lock held. Later the default mask
- * (0xfffe, which has 0x02 and 0x10) every hour, as SQLite advises.
+ * PRAGMA optimize's mask (docs/operations.md, "Maintenance"): 0x02 analyses the tables that may
+ * benefit, 0x10 bounds each analysis (a temporary analysis_limit: the statistics are sampled in
+ * milliseconds, not read from every row of a large table, and the write lock is held that long),
+ * 0x10000 looks at the size of every table, not only those this connection's queries used. SQLite
+ * advises 0x10002 at open and the default mask (0xfffe) after; Wharf adds 0x10 at open, so that the
+ * first start on a large database never analysed (every database of an earlier Wharf) takes
+ * milliseconds, not minutes, and keeps 0x10000 every hour: with the default mask SQLite 3.53 never
+ * analysed again a table that had grown from 1 row to 1,000 since its analysis, and most of
+ * Wharf's reads run on the other connection.
  */
-const OPTIMIZE_AT_OPEN = 0x10012;
-const OPTIMIZE_PERIODICALLY = 0xfffe;
-/** Added to a mask: list what it would do, and do nothing. */
+const OPTIMIZE = 0x10012;
+/** Added to the mask: list what it would do, and do nothing. */
 const OPTIMIZE_DEBUG = 0x1;
+
+/**
+ * Below this many rows a table keeps no statistics. Statistics say how large a table was when
+ * analysed, and SQLite plans for that size until it has grown some twentyfold: one analysed with a
+ * single row had the update of an adjustment's answer scan the whole table rather than seek its
+ * unique index. Without statistics SQLite plans for a large table, which Wharf's statements were
+ * written for; a table this large gets plans that hold as it grows on to its next analysis.
+ */
+const SQLITE_STATISTICS_MIN_ROWS = 1000;
 
 /**
  * What autovacuum's formula with its default threshold would call due for an analysis: more rows
@@ -522,26 +532,36 @@ const tablesDueForAnalysis = sql<{ table: string }>`select relname as table from
   order by relname`;
 
 /**
- * Gathers the query planner's statistics where they are missing or stale; answers the tables
- * analysed. SQLite: PRAGMA optimize on the writing connection (`open`: just after the migrations;
- * `periodic`: every hour), then the reading connection is opened again to load what it gathered.
- * PostgreSQL: ANALYZE of each table of the schema that changed by a tenth since its last analysis,
- * as autovacuum would (the caller runs it where autovacuum is off). An analysis takes no lock that
- * stops writes on either database.
+ * Gathers the query planner's statistics where they are missing or stale (docs/operations.md,
+ * "Maintenance"); answers the tables that have new statistics. SQLite: PRAGMA optimize on the
+ * writing connection, the statistics of tables too small to keep them dropped again, then the
+ * reading connection opened anew to load them (SQLite loads statistics with the schema, once per
+ * connection). PostgreSQL: ANALYZE of each table of the schema that changed by a tenth since its
+ * last analysis, as autovacuum would (the caller runs it where autovacuum is off). Neither takes a
+ * lock that stops writes for longer than an analysis of a sample.
  */
-export async function refreshStatistics(db: Kysely<any>, when: 'open' | 'periodic'): Promise<string[]> {
+export async function refreshStatistics(db: Kysely<any>): Promise<string[]> {
   if (dialectNameOfDb(db) === 'postgres') {
     const { rows } = await tablesDueForAnalysis.execute(db);
     for (const { table } of rows) await sql`analyze ${sql.table(table)}`.execute(db);
     return rows.map((row) => row.table);
   }
-  const mask = when === 'open' ? OPTIMIZE_AT_OPEN : OPTIMIZE_PERIODICALLY;
-  const { rows } = await sql.raw<{ optimize: string }>(`pragma optimize = ${mask | OPTIMIZE_DEBUG}`).execute(db);
+  const { rows } = await sql.raw<{ optimize: string }>(`pragma optimize = ${OPTIMIZE | OPTIMIZE_DEBUG}`).execute(db);
   if (rows.length === 0) return [];
-  await sql.raw(`pragma optimize = ${mask}`).execute(db);
+  // Each line is a statement it would run: ANALYZE "main"."orders".
+  const tables = rows.map((row) => /"([^"]+)"$/.exec(row.optimize)?.[1] ?? row.optimize);
+  await sql.raw(`pragma optimize = ${OPTIMIZE}`).execute(db);
+  // A statistics row starts with the rows it counted.
+  await sql`delete from sqlite_stat1 where tbl in (${sql.join(tables)}) and cast(stat as integer) < ${SQLITE_STATISTICS_MIN_ROWS}`.execute(
+    db,
+  );
+  // Loads them again on the writing connection, then on the reading one.
+  await sql`analyze sqlite_schema`.execute(db);
   await reloadReaderStatistics(db);
-  // Each line is a statement it ran: ANALYZE "main"."orders".
-  return rows.map((row) => /"([^"]+)"$/.exec(row.optimize)?.[1] ?? row.optimize);
+  const { rows: kept } = await sql<{
+    tbl: string;
+  }>`select distinct tbl from sqlite_stat1 where tbl in (${sql.join(tables)}) order by tbl`.execute(db);
+  return kept.map((row) => row.tbl);
 }
 
 interface DriverError {

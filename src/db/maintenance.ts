@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './database.js';
 import { autovacuumIsOff, dialectNameOfDb, refreshStatistics } from './dialect.js';
 
@@ -13,14 +12,18 @@ export interface Maintenance {
   run(): Promise<string[]>;
 }
 
-type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
+/** What the maintenance logs to: a process's pino logger. */
+export interface MaintenanceLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
 
 /**
  * Starts a process's maintenance, just after the migrations: on SQLite it gathers what statistics
  * are missing; on PostgreSQL it finds out whether autovacuum runs, and where it does not, warns and
  * does its analyses itself (an analysis on the spot, then every pass).
  */
-export async function startMaintenance(db: Db, log: Log): Promise<Maintenance> {
+export async function startMaintenance(db: Db, log: MaintenanceLog): Promise<Maintenance> {
   const autovacuumOff = await autovacuumIsOff(db);
   if (autovacuumOff) {
     log.warn(
@@ -29,16 +32,16 @@ export async function startMaintenance(db: Db, log: Log): Promise<Maintenance> {
     );
   }
   const gathersStatistics = autovacuumOff || dialectNameOfDb(db) === 'sqlite';
-  const gather = async (when: 'open' | 'periodic') => {
-    const analysed = gathersStatistics ? await refreshStatistics(db, when) : [];
+  const gather = async () => {
+    const analysed = gathersStatistics ? await refreshStatistics(db) : [];
     if (analysed.length > 0) log.info({ analysed }, 'planner statistics gathered');
     return analysed;
   };
   try {
-    await gather('open');
+    await gather();
   } catch (error) {
     // A busy SQLite (a command writing) or a failed analysis: the hourly pass tries again.
     log.warn({ err: { type: (error as Error).name } }, 'gathering planner statistics at start failed');
   }
-  return { run: () => gather('periodic') };
+  return { run: gather };
 }
