@@ -4185,7 +4185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5370,7 +5370,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5727,7 +5727,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7281,7 +7281,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7606,7 +7606,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7931,7 +7931,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -8256,7 +8256,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -9835,7 +9835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10179,7 +10179,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10523,7 +10523,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10892,7 +10892,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -11866,7 +11866,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12191,7 +12191,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12516,7 +12516,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14018,7 +14018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14619,7 +14619,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14937,7 +14937,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15236,7 +15236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15835,7 +15835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16431,7 +16431,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16732,7 +16732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;

@@ -14,7 +14,7 @@ export const API_DESCRIPTION = `Inbound receipts (RN/ASN), outbound orders (DN),
 
 **Paging.** Searches take \`Paging: {PageNo, PageSize}\` (PageNo from 1, PageSize 1–1000, 100 by default) and answer a \`paging\` object (\`totalCount\`, \`pageNo\`, \`totalPage\`, \`startIndex\`, \`endIndex\`, \`limit\`); searches that answer an array send \`X-Total-Count\`, \`X-Page-No\` and \`X-Page-Size\` instead.
 
-**Idempotency.** Every POST and PUT that changes something takes an optional \`Idempotency-Key\` header (at most 255 characters, per API key): the same key with the same body answers what the first request answered and changes nothing; with another body it is 422. Answers are kept 48 hours. Confirmation and adjustment numbers are idempotent the same way.
+**Idempotency.** Every POST and PUT that changes something takes an optional \`Idempotency-Key\` header (at most 255 characters, per API key): the same key with the same body answers what the first request answered and changes nothing; with another body it is 422. Answers are kept 48 hours unless the operator chose otherwise (never less than 24). Confirmation and adjustment numbers are idempotent the same way.
 
 **Rate limits.** Each key may make a number of requests a minute (600 on the EDI operations and 6,000 on the rate engine by default; a key may have its own). Every limited answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; past the limit the answer is 429 with \`Retry-After\` in seconds.
 
