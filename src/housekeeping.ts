@@ -1,6 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from './db/database.js';
-import { startMaintenance } from './db/maintenance.js';
+import { startMaintenance, type MaintenanceLog } from './db/maintenance.js';
 import type { Clock } from './lib/clock.js';
 import { purgeExpired, PURGE_BATCH_SIZE, type RetentionSettings } from './retention.js';
 
@@ -14,15 +13,15 @@ import { purgeExpired, PURGE_BATCH_SIZE, type RetentionSettings } from './retent
 
 const EVERY_MS = 60 * 60 * 1000;
 
-type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
-
 export interface Housekeeping {
+  /** Resolves once the pass in flight, if any, has ended. */
+  idle(): Promise<void>;
   /** Ends the hourly passes; resolves once the pass in flight, if any, has ended its batch. */
   stop(): Promise<void>;
 }
 
 /** Starts a process's housekeeping; its maintenance at start (docs/operations.md) is done when this resolves. */
-export async function startHousekeeping(db: Db, retention: RetentionSettings, clock: Clock, log: Log): Promise<Housekeeping> {
+export async function startHousekeeping(db: Db, retention: RetentionSettings, clock: Clock, log: MaintenanceLog): Promise<Housekeeping> {
   const maintenance = await startMaintenance(db, log);
   const stopping = new AbortController();
   let pass: Promise<void> | undefined;
@@ -44,11 +43,15 @@ export async function startHousekeeping(db: Db, retention: RetentionSettings, cl
   tick();
   const timer = setInterval(tick, EVERY_MS);
   timer.unref();
+  const idle = async () => {
+    await pass;
+  };
   return {
+    idle,
     async stop() {
       clearInterval(timer);
       stopping.abort();
-      await pass;
+      await idle();
     },
   };
 }
