@@ -56,8 +56,8 @@ export async function purgeExpired(db: Db, retention: RetentionSettings, now: nu
       rule: `older than ${days(retention.eventRetentionDays)}`,
       purge: async () => {
         const cutoff = now - retention.eventRetentionDays * DAY_MS;
-        // Numbered first, as the events search does: an event is judged by its Sequence, and one
-        // not numbered when the webhooks said what they hold is never purged in this pass.
+        // Numbered first, as the events search does, so that the webhooks judge every committed
+        // event by its Sequence; one numbered after is younger than the cutoff and ends the range.
         await sequenceEvents(db);
         return purgeEventsBefore(db, cutoff, batches, await firstSequenceHeld(db, cutoff));
       },
