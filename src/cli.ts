@@ -15,6 +15,7 @@ import { DEMO, seedDemo } from './demo.js';
 import { invalid, Refusal } from './lib/refusal.js';
 import { systemClock } from './lib/clock.js';
 import { VERSION } from './lib/version.js';
+import { purgeExpired, PURGE_BATCH_SIZE } from './retention.js';
 import { RateCardError } from './modules/rating/rate-card.compile.js';
 import * as rating from './modules/rating/rating.service.js';
 import { ROLES } from './modules/tenants/tenants.schemas.js';
@@ -120,6 +121,19 @@ export function createCli(io: CliIo = processIo): Command {
       } finally {
         await db.destroy();
       }
+    });
+
+  program
+    .command('purge')
+    .description(
+      'purge what is past its retention (idempotency records, ended webhook deliveries, events, X12 interchanges, taken X12 advices), a batch per transaction, and print how many of each went',
+    )
+    .addOption(dbOption())
+    .action(async (options) => {
+      const purged = await withExistingDatabase(options, (db, config) =>
+        purgeExpired(db, config, systemClock.now(), { size: PURGE_BATCH_SIZE }),
+      );
+      for (const { kind, rule, rows } of purged) io.out(`${kind}: ${rows} purged (${rule})`);
     });
 
   const company = program.command('company').description('manage companies');

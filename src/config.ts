@@ -172,7 +172,36 @@ const settings = {
       maximum: 3650,
       default: 30,
       description:
-        'How long a delivery that ended (succeeded, or failed for good) is kept with its attempts in the delivery log; the dispatcher forgets older ones every hour',
+        'How long a delivery that ended (succeeded, or failed for good) is kept with its attempts in the delivery log; older ones are purged every hour',
+    }),
+  },
+  eventRetentionDays: {
+    env: 'EVENT_RETENTION_DAYS',
+    schema: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      default: 90,
+      description:
+        'How long an event is kept for the events search; older ones are purged every hour, except those an enabled webhook endpoint still waits for',
+    }),
+  },
+  x12RetentionDays: {
+    env: 'X12_RETENTION_DAYS',
+    schema: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      default: 90,
+      description:
+        'How long the record of an X12 interchange received (what replays it) and an advice a partner has taken are kept; advices not taken are kept whatever their age',
+    }),
+  },
+  idempotencyRetentionHours: {
+    env: 'IDEMPOTENCY_RETENTION_HOURS',
+    schema: Type.Integer({
+      minimum: 24,
+      maximum: 8760,
+      default: 48,
+      description: 'How long the answer to a request with an Idempotency-Key (a success or a refusal) is kept to be replayed; at least 24',
     }),
   },
   workerMetricsPort: {

@@ -9,13 +9,10 @@ import { migrateToLatest, pendingMigrations } from './db/migrate.js';
 import type { App } from './http/module.js';
 import { systemClock } from './lib/clock.js';
 import { invalid, notFound } from './lib/refusal.js';
-import { forgetExpired } from './modules/commands/commands.service.js';
+import { startHousekeeping, type Housekeeping } from './housekeeping.js';
 import { WebhookTally } from './modules/webhooks/webhook-metrics.js';
 import { requireLeaseLongerThanAttempt, startWebhookWorker, type WebhookWorker } from './modules/webhooks/worker.js';
 import { buildWorkerApp } from './worker-app.js';
-
-/** Idempotency answers are kept 48 hours; an hourly sweep forgets older ones. */
-const FORGET_EVERY_MS = 60 * 60 * 1000;
 
 export interface RunningServer {
   app: App;
@@ -66,29 +63,27 @@ export async function startServer(config: Config, options: { migrate?: boolean; 
   // Before the database is opened and the port taken: a refused setting changes nothing.
   if (options.webhooks !== false) requireLeaseLongerThanAttempt(config);
   const db = openDatabase(config);
+  let housekeeping: Housekeeping | undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(db);
     const webhookTally = new WebhookTally();
     const app = await buildApp({ config, db, webhookTally });
+    // Before listening: the first requests plan with the statistics it gathers.
+    housekeeping = await startHousekeeping(db, config, systemClock, app.log);
     const address = await app.listen({ port: config.port, host: config.host });
     const webhooks = options.webhooks === false ? undefined : startWebhookWorker(db, config, systemClock, app.log, webhookTally);
-    const forgetting = setInterval(() => {
-      forgetExpired({ db, clock: systemClock }).catch((error: Error) =>
-        app.log.warn({ error: { type: error.name } }, 'forgetting expired idempotency records failed'),
-      );
-    }, FORGET_EVERY_MS);
-    forgetting.unref();
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        clearInterval(forgetting);
-        // Requests finish first (they may make events); then attempts in flight, up to 15 s.
+        // A purge in flight ends its batch; requests finish (they may make events); then attempts in flight, up to 15 s.
+        await housekeeping?.stop();
         await app.close();
         await webhooks?.stop();
         await db.destroy();
       })());
     return { app, db, address, close };
   } catch (error) {
+    await housekeeping?.stop();
     await db.destroy();
     throw error;
   }
@@ -113,13 +108,16 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   let metrics: FastifyInstance | undefined;
   let metricsAddress: string | undefined;
   let webhooks: WebhookWorker;
+  let housekeeping: Housekeeping | undefined;
   try {
+    housekeeping = await startHousekeeping(db, config, systemClock, log);
     if (config.workerMetricsPort !== 0) {
       metrics = await buildWorkerApp({ config, db, tally, logger: log });
       metricsAddress = await metrics.listen({ port: config.workerMetricsPort, host: config.host });
     }
     webhooks = startWebhookWorker(db, config, systemClock, log, tally);
   } catch (error) {
+    await housekeeping?.stop();
     await metrics?.close();
     await db.destroy();
     throw error;
@@ -137,7 +135,9 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Takes no more deliveries; waits up to 15 s for the attempts in flight, then closes the pool.
+      // A purge in flight ends its batch; takes no more deliveries; waits up to 15 s for the
+      // attempts in flight, then closes the pool.
+      await housekeeping?.stop();
       await webhooks.stop();
       await metrics?.close();
       await db.destroy();

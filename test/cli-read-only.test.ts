@@ -24,6 +24,8 @@ const READ_ONLY: string[][] = [
   ['customer', 'list', '--company', 'CO1', '--json'],
   ['facility', 'list'],
   ['facility', 'list', '--company', 'CO1', '--json'],
+  // It deletes, but only what is past its retention: it never creates or migrates either.
+  ['purge'],
 ];
 
 /** Backup reads too; it takes a database whose schema is behind (a copy before migrating is the point). */

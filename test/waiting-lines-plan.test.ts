@@ -1,5 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { refreshStatistics } from '../src/db/dialect.js';
 import type { Db } from '../src/db/database.js';
 import * as orders from '../src/modules/orders/orders.repository.js';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from './helpers/dialects.js';
@@ -199,5 +200,11 @@ describeEachDialect('the lines waiting for freed stock', (dialect) => {
   it.runIf(dialect === 'postgres')('reads the short lines only once the tables are analysed too', async () => {
     await sql`analyze`.execute(database.db);
     expectPostgresPlan(await explained(database.db));
+  });
+
+  it.runIf(dialect === 'sqlite')('keeps that plan once SQLite has the statistics a process gathers (PRAGMA optimize)', async () => {
+    // What Wharf's maintenance gathers (docs/operations.md, "Maintenance").
+    expect(await refreshStatistics(database.db)).toEqual(expect.arrayContaining(['orders', 'order_lines']));
+    expectSqlitePlan(await explained(database.db));
   });
 });

@@ -4217,7 +4217,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5402,7 +5402,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5759,7 +5759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7317,7 +7317,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7642,7 +7642,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7967,7 +7967,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -8292,7 +8292,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -9873,7 +9873,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10217,7 +10217,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10561,7 +10561,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10930,7 +10930,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -11904,7 +11904,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12229,7 +12229,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12554,7 +12554,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14058,7 +14058,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14659,7 +14659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14977,7 +14977,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15276,7 +15276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15875,7 +15875,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16471,7 +16471,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16772,7 +16772,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours). */
+                /** @description Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24). */
                 "idempotency-key"?: string;
             };
             path?: never;

@@ -16,7 +16,7 @@ import {
 } from 'kysely';
 import { createOwnerOnlyFile, makeOwnerOnlyDirectory, publishNewFile, somethingAt } from '../lib/owner-only-files.js';
 import { boundOnce, compiledOnce } from './compiled-queries.js';
-import { WharfSqliteDialect } from './sqlite-driver.js';
+import { reloadReaderStatistics, WharfSqliteDialect } from './sqlite-driver.js';
 import { sendAhead, TRANSACTION_START, TrailingWritesDriver, writeLater } from './trailing-writes.js';
 
 /** Every difference between the two supported databases lives in this file (migrations aside). */
@@ -486,6 +486,82 @@ export function numbersEventsByRowId(db: Kysely<any>): boolean {
  */
 export function sharedByProcesses(db: Kysely<any>): boolean {
   return dialectNameOfDb(db) === 'postgres';
+}
+
+/**
+ * Whether PostgreSQL's autovacuum is off on the server (`show autovacuum`), so that nothing gathers
+ * the planner's statistics or vacuums unless Wharf or the operator does. False on SQLite, which has
+ * no autovacuum (Wharf keeps its statistics: refreshStatistics).
+ */
+export async function autovacuumIsOff(db: Kysely<any>): Promise<boolean> {
+  if (dialectNameOfDb(db) !== 'postgres') return false;
+  const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);
+  return rows[0]?.autovacuum === 'off';
+}
+
+/**
+ * PRAGMA optimize's mask (docs/operations.md, "Maintenance"): 0x02 analyses the tables that may
+ * benefit, 0x10 bounds each analysis (a temporary analysis_limit: the statistics are sampled in
+ * milliseconds, not read from every row of a large table, and the write lock is held that long),
+ * 0x10000 looks at the size of every table, not only those this connection's queries used. SQLite
+ * advises 0x10002 at open and the default mask (0xfffe) after; Wharf adds 0x10 at open, so that the
+ * first start on a large database never analysed (every database of an earlier Wharf) takes
+ * milliseconds, not minutes, and keeps 0x10000 every hour: with the default mask SQLite 3.53 never
+ * analysed again a table that had grown from 1 row to 1,000 since its analysis, and most of
+ * Wharf's reads run on the other connection.
+ */
+const OPTIMIZE = 0x10012;
+/** Added to the mask: list what it would do, and do nothing. */
+const OPTIMIZE_DEBUG = 0x1;
+
+/**
+ * Below this many rows a table keeps no statistics. Statistics say how large a table was when
+ * analysed, and SQLite plans for that size until it has grown some twentyfold: one analysed with a
+ * single row had the update of an adjustment's answer scan the whole table rather than seek its
+ * unique index. Without statistics SQLite plans for a large table, which Wharf's statements were
+ * written for; a table this large gets plans that hold as it grows on to its next analysis.
+ */
+const SQLITE_STATISTICS_MIN_ROWS = 1000;
+
+/**
+ * What autovacuum's formula with its default threshold would call due for an analysis: more rows
+ * changed (inserted, updated, deleted) since the table's last one than 50 and a tenth of its rows.
+ */
+const tablesDueForAnalysis = sql<{ table: string }>`select relname as table from pg_stat_user_tables
+  where schemaname = current_schema() and n_mod_since_analyze > 50 + 0.1 * n_live_tup
+  order by relname`;
+
+/**
+ * Gathers the query planner's statistics where they are missing or stale (docs/operations.md,
+ * "Maintenance"); answers the tables that have new statistics. SQLite: PRAGMA optimize on the
+ * writing connection, the statistics of tables too small to keep them dropped again, then the
+ * reading connection opened anew to load them (SQLite loads statistics with the schema, once per
+ * connection). PostgreSQL: ANALYZE of each table of the schema that changed by a tenth since its
+ * last analysis, as autovacuum would (the caller runs it where autovacuum is off). Neither takes a
+ * lock that stops writes for longer than an analysis of a sample.
+ */
+export async function refreshStatistics(db: Kysely<any>): Promise<string[]> {
+  if (dialectNameOfDb(db) === 'postgres') {
+    const { rows } = await tablesDueForAnalysis.execute(db);
+    for (const { table } of rows) await sql`analyze ${sql.table(table)}`.execute(db);
+    return rows.map((row) => row.table);
+  }
+  const { rows } = await sql.raw<{ optimize: string }>(`pragma optimize = ${OPTIMIZE | OPTIMIZE_DEBUG}`).execute(db);
+  if (rows.length === 0) return [];
+  // Each line is a statement it would run: ANALYZE "main"."orders".
+  const tables = rows.map((row) => /"([^"]+)"$/.exec(row.optimize)?.[1] ?? row.optimize);
+  await sql.raw(`pragma optimize = ${OPTIMIZE}`).execute(db);
+  // A statistics row starts with the rows it counted.
+  await sql`delete from sqlite_stat1 where tbl in (${sql.join(tables)}) and cast(stat as integer) < ${SQLITE_STATISTICS_MIN_ROWS}`.execute(
+    db,
+  );
+  // Loads them again on the writing connection, then on the reading one.
+  await sql`analyze sqlite_schema`.execute(db);
+  await reloadReaderStatistics(db);
+  const { rows: kept } = await sql<{
+    tbl: string;
+  }>`select distinct tbl from sqlite_stat1 where tbl in (${sql.join(tables)}) order by tbl`.execute(db);
+  return kept.map((row) => row.tbl);
 }
 
 interface DriverError {

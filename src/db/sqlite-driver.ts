@@ -359,6 +359,22 @@ class GroupCommittingSqliteDriver implements Driver {
     }
   }
 
+  /**
+   * Opens the reading connection again, on its turn. SQLite loads the planner's statistics with
+   * the schema, once per connection: an ANALYZE on the writer reaches the reader only when it
+   * reopens (or the schema changes).
+   */
+  async reopenReader(): Promise<void> {
+    if (!this.#config.openReader) return;
+    await this.#turns.take();
+    try {
+      this.#reader?.close();
+      this.#reader = new CachingSqliteConnection(this.#config.openReader());
+    } finally {
+      this.#turns.release();
+    }
+  }
+
   async destroy(): Promise<void> {
     await this.#turns.take();
     try {
@@ -414,6 +430,14 @@ export class WharfSqliteDialect extends SqliteDialect {
  */
 export function deferCommit(db: Kysely<any>): Promise<void> | undefined {
   return driverOf(db)?.deferCommit();
+}
+
+/**
+ * Has the reads outside transactions plan with the statistics the writer gathered last (see
+ * reopenReader); nothing on PostgreSQL or an in-memory database.
+ */
+export async function reloadReaderStatistics(db: Kysely<any>): Promise<void> {
+  await driverOf(db)?.reopenReader();
 }
 
 /**

@@ -17,7 +17,7 @@ export const IdempotencyHeadersSchema = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 255,
-      description: 'Send the same key again to replay the first answer instead of repeating the change (kept 48 hours).',
+      description: 'Send the same key again to replay the first answer instead of repeating the change (kept 48 hours unless the operator chose otherwise, never less than 24).',
     }),
   ),
 });

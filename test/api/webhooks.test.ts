@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { AggregatorRegistry, Registry } from 'prom-client';
-import { forgetEndedDeliveries } from '../../src/modules/webhooks/deliveries.service.js';
+import { purgeEndedDeliveriesBefore } from '../../src/modules/webhooks/deliveries.service.js';
 import { createDispatcher, type Dispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { WebhookTally } from '../../src/modules/webhooks/webhook-metrics.js';
 import { createSender, type Sender } from '../../src/modules/webhooks/sender.js';
@@ -458,7 +458,7 @@ describeEachDialect('webhooks', (dialect) => {
     expect(receiver.received).toHaveLength(2);
   });
 
-  it('forgets the deliveries that ended longer ago than the retention, with their attempts, and keeps what is pending', async () => {
+  it('purges the deliveries that ended longer ago than the retention, with their attempts, and keeps what is pending', async () => {
     await create();
     await importReceipt();
     await importReceipt();
@@ -490,13 +490,14 @@ describeEachDialect('webhooks', (dialect) => {
       );
     const ended = await endedBefore(ctx().clock.now() - 30 * DAY);
     expect(ended).toBeGreaterThanOrEqual(2);
-    expect(await forgetEndedDeliveries(ctx().database.db, ctx().clock.now(), 30 * DAY)).toBe(ended);
+    const purge = async (now: number) => (await purgeEndedDeliveriesBefore(ctx().database.db, now - 30 * DAY, { size: 1000 })).rows;
+    expect(await purge(ctx().clock.now())).toBe(ended);
     expect(await deliveries()).toEqual([before[2]]);
     expect(await attempts()).toBe(1);
     // A pending delivery is kept however old it grows.
     const later = ctx().clock.now() + 365 * DAY;
     const endedLater = await endedBefore(later - 30 * DAY);
-    expect(await forgetEndedDeliveries(ctx().database.db, later, 30 * DAY)).toBe(endedLater);
+    expect(await purge(later)).toBe(endedLater);
     expect(await deliveries()).toEqual([before[2]]);
   });
 

@@ -37,6 +37,9 @@ describe('loadConfig', () => {
       webhookLeaseMs: 60_000,
       webhookPollMs: 500,
       webhookRetentionDays: 30,
+      eventRetentionDays: 90,
+      x12RetentionDays: 90,
+      idempotencyRetentionHours: 48,
       workerMetricsPort: 0,
       shutdownTimeoutMs: 30_000,
     });
@@ -67,6 +70,9 @@ describe('loadConfig', () => {
         WEBHOOK_LEASE_MS: '5000',
         WEBHOOK_POLL_MS: '100',
         WEBHOOK_RETENTION_DAYS: '7',
+        EVENT_RETENTION_DAYS: '30',
+        X12_RETENTION_DAYS: '365',
+        IDEMPOTENCY_RETENTION_HOURS: '24',
         WORKER_METRICS_PORT: '9464',
         SHUTDOWN_TIMEOUT_MS: '500',
       },
@@ -93,6 +99,9 @@ describe('loadConfig', () => {
       webhookLeaseMs: 5_000,
       webhookPollMs: 100,
       webhookRetentionDays: 7,
+      eventRetentionDays: 30,
+      x12RetentionDays: 365,
+      idempotencyRetentionHours: 24,
       workerMetricsPort: 9464,
       shutdownTimeoutMs: 500,
     });
@@ -149,6 +158,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['WEBHOOK_ALLOW_PRIVATE', '1'],
     ['WEBHOOK_LEASE_MS', '999'],
+    ['EVENT_RETENTION_DAYS', '0'],
+    ['X12_RETENTION_DAYS', '0'],
+    ['IDEMPOTENCY_RETENTION_HOURS', '23'],
   ])('refuses %s=%s with a ConfigError naming the variable', (variable, value) => {
     const error = configError(() => loadConfig({}, { [variable]: value }));
     expect(error.message).toContain(variable);
@@ -225,6 +237,9 @@ describe('loadConfig', () => {
       'WEBHOOK_LEASE_MS',
       'WEBHOOK_POLL_MS',
       'WEBHOOK_RETENTION_DAYS',
+      'EVENT_RETENTION_DAYS',
+      'X12_RETENTION_DAYS',
+      'IDEMPOTENCY_RETENTION_HOURS',
       'WORKER_METRICS_PORT',
       'SHUTDOWN_TIMEOUT_MS',
     ]);

@@ -33,9 +33,12 @@ import * as webhookClaimIndexes from './2026-12-01T1300-webhook-claim-indexes.js
 import * as apiKeySuccessor from './2026-12-01T1400-api-key-successor.js';
 import * as orderLineShortages from './2026-12-08T0900-order-line-shortages.js';
 import * as dropAllocatingOrdersIndex from './2026-12-08T0901-drop-allocating-orders-index.js';
+import * as retentionIndexes from './2026-12-08T1000-retention-indexes.js';
+import * as autovacuumSettings from './2026-12-08T1001-autovacuum-settings.js';
 import * as searchCounts from './2026-12-08T1100-search-counts.js';
 import * as receiptSearchIndex from './2026-12-08T1101-receipt-search-index.js';
 import * as numberLookupIndexes from './2026-12-08T1102-number-lookup-indexes.js';
+import * as keptRowsAutovacuum from './2026-12-08T1103-kept-rows-autovacuum.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -73,7 +76,10 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T1400-api-key-successor': apiKeySuccessor,
   '2026-12-08T0900-order-line-shortages': orderLineShortages,
   '2026-12-08T0901-drop-allocating-orders-index': dropAllocatingOrdersIndex,
+  '2026-12-08T1000-retention-indexes': retentionIndexes,
+  '2026-12-08T1001-autovacuum-settings': autovacuumSettings,
   '2026-12-08T1100-search-counts': searchCounts,
   '2026-12-08T1101-receipt-search-index': receiptSearchIndex,
   '2026-12-08T1102-number-lookup-indexes': numberLookupIndexes,
+  '2026-12-08T1103-kept-rows-autovacuum': keptRowsAutovacuum,
 };

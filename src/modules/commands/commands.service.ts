@@ -1,4 +1,5 @@
-import type { Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Authorize, Role } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -23,9 +24,6 @@ export interface Command<T> {
    */
   acknowledge?: acks.AckedDocument;
 }
-
-/** Kept at least this long (docs/decisions.md: at least 24 hours). */
-export const RETENTION_MS = 48 * 60 * 60 * 1000;
 
 /** What a request was answered: its success body, or its refusal. */
 type Outcome = { body: unknown } | { refusal: Refusal };
@@ -177,7 +175,11 @@ export async function acknowledgeRejectedBody(
   }
 }
 
-/** Forgets answers older than the retention period; returns how many. */
-export async function forgetExpired(cx: Pick<CommandContext, 'db' | 'clock'>): Promise<number> {
-  return repo.deleteRecordsBefore(cx.db, cx.clock.now() - RETENTION_MS);
+/**
+ * Purges the stored answers (successes and refusals) made before `cutoff`, in batches
+ * (docs/operations.md, "Retention"). Their keys then run afresh; IDEMPOTENCY_RETENTION_HOURS keeps
+ * them at least the 24 hours docs/decisions.md promises.
+ */
+export function purgeIdempotencyRecordsBefore(db: Db, cutoff: number, batches: PurgeBatches): Promise<Purged> {
+  return purgeInBatches(db, batches, (trx, limit) => repo.deleteRecordsBefore(trx, cutoff, limit));
 }

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import { writeLater } from '../../db/trailing-writes.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { IdempotencyRecordTable } from './idempotency.tables.js';
 
 /** All SQL of idempotency records. */
@@ -28,9 +28,7 @@ export async function findRecord(db: Db, key: RecordKey): Promise<IdempotencyRec
   return (await findRecordQuery(db, { companyId, keyId, idempotencyKey })).rows[0];
 }
 
-const insertRecordQuery = boundOnce((db: Db, row: Insertable<IdempotencyRecordTable>) =>
-  db.insertInto('idempotency_records').values(row),
-);
+const insertRecordQuery = boundOnce((db: Db, row: Insertable<IdempotencyRecordTable>) => db.insertInto('idempotency_records').values(row));
 
 /**
  * In a transaction, a trailing write (db/trailing-writes.ts): the last of a command. A concurrent
@@ -41,7 +39,22 @@ export async function insertRecord(db: Db, row: Insertable<IdempotencyRecordTabl
   await writeLater(db, insertRecordQuery(db, row));
 }
 
-export async function deleteRecordsBefore(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('idempotency_records').where('created_at', '<', before).executeTakeFirst();
+/**
+ * Deletes up to `limit` records made before `before`, the oldest first, found through
+ * idempotency_records_created_idx; answers how many.
+ */
+export async function deleteRecordsBefore(trx: Trx, before: number, limit: number): Promise<number> {
+  const oldest = trx
+    .selectFrom('idempotency_records')
+    .select(['company_id', 'key_id', 'idempotency_key'])
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit);
+  const result = await trx
+    .deleteFrom('idempotency_records')
+    .where((eb) =>
+      eb(eb.refTuple('company_id', 'key_id', 'idempotency_key'), 'in', oldest.$asTuple('company_id', 'key_id', 'idempotency_key')),
+    )
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

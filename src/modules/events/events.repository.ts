@@ -166,3 +166,35 @@ export async function findLastNumbered(db: Db): Promise<number> {
   const last = (await findLastNumberedQuery(db, {})).rows[0]!.last;
   return last === null ? 0 : Number(last);
 }
+
+/**
+ * The numbered events below `belowSequence`, the lowest Sequence first, at most `limit`: their
+ * Sequences and times. Read in Sequence order (the row ids on SQLite, events_sequence_idx
+ * elsewhere) without a condition on the time, which the planner could not know goes with the
+ * Sequence: the events older than a retention are the first ones, and the events table needs no
+ * index of its times.
+ */
+export async function findFirstNumbered(db: Db, belowSequence: number, limit: number): Promise<{ sequence: number; created_at: number }[]> {
+  const order = sequenceOrder(db);
+  const rows = await db
+    .selectFrom('events')
+    .select([`${order} as sequence`, 'created_at'])
+    .$if(!numbersEventsByRowId(db), (q) => q.where('sequence', 'is not', null))
+    .where(order, '<', belowSequence)
+    .orderBy(order)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ sequence: Number(row.sequence), created_at: Number(row.created_at) }));
+}
+
+/** Deletes the numbered events from Sequence `first` to `last`, a range of the Sequence's index; answers how many. */
+export async function deleteNumbered(trx: Trx, { first, last }: { first: number; last: number }): Promise<number> {
+  const order = sequenceOrder(trx);
+  const result = await trx
+    .deleteFrom('events')
+    .$if(!numbersEventsByRowId(trx), (q) => q.where('sequence', 'is not', null))
+    .where(order, '>=', first)
+    .where(order, '<=', last)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

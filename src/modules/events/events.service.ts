@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
@@ -151,6 +152,27 @@ export async function sequenceEvents(db: Db): Promise<number> {
     numbered += done.numbered;
     if (!done.more) return numbered;
   }
+}
+
+/**
+ * Purges, in batches, the events made before `cutoff` (docs/webhooks.md, "Retention"), in Sequence
+ * order up to the first one made since (an older one after it waits for the next pass: PostgreSQL
+ * numbers events as they commit, not as they were made). It keeps every event from `heldFrom` on
+ * (what the webhooks still need: the caller asks them) and always the newest: on SQLite a new
+ * event's Sequence is one above the highest row id left, so deleting the newest would give its
+ * Sequence again. An event without its Sequence yet (PostgreSQL) is never purged, and the
+ * sequencer's count is left alone, so numbering goes on from where it was.
+ */
+export function purgeEventsBefore(db: Db, cutoff: number, batches: PurgeBatches, heldFrom = Infinity): Promise<Purged> {
+  return purgeInBatches(db, batches, async (trx, limit) => {
+    const newest = await repo.findLastNumbered(trx);
+    const first = await repo.findFirstNumbered(trx, Math.min(heldFrom, newest), limit);
+    // Up to the first made since the cutoff: the events go in Sequence order, the oldest first.
+    const young = first.findIndex((event) => event.created_at >= cutoff);
+    const purgeable = young === -1 ? first : first.slice(0, young);
+    if (purgeable.length === 0) return 0;
+    return repo.deleteNumbered(trx, { first: purgeable[0]!.sequence, last: purgeable.at(-1)!.sequence });
+  });
 }
 
 export type NumberedEvent = repo.NumberedEventRow;

@@ -230,8 +230,10 @@ export async function countPending(db: Db): Promise<number> {
 }
 
 /**
- * Forgets up to `limit` deliveries that ended (nothing left to attempt, no lease) before `before`,
- * with their attempts; answers how many. The same ordered selection names both deletes.
+ * Deletes up to `limit` deliveries that ended (nothing left to attempt, no lease) before `before`,
+ * the longest ended first (webhook_deliveries_ended_idx), then the attempts of exactly those;
+ * answers how many deliveries. The deliveries go first and name the attempts to delete, so that a
+ * purge running beside another never deletes the attempts of one delivery and another delivery.
  */
 export async function deleteEndedDeliveries(trx: Trx, before: number, limit: number): Promise<number> {
   const ended = trx
@@ -240,17 +242,42 @@ export async function deleteEndedDeliveries(trx: Trx, before: number, limit: num
     .where('next_attempt_at', 'is', null)
     .where('leased_until', 'is', null)
     .where('updated_at', '<', before)
-    .orderBy('id')
+    .orderBy('updated_at')
     .limit(limit);
-  await trx
-    .deleteFrom('webhook_attempts')
-    .where((eb) => eb(eb.refTuple('company_id', 'delivery_id'), 'in', ended.$asTuple('company_id', 'id')))
-    .execute();
-  const result = await trx
+  const deleted = await trx
     .deleteFrom('webhook_deliveries')
     .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', ended.$asTuple('company_id', 'id')))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .returning(['company_id', 'id'])
+    .execute();
+  if (deleted.length === 0) return 0;
+  // A delivery's id is unique in the table (its identity or row id): the companies only let the
+  // attempts' index be sought from its first column.
+  await trx
+    .deleteFrom('webhook_attempts')
+    .where('company_id', 'in', [...new Set(deleted.map((row) => row.company_id))])
+    .where(
+      'delivery_id',
+      'in',
+      deleted.map((row) => Number(row.id)),
+    )
+    .execute();
+  return deleted.length;
+}
+
+/**
+ * The lowest Sequence of a delivery still to attempt (pending, or under a lease) to an enabled
+ * endpoint: the webhooks need that event and those after it. Read from the due index, which holds
+ * only the deliveries still to attempt. A disabled endpoint's deliveries hold nothing.
+ */
+export async function findFirstPendingSequence(db: Db): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) => join.onRef('e.company_id', '=', 'd.company_id').onRef('e.id', '=', 'd.endpoint_id'))
+    .select((eb) => eb.fn.min('d.sequence').as('first'))
+    .where('d.next_attempt_at', 'is not', null)
+    .where('e.enabled', '=', 1)
+    .executeTakeFirstOrThrow();
+  return row.first === null ? undefined : Number(row.first);
 }
 
 // ---- the log ----------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../../db/database.js';
 import { nextSortableId } from '../../lib/ids.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -138,20 +139,39 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<Claim> {
   });
 }
 
-/** Deliveries forgotten per transaction: short transactions, whatever the backlog. */
-const PURGE_BATCH = 1000;
+/**
+ * Purges the deliveries that ended (succeeded, or failed for good) before `cutoff`, with their
+ * attempts, in batches (docs/operations.md, "Retention"). Deliveries still to attempt and those
+ * under a lease are kept whatever their age; the events have a retention of their own.
+ */
+export function purgeEndedDeliveriesBefore(db: Db, cutoff: number, batches: PurgeBatches): Promise<Purged> {
+  return purgeInBatches(db, batches, (trx, limit) => deliveriesRepo.deleteEndedDeliveries(trx, cutoff, limit));
+}
 
 /**
- * Forgets the deliveries that ended (succeeded, or failed for good) more than `retentionMs` before
- * `now`, with their attempts, a batch per transaction; answers how many. Pending deliveries and
- * those under a lease are kept whatever their age; the events themselves stay (the events search).
+ * The lowest Sequence of the events made before `before` that the webhooks still need, or
+ * Infinity: the event of a delivery still to attempt to an enabled endpoint, or an event not fanned
+ * out yet that an enabled endpoint takes (its customer's or company-wide, of its facilities and
+ * types). An event purge keeps that one and every later one (docs/webhooks.md, "Retention"). A
+ * disabled endpoint holds nothing: it is sent nothing until enabled, and the events search is
+ * where its owner reads what it missed.
+ *
+ * The events not fanned out yet are read in Sequence order up to the first made at or after
+ * `before`, which the purge keeps too: so few, unless no process has dispatched for a long time.
  */
-export async function forgetEndedDeliveries(db: Db, now: number, retentionMs: number): Promise<number> {
-  let forgotten = 0;
+export async function firstSequenceHeld(db: Db, before: number): Promise<number> {
+  const pending = (await deliveriesRepo.findFirstPendingSequence(db)) ?? Infinity;
+  if (!(await endpointsRepo.hasEnabledEndpoints(db))) return pending;
+  let after = await deliveriesRepo.readFanout(db);
   for (;;) {
-    const deleted = await inTransaction(db, (trx) => deliveriesRepo.deleteEndedDeliveries(trx, now - retentionMs, PURGE_BATCH));
-    forgotten += deleted;
-    if (deleted < PURGE_BATCH) return forgotten;
+    const numbered = await events.findNumberedAfter(db, after, FANOUT_BATCH);
+    if (numbered.length === 0) return pending;
+    const receivers = receiversOf(await endpointsRepo.findEnabledEndpoints(db, [...new Set(numbered.map((event) => event.company_id))]));
+    for (const event of numbered) {
+      if (event.sequence >= pending) return pending;
+      if (event.created_at >= before || receivers.of(event).length > 0) return event.sequence;
+    }
+    after = numbered.at(-1)!.sequence;
   }
 }
 

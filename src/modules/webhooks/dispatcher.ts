@@ -139,6 +139,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     observer?.attempted?.(result.ok ? 'succeeded' : next === undefined ? 'failed' : 'retry', result.ok ? endedAt - createdAt : undefined);
   }
 
+  /**
+   * Ends, unsent, a delivery whose event was purged (docs/webhooks.md, "Retention"): one of an
+   * endpoint that was disabled while its event passed EVENT_RETENTION_DAYS and was enabled again.
+   * There is nothing left to send, and attempting it would fail the same way at every lease.
+   */
+  async function giveUpPurged(claimed: deliveriesRepo.ClaimedDelivery) {
+    await deliveriesRepo.settleDelivery(db, claimed, {
+      status: 'Failed',
+      attempt_count: claimed.attempt_count,
+      retry_step: claimed.retry_step,
+      next_attempt_at: null,
+      updated_at: clock.now(),
+    });
+  }
+
   /** This process's attempts in flight, by company: its share of the slots (fair-share.ts). */
   const heldByCompany = new Map<string, number>();
   const share = companyShare(concurrency);
@@ -189,7 +204,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const attempts = claimed.map((delivery) => {
       const attempt = (async () => {
         const endpoint = endpoints.get(delivery.endpoint_id)!;
-        const message = messages.get(delivery.event_id)!;
+        const message = messages.get(delivery.event_id);
+        if (!message) return await giveUpPurged(delivery);
         const startedAt = clock.now();
         const secrets = [endpoint.secret];
         if (endpoint.previous_secret && (endpoint.previous_secret_until ?? 0) > startedAt) secrets.push(endpoint.previous_secret);

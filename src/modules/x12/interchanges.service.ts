@@ -5,7 +5,8 @@
  * sent again is answered with its first 997 and changes nothing.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { Trx } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import { type Authorize, requireRole, ROLES_OF } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -135,6 +136,15 @@ export async function receiveInterchange(cx: CommandContext, authorize: Authoriz
     const winner = (await repo.findInterchange(cx.db, partner, header.controlNumber))!;
     return { statusCode: 200, body: winner.answer, replayed: true };
   }
+}
+
+/**
+ * Purges, in batches, the records of the interchanges received before `cutoff` (docs/x12.md,
+ * "Retention"): the same interchange sent after that is received as a new one. The partners'
+ * control numbers and the company's own ids are kept, so what Wharf sends stays numbered on.
+ */
+export function purgeInterchangesBefore(db: Db, cutoff: number, batches: PurgeBatches): Promise<Purged> {
+  return purgeInBatches(db, batches, (trx, limit) => repo.deleteInterchangesBefore(trx, cutoff, limit));
 }
 
 /** Another request recorded the same interchange first. */

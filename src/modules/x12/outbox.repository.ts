@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Trx } from '../../db/database.js';
 import type { X12OutboxTable } from './x12.tables.js';
 
 /** The SQL of the X12 outbox: advices waiting for partners, read through x12_outbox_customer_idx. */
@@ -72,4 +72,24 @@ export async function markTaken(db: Db, companyId: string, ids: readonly number[
     .returning('id')
     .execute();
   return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
+/**
+ * Deletes up to `limit` advices taken before `before`, the longest taken first
+ * (x12_outbox_taken_idx, which holds the taken ones only); answers how many. An advice not taken
+ * is never deleted.
+ */
+export async function deleteTakenAdvicesBefore(trx: Trx, before: number, limit: number): Promise<number> {
+  const oldest = trx
+    .selectFrom('x12_outbox')
+    .select(['company_id', 'id'])
+    .where('taken_at', 'is not', null)
+    .where('taken_at', '<', before)
+    .orderBy('taken_at')
+    .limit(limit);
+  const result = await trx
+    .deleteFrom('x12_outbox')
+    .where((eb) => eb(eb.refTuple('company_id', 'id'), 'in', oldest.$asTuple('company_id', 'id')))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Db } from '../../db/database.js';
+import { purgeInBatches, type PurgeBatches, type Purged } from '../../db/purge.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
@@ -90,6 +91,14 @@ export function requestInventoryAdvice(cx: CommandContext, request: InventoryAdv
       return { Advices: advices };
     },
   });
+}
+
+/**
+ * Purges, in batches, the advices a partner took before `cutoff` (docs/x12.md, "Retention"); an
+ * advice still waiting is kept whatever its age.
+ */
+export function purgeTakenAdvicesBefore(db: Db, cutoff: number, batches: PurgeBatches): Promise<Purged> {
+  return purgeInBatches(db, batches, (trx, limit) => repo.deleteTakenAdvicesBefore(trx, cutoff, limit));
 }
 
 /**

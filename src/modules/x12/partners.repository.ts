@@ -104,6 +104,30 @@ export async function insertInterchange(db: Db, row: Insertable<X12InterchangeTa
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+/**
+ * Deletes up to `limit` records of interchanges received before `before`, the oldest first
+ * (x12_interchanges_created_idx); answers how many. The partners' control numbers are theirs.
+ */
+export async function deleteInterchangesBefore(trx: Trx, before: number, limit: number): Promise<number> {
+  const oldest = trx
+    .selectFrom('x12_interchanges')
+    .select(['company_id', 'qualifier', 'partner_id', 'control_no'])
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit);
+  const result = await trx
+    .deleteFrom('x12_interchanges')
+    .where((eb) =>
+      eb(
+        eb.refTuple('company_id', 'qualifier', 'partner_id', 'control_no'),
+        'in',
+        oldest.$asTuple('company_id', 'qualifier', 'partner_id', 'control_no'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function findIdentity(db: Db, companyId: string): Promise<Selectable<X12IdentityTable> | undefined> {
   return db.selectFrom('x12_identities').selectAll().where('company_id', '=', companyId).executeTakeFirst();
 }
