@@ -65,6 +65,36 @@ async function writeCounts(trx: Db | Trx, counts: Map<string, repo.SearchCountRo
   await repo.addToCounts(trx as Db, rows);
 }
 
+/** What a document's count depends on (orders, receipts): where it is, its status and its last update. */
+export interface CountedDocument {
+  company_id: string;
+  facility_id: string;
+  customer_id: string;
+  status: string;
+  updated_at: number;
+}
+
+export const countedDocument = (document: CountedDocument): CountedRow => ({
+  companyId: document.company_id,
+  facilityId: document.facility_id,
+  customerId: document.customer_id,
+  status: document.status,
+  at: document.updated_at,
+});
+
+/**
+ * Moves a document's count from the row as it was, read locked with its change (none: it does not
+ * exist), to the row with `changes`.
+ */
+export async function countDocumentChange(
+  trx: Db | Trx,
+  kind: CountedKind,
+  before: CountedDocument | undefined,
+  changes: Partial<CountedDocument>,
+): Promise<void> {
+  if (before) await countChange(trx, kind, countedDocument(before), countedDocument({ ...before, ...changes }));
+}
+
 /** Counts a new row, in the transaction that inserts it. */
 export function countNew(trx: Db | Trx, kind: CountedKind, row: CountedRow): Promise<void> {
   return countIn(trx, kind, row, 1);

@@ -82,21 +82,10 @@ export function svcpoidAhead(db: Db): Promise<NumberAhead> {
   return numberAhead(db, SVCPOIDS);
 }
 
-/** What an order's search count depends on. */
-type CountedOrder = Pick<OrderRow, 'company_id' | 'customer_id' | 'facility_id' | 'status' | 'updated_at'>;
-
-const countedOf = (order: CountedOrder): counts.CountedRow => ({
-  companyId: order.company_id,
-  facilityId: order.facility_id,
-  customerId: order.customer_id,
-  status: order.status,
-  at: order.updated_at,
-});
-
 /** Inserts a new order under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertOrder(db: Db, row: Insertable<OrderTable>): Promise<void> {
   await writeLater(db, insertOrderQuery(db, row));
-  await counts.countNew(db, 'orders', countedOf(row as CountedOrder));
+  await counts.countNew(db, 'orders', counts.countedDocument(row as counts.CountedDocument));
 }
 
 /** An order as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
@@ -119,7 +108,7 @@ export async function updateOrder(db: Db, key: OrderKey, changes: Updateable<Ord
   const before = await sendAhead(db, countedOrderQuery(db, key));
   await updateOrderQuery(db, { key, changes });
   const [row] = (await before()).rows;
-  if (row) await counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedOrder>) }));
+  await counts.countDocumentChange(db, 'orders', row, changes as Partial<counts.CountedDocument>);
 }
 
 const moveStatusQuery = compiledOnce((db: Db, move: OrderKey & { from: string[]; to: string; at: number; keyId: number }) =>
@@ -140,7 +129,7 @@ export async function moveStatus(db: Db, key: OrderKey, from: readonly string[],
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
   const [row] = (await before()).rows;
   const moved = (result.numAffectedRows ?? 0n) > 0n;
-  if (moved && row) await counts.countChange(db, 'orders', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  if (moved) await counts.countDocumentChange(db, 'orders', row, { status: to, updated_at: at });
   return moved;
 }
 

@@ -104,21 +104,10 @@ export function svcpoidAhead(db: Db): Promise<NumberAhead> {
   return numberAhead(db, SVCPOIDS);
 }
 
-/** What a receipt's search count depends on. */
-type CountedReceipt = Pick<ReceiptRow, 'company_id' | 'customer_id' | 'facility_id' | 'status' | 'updated_at'>;
-
-const countedOf = (receipt: CountedReceipt): counts.CountedRow => ({
-  companyId: receipt.company_id,
-  facilityId: receipt.facility_id,
-  customerId: receipt.customer_id,
-  status: receipt.status,
-  at: receipt.updated_at,
-});
-
 /** Inserts a new receipt under the SVCPOID svcpoidAhead took; in a transaction, a trailing write (db/trailing-writes.ts). */
 export async function insertReceipt(db: Db, row: Insertable<ReceiptTable>): Promise<void> {
   await writeLater(db, insertReceiptQuery(db, row));
-  await counts.countNew(db, 'receipts', countedOf(row as CountedReceipt));
+  await counts.countNew(db, 'receipts', counts.countedDocument(row as counts.CountedDocument));
 }
 
 /** A receipt as it is now, locked: what a change of it moves its count from, whatever the caller read before. */
@@ -141,7 +130,7 @@ export async function updateReceipt(db: Db, key: ReceiptKey, changes: Updateable
   const before = await sendAhead(db, countedReceiptQuery(db, key));
   await updateReceiptQuery(db, { key, changes });
   const [row] = (await before()).rows;
-  if (row) await counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, ...(changes as Partial<CountedReceipt>) }));
+  await counts.countDocumentChange(db, 'receipts', row, changes as Partial<counts.CountedDocument>);
 }
 
 export async function deleteLines(db: Db, key: ReceiptKey): Promise<void> {
@@ -220,7 +209,7 @@ export async function moveStatus(
   const result = await moveStatusQuery(db, { ...key, from: [...from], to, at, keyId });
   const [row] = (await before()).rows;
   const moved = (result.numAffectedRows ?? 0n) > 0n;
-  if (moved && row) await counts.countChange(db, 'receipts', countedOf(row), countedOf({ ...row, status: to, updated_at: at }));
+  if (moved) await counts.countDocumentChange(db, 'receipts', row, { status: to, updated_at: at });
   return moved;
 }
 
