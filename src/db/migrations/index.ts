@@ -33,6 +33,7 @@ import * as webhookClaimIndexes from './2026-12-01T1300-webhook-claim-indexes.js
 import * as apiKeySuccessor from './2026-12-01T1400-api-key-successor.js';
 import * as searchCounts from './2026-12-08T1100-search-counts.js';
 import * as receiptSearchIndex from './2026-12-08T1101-receipt-search-index.js';
+import * as ledgerItemCounts from './2026-12-08T1200-ledger-item-counts.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T1400-api-key-successor': apiKeySuccessor,
   '2026-12-08T1100-search-counts': searchCounts,
   '2026-12-08T1101-receipt-search-index': receiptSearchIndex,
+  '2026-12-08T1200-ledger-item-counts': ledgerItemCounts,
 };
