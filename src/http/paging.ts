@@ -132,7 +132,8 @@ function requestOf<Position>(
  * `Paging.After` wins over page numbers; then `Paging.PageNo` over its alias `Paging.PagingNo`,
  * which wins over a top-level `PageNo`. A page after a cursor starts at the cursor's row, wherever
  * that is now: its search counts the rows before it (pageAt). For the searches ordered by a time,
- * then a tie-breaker of the kind `tie` (a search that names none takes either).
+ * then a tie-breaker of the kind `tie`: a cursor with a tie of the other kind comes from another
+ * search (docs/paging.md). The searches that hand out no cursor name none.
  */
 export function pageRequest(paging: (PagingRequest & { After?: string }) | undefined, tie?: TieKind): PageRequest {
   return requestOf(paging, undefined, (cursor) => positionOf(cursor, tie));
