@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../src/db/connect.js';
 import type { Db } from '../src/db/database.js';
 import { indexesLedgerItemsBehind } from '../src/db/dialect.js';
+import type { PagePosition } from '../src/db/keyset.js';
 import * as repo from '../src/modules/inventory/inquiry.repository.js';
 import type { NewLedgerRow } from '../src/modules/inventory/inventory.repository.js';
 import { catchUpLedgerItems, LEDGER_ITEMS_BATCH } from '../src/modules/inventory/ledger-items.js';
@@ -85,16 +86,37 @@ describeEachDialect('the ledger search by item, whatever the item index holds', 
       .sort((a, b) => a.created_at - b.created_at || a.id - b.id)
       .map((row) => `${row.id}@${row.created_at}`);
 
-  /** Every filter's count and its pages of 7 are the ledger's rows, in order. */
+  /**
+   * Every filter's count and its pages of 7 are the ledger's rows, in order: by offset, and after
+   * each page's last row (a cursor), whose place the count up to its time and id gives.
+   */
   async function expectSearchesFindTheLedger(db: Db) {
     for (const filter of filters()) {
       const rows = expected(filter);
       expect(await repo.countLedger(db, filter), JSON.stringify(filter)).toBe(rows.length);
       const found: string[] = [];
       for (let offset = 0; offset <= rows.length; offset += 7) {
-        found.push(...(await repo.pageLedger(db, filter, offset, 7)).map((row) => `${row.id}@${row.created_at}`));
+        found.push(...(await repo.pageLedger(db, filter, { offset, limit: 7 })).map((row) => `${row.id}@${row.created_at}`));
       }
       expect(found, JSON.stringify(filter)).toEqual(rows);
+      const byCursor: string[] = [];
+      for (let after: PagePosition | undefined; ; ) {
+        const page = await repo.pageLedger(db, filter, { offset: 0, limit: 7, after });
+        if (page.length === 0) break;
+        byCursor.push(...page.map((row) => `${row.id}@${row.created_at}`));
+        const last = page.at(-1)!;
+        after = { at: last.created_at, tie: last.id };
+        // The cursor's place: the rows before its time, and those at its time up to its id.
+        const before = await repo.countLedger(db, { ...filter, createdTo: last.created_at - 1 });
+        const through = await repo.countLedger(db, {
+          ...filter,
+          createdFrom: last.created_at,
+          createdTo: last.created_at,
+          idThrough: last.id,
+        });
+        expect(before + through, JSON.stringify(filter)).toBe(byCursor.length);
+      }
+      expect(byCursor, JSON.stringify(filter)).toEqual(rows);
     }
   }
 

@@ -6,6 +6,9 @@ import { describeEachDialect } from './helpers/dialects.js';
 import { buildOrder, buildReceipt, createWorld, expectOk, idsOf, stock, uniqueId, type World } from './helpers/factories.js';
 import { migrationBefore, migratorOf } from './helpers/migrations.js';
 import {
+  ITEM_IMPORT,
+  ITEM_SEARCH,
+  LEDGER_SEARCH,
   ORDER_ACK_SEARCH,
   ORDER_CANCEL,
   ORDER_DC_SEARCH,
@@ -19,10 +22,12 @@ import {
 } from './helpers/paths.js';
 
 /**
- * The kept counts behind every document search's totalCount (docs/paging.md): after imports,
- * updates, cancels, operator moves, MarkOpen lists, backorders filled, shipments and receipts over
- * several days, each kept count equals the rows it counts, and every search's totalCount, with or
- * without a time window that starts and ends inside a day, equals a count of the table itself.
+ * The kept counts behind every document search's totalCount, the ledger's and the item master's
+ * (docs/paging.md): after imports, updates, cancels, operator moves, MarkOpen lists, backorders
+ * filled, shipments, receipts, stock postings and item imports that create, change and deactivate
+ * items over several days, each kept count equals the rows it counts, and every search's
+ * totalCount, with or without a time window that starts and ends inside a day, equals a count of
+ * the table itself.
  */
 
 const HOUR = 60 * 60 * 1000;
@@ -55,14 +60,71 @@ async function countedRows(db: Db): Promise<Counted> {
   for (const row of await db.selectFrom('receipt_confirmations').selectAll().execute())
     add('receipt_confirmations', row, '', row.created_at);
   for (const row of await db.selectFrom('acks').selectAll().execute()) add(`acks:${row.document_type}`, row, '', row.created_at);
+  for (const row of await db.selectFrom('inventory_ledger').selectAll().execute()) add('ledger', row, '', row.created_at);
+  // Items belong to no facility.
+  for (const row of await db.selectFrom('items').selectAll().execute())
+    add('items', { ...row, facility_id: '' }, row.status, row.updated_at);
   return counted;
 }
 
-/** Four days of a warehouse's work for the first customer of the first facility, hours apart. */
+/**
+ * Item imports of a day, by both customers: new items, one of them Inactive, and in the same import
+ * a change of an earlier day's item and the deactivation of another, beside one sent unchanged;
+ * hours later the first customer reactivates an item.
+ */
+async function importItemsOfADay(ctx: TestContext, world: World, earlier: Record<string, unknown>[][]): Promise<void> {
+  const { tenant } = world;
+  for (const [customer, key] of [
+    [0, world.customer],
+    [1, world.otherCustomer],
+  ] as const) {
+    const known = (earlier[customer] ??= []);
+    const fresh = [
+      { itemID: uniqueId('ITM'), itemDescription: 'new' },
+      { itemID: uniqueId('ITM'), status: 'Inactive' },
+      { itemID: uniqueId('ITM') },
+    ];
+    const Items: Record<string, unknown>[] = [...fresh];
+    if (known.length > 0) {
+      // The day before's items: the first changed, the last deactivated, the middle one as it is.
+      const [changed, unchanged, deactivated] = known.slice(-3) as [
+        Record<string, unknown>,
+        Record<string, unknown>,
+        Record<string, unknown>,
+      ];
+      Object.assign(changed, { itemDescription: uniqueId('DESC') });
+      Object.assign(deactivated, { status: 'Inactive' });
+      Items.push(changed, unchanged, deactivated);
+    }
+    const imported = await expectOk(
+      ctx.post(ITEM_IMPORT, { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[customer], Items }, key),
+    );
+    expect(imported.json().Items.map((item: { Status: string }) => item.Status)).toEqual(
+      known.length > 0 ? ['Created', 'Created', 'Created', 'Updated', 'Unchanged', 'Updated'] : ['Created', 'Created', 'Created'],
+    );
+    known.push(...fresh);
+  }
+  ctx.clock.advance(3 * HOUR);
+  const reactivated = Object.assign(earlier[0]!.find((item) => item.status === 'Inactive')!, { status: 'Active' });
+  const body = { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [reactivated] };
+  expect((await expectOk(ctx.post(ITEM_IMPORT, body, world.customer))).json().Items).toEqual([
+    { itemID: reactivated.itemID, Status: 'Updated' },
+  ]);
+}
+
+/**
+ * Four days of a warehouse's work for the first customer of the first facility, hours apart, with
+ * some stock posted for the second customer and items imported by both.
+ */
 async function workFourDays(ctx: TestContext, world: World): Promise<void> {
   const { tenant } = world;
   const operatorOpts = { tenant, key: world.customer, operatorKey: world.operator };
+  const imported: Record<string, unknown>[][] = [];
   for (let day = 0; day < 4; day++) {
+    await importItemsOfADay(ctx, world, imported);
+    // The second customer's stock, in the same facility: the ledger search counts every customer's
+    // postings when it names none.
+    await stock(ctx, { tenant, customer: 1, items: [{ ItemNumber: uniqueId('SKU'), Qty: '5' }], key: world.admin });
     // An order short at import, filled in part by stock that comes hours later (its update time moves).
     const sku = uniqueId('SKU');
     const short = await buildOrder(ctx, { ...operatorOpts, content: { Items: [{ ItemID: sku, OrderedQty: '10', UOM: 'EA' }] } });
@@ -126,16 +188,6 @@ describeEachDialect('the kept counts of the document searches', (dialect) => {
     expect(kept).toEqual(await countedRows(ctx().database.db));
   });
 
-  it('are filled from the rows that exist when the migration runs', async () => {
-    const { db } = ctx().database;
-    const migrator = migratorOf(db);
-    const down = await migrator.migrateTo(migrationBefore('2026-12-08T1100-search-counts'));
-    expect(down.error).toBeUndefined();
-    const up = await migrator.migrateToLatest();
-    expect(up.error).toBeUndefined();
-    expect(await keptCounts(db)).toEqual(await countedRows(db));
-  });
-
   it('give every search the totalCount of its rows, whatever the window', async () => {
     const { db } = ctx().database;
     const { tenant } = world;
@@ -165,7 +217,7 @@ describeEachDialect('the kept counts of the document searches', (dialect) => {
     const between = (column: string, from: number | undefined, to: number | undefined) => (q: any) =>
       q.$if(from !== undefined, (w: any) => w.where(column, '>=', from)).$if(to !== undefined, (w: any) => w.where(column, '<=', to));
     const tableCount = async (
-      table: 'orders' | 'receipts' | 'order_confirmations' | 'receipt_confirmations' | 'acks',
+      table: 'orders' | 'receipts' | 'order_confirmations' | 'receipt_confirmations' | 'acks' | 'inventory_ledger' | 'items',
       filter: (q: any) => any,
     ) =>
       Number(
@@ -176,7 +228,8 @@ describeEachDialect('the kept counts of the document searches', (dialect) => {
               .select((eb) => eb.fn.countAll().as('n'))
               .where('company_id', '=', tenant.companyId),
           )
-            .where('facility_id', '=', tenant.facilityIds[0]!)
+            // Items belong to no facility.
+            .$if(table !== 'items', (q: any) => q.where('facility_id', '=', tenant.facilityIds[0]!))
             .executeTakeFirstOrThrow()
         ).n,
       );
@@ -222,6 +275,38 @@ describeEachDialect('the kept counts of the document searches', (dialect) => {
       expect(await totalCount(`${THREEPL_RECEIPT}/list`, { CustomerID: undefined, ...updated }, world.operator), label).toBe(
         await tableCount('receipts', (q) => between('updated_at', from, to)(q)),
       );
+      // The ledger: one customer's postings, every customer's, and a source type's (counted through the index).
+      expect(await totalCount(LEDGER_SEARCH, created, world.operator), label).toBe(
+        await tableCount('inventory_ledger', (q) => between('created_at', from, to)(customer(q))),
+      );
+      expect(await totalCount(LEDGER_SEARCH, { CustomerID: undefined, ...created }, world.operator), label).toBe(
+        await tableCount('inventory_ledger', (q) => between('created_at', from, to)(q)),
+      );
+      expect(await totalCount(LEDGER_SEARCH, { ...created, Source: { Type: 'shipment' } }, world.operator), label).toBe(
+        await tableCount('inventory_ledger', (q) => between('created_at', from, to)(customer(q)).where('source_type', '=', 'shipment')),
+      );
+      // The item master: every status, and each.
+      expect(await totalCount(ITEM_SEARCH, updated), label).toBe(
+        await tableCount('items', (q) => between('updated_at', from, to)(customer(q))),
+      );
+      for (const status of ['Active', 'Inactive'])
+        expect(await totalCount(ITEM_SEARCH, { ...updated, Status: status }), label).toBe(
+          await tableCount('items', (q) => between('updated_at', from, to)(customer(q)).where('status', '=', status)),
+        );
+    }
+  });
+
+  // Last: the counts it fills replace those the writes kept, which the tests before it check.
+  it('are filled from the rows that exist when the migration runs', async () => {
+    const { db } = ctx().database;
+    const migrator = migratorOf(db);
+    // The migration of the document searches' counts (and every one after it), then that of the ledger's and the items'.
+    for (const migration of ['2026-12-08T1100-search-counts', '2026-12-08T1200-ledger-item-counts']) {
+      const down = await migrator.migrateTo(migrationBefore(migration));
+      expect(down.error).toBeUndefined();
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      expect(await keptCounts(db), migration).toEqual(await countedRows(db));
     }
   });
 });

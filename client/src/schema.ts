@@ -1439,7 +1439,7 @@ export interface components {
             UpdatedWhenTo?: string | null;
             /** @description Page number (the spec lists it at the top level). */
             PageNo?: number;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -1447,6 +1447,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         SearchItemsResponse: {
@@ -2517,7 +2519,7 @@ export interface components {
                 /** @description The source document: an SVCPOID (RN-…, DN-…) or an AdjustmentNo. */
                 ID?: string | null;
             } | null;
-            /** @description Which page to return. */
+            /** @description Which page to return: by PageNo, or after the page before (After). */
             Paging?: {
                 /** @description Page number, 1-based (default 1). */
                 PageNo?: number;
@@ -2525,6 +2527,8 @@ export interface components {
                 PagingNo?: number;
                 /** @description Records per page, 1 to 1000 (default 100; a Wharf extension). */
                 PageSize?: number;
+                /** @description The `paging.next` of the page before (a Wharf extension): answers the page after it at the cost of a first page, however deep; PageNo is then not read. */
+                After?: string;
             };
         };
         SearchInventoryLedgerResponse: {

@@ -12,19 +12,38 @@ export interface PagePosition {
   tie: number | string;
 }
 
+/**
+ * Where a page ended in a search ordered by one unique key alone, with no time before it (the item
+ * master, in itemID order): that key.
+ */
+export interface KeyPosition {
+  key: string;
+}
+
 /** Which rows of a search a page holds: `limit` rows after `after`, else after skipping `offset`. */
-export interface PageSlice {
+export interface PageSlice<Position = PagePosition> {
   offset: number;
   limit: number;
-  after?: PagePosition;
+  after?: Position;
 }
+
+/** A column by name, or an expression that stands for it (one written so that no index matches it). */
+type Column = string | RawBuilder<unknown>;
+
+const columnOf = (column: Column) => (typeof column === 'string' ? sql.ref(column) : column);
 
 /**
  * The rows after `after` in the order (time, tie): written as a range on the time and a condition
  * on the tie, which both databases match to the index that orders the search.
  */
-export function afterPosition(time: string, tie: string, after: PagePosition): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(time)} >= ${after.at} and (${sql.ref(time)} > ${after.at} or ${sql.ref(tie)} > ${after.tie}))`;
+export function afterPosition(time: Column, tie: Column, after: PagePosition): RawBuilder<boolean> {
+  const [at, by] = [columnOf(time), columnOf(tie)];
+  return sql<boolean>`(${at} >= ${after.at} and (${at} > ${after.at} or ${by} > ${after.tie}))`;
+}
+
+/** The rows after `after` in the order of one unique key: a range on the index that the key ends. */
+export function afterKey(key: string, after: KeyPosition): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(key)} > ${after.key}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { PagePosition, PageSlice } from '../db/keyset.js';
+import type { KeyPosition, PagePosition, PageSlice } from '../db/keyset.js';
 import { invalid } from '../lib/refusal.js';
 
 /** The page a search asks for, and the paging object it answers with (docs/compatibility.md, spec 2.11). */
@@ -68,54 +68,97 @@ export const PagingSchema = Type.Object({
 });
 export type Paging = Static<typeof PagingSchema>;
 
-export interface PageRequest extends PageSlice {
+export interface PageRequest<Position = PagePosition> extends PageSlice<Position> {
   pageNo: number;
   pageSize: number;
 }
 
 /**
  * A cursor: where the page before ended in its search's order. base64url of JSON, so that it
- * travels in a JSON string untouched; opaque to clients.
+ * travels in a JSON string untouched; opaque to clients. A time and its tie-breaker are two values,
+ * a key alone one: a cursor of one kind of order is never read as the other.
  */
-function encodeCursor(last: PagePosition): string {
-  return Buffer.from(JSON.stringify([last.at, last.tie])).toString('base64url');
+function encodeCursor(last: PagePosition | KeyPosition): string {
+  return Buffer.from(JSON.stringify('key' in last ? [last.key] : [last.at, last.tie])).toString('base64url');
 }
 
 const NOT_A_CURSOR = 'Paging.After must be the paging.next of an earlier page of this search';
 
-function decodeCursor(cursor: string): PagePosition {
+function decodeCursor(cursor: string): unknown[] {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw invalid(NOT_A_CURSOR);
   }
-  if (!Array.isArray(decoded) || decoded.length !== 2) throw invalid(NOT_A_CURSOR);
-  const [at, tie] = decoded as unknown[];
-  const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-  if (!isCount(at) || !(isCount(tie) || (typeof tie === 'string' && tie.length <= 50))) throw invalid(NOT_A_CURSOR);
-  return { at, tie };
+  if (!Array.isArray(decoded)) throw invalid(NOT_A_CURSOR);
+  return decoded;
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isKey = (value: unknown): value is string => typeof value === 'string' && value.length <= 50;
+
+/** What breaks ties on a search's time: a row's id (a number), or a document's SVCPOID (text). */
+export type TieKind = 'id' | 'svcpoid';
+
+/** A time and its tie-breaker; a tie of the other kind is a cursor of another search's order, not of this one. */
+function positionOf(cursor: string, kind: TieKind | undefined): PagePosition {
+  const decoded = decodeCursor(cursor);
+  const [at, tie] = decoded;
+  const tieFits = kind === 'id' ? isCount(tie) : kind === 'svcpoid' ? isKey(tie) : isCount(tie) || isKey(tie);
+  if (decoded.length !== 2 || !isCount(at) || !tieFits) throw invalid(NOT_A_CURSOR);
+  return { at, tie: tie as PagePosition['tie'] };
+}
+
+function keyPositionOf(cursor: string): KeyPosition {
+  const decoded = decodeCursor(cursor);
+  const [key] = decoded;
+  if (decoded.length !== 1 || !isKey(key)) throw invalid(NOT_A_CURSOR);
+  return { key };
+}
+
+function requestOf<Position>(
+  paging: (PagingRequest & { After?: string }) | undefined,
+  topLevelPageNo: number | undefined,
+  after: (cursor: string) => Position,
+): PageRequest<Position> {
+  const pageSize = paging?.PageSize ?? DEFAULT_PAGE_SIZE;
+  if (paging?.After !== undefined) return { pageNo: 1, pageSize, offset: 0, limit: pageSize, after: after(paging.After) };
+  const pageNo = paging?.PageNo ?? paging?.PagingNo ?? topLevelPageNo ?? 1;
+  return { pageNo, pageSize, offset: (pageNo - 1) * pageSize, limit: pageSize };
 }
 
 /**
  * `Paging.After` wins over page numbers; then `Paging.PageNo` over its alias `Paging.PagingNo`,
  * which wins over a top-level `PageNo`. A page after a cursor starts at the cursor's row, wherever
- * that is now: its search counts the rows before it (pageAt).
+ * that is now: its search counts the rows before it (pageAt). For the searches ordered by a time,
+ * then a tie-breaker of the kind `tie`: a cursor with a tie of the other kind comes from another
+ * search (docs/paging.md). The searches that hand out no cursor name none.
  */
-export function pageRequest(paging: (PagingRequest & { After?: string }) | undefined, topLevelPageNo?: number): PageRequest {
-  const pageSize = paging?.PageSize ?? DEFAULT_PAGE_SIZE;
-  if (paging?.After !== undefined) return { pageNo: 1, pageSize, offset: 0, limit: pageSize, after: decodeCursor(paging.After) };
-  const pageNo = paging?.PageNo ?? paging?.PagingNo ?? topLevelPageNo ?? 1;
-  return { pageNo, pageSize, offset: (pageNo - 1) * pageSize, limit: pageSize };
+export function pageRequest(paging: (PagingRequest & { After?: string }) | undefined, tie?: TieKind): PageRequest {
+  return requestOf(paging, undefined, (cursor) => positionOf(cursor, tie));
+}
+
+/** pageRequest for a search ordered by one unique key alone (KeyPosition). */
+export function pageRequestByKey(
+  paging: (PagingRequest & { After?: string }) | undefined,
+  topLevelPageNo?: number,
+): PageRequest<KeyPosition> {
+  return requestOf(paging, topLevelPageNo, keyPositionOf);
 }
 
 /** A page after a cursor, placed: `before` rows of the search come before it. */
-export function pageAt(page: PageRequest, before: number): PageRequest {
+export function pageAt<Position>(page: PageRequest<Position>, before: number): PageRequest<Position> {
   return { ...page, offset: before, pageNo: Math.floor(before / page.pageSize) + 1 };
 }
 
 /** The answer's paging object; with the page's last row in its search's order, the cursor of the page after. */
-export function pagingOf(page: PageRequest, totalCount: number, rowsOnPage: number, last?: PagePosition): Paging {
+export function pagingOf(
+  page: Pick<PageRequest, 'pageNo' | 'pageSize' | 'offset'>,
+  totalCount: number,
+  rowsOnPage: number,
+  last?: PagePosition | KeyPosition,
+): Paging {
   const endIndex = rowsOnPage > 0 ? page.offset + rowsOnPage : 0;
   return {
     totalCount,

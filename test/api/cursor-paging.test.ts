@@ -4,6 +4,9 @@ import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { buildOrder, buildReceipt, createWorld, expectOk, idsOf, stock, uniqueId, type World } from '../helpers/factories.js';
 import {
+  ITEM_IMPORT,
+  ITEM_SEARCH,
+  LEDGER_SEARCH,
   ORDER_ACK_SEARCH,
   ORDER_DC_SEARCH,
   ORDER_LEVEL_SEARCH,
@@ -15,15 +18,15 @@ import {
 } from '../helpers/paths.js';
 
 /**
- * The document searches' cursors (docs/paging.md): a page's `paging.next` (or X-Page-Next), sent
- * back as `Paging.After`, answers the next page; reading a search through its cursors gives the
- * same rows in the same order as reading it by PageNo, with the same paging, including rows that
- * share a time; a page after a cursor is placed where the cursor's row is now.
+ * The searches' cursors (docs/paging.md): a page's `paging.next` (or X-Page-Next), sent back as
+ * `Paging.After`, answers the next page; reading a search through its cursors gives the same rows
+ * in the same order as reading it by PageNo, with the same paging, including rows that share a
+ * time; a page after a cursor is placed where the cursor's row is now.
  */
 
 type Json = Record<string, any>;
 
-/** Seven of each document, the times of some of them equal to the millisecond. */
+/** Seven of each document, posting and item, the times of some of them equal to the millisecond. */
 const TIMES = [
   '2026-03-05T18:00:00.000Z',
   '2026-03-05T18:00:00.000Z',
@@ -49,10 +52,17 @@ describeEachDialect('cursor paging of the document searches', (dialect) => {
     const opts = { tenant, key: world.customer, operatorKey: world.operator };
     const sku = uniqueId('SKU');
     await stock(ctx(), { tenant, items: [{ ItemNumber: sku, Qty: '1000' }], key: world.admin });
-    for (const at of TIMES) {
+    for (const [n, at] of TIMES.entries()) {
       ctx().clock.time = Date.parse(at);
       await buildOrder(ctx(), { ...opts, status: 'Partial Shipped', content: { Items: [{ ItemID: sku, OrderedQty: '10', UOM: 'EA' }] } });
       await buildReceipt(ctx(), { ...opts, status: 'In Progress' });
+      // The second customer's postings: its ledger holds these alone.
+      await stock(ctx(), { tenant, customer: 1, items: [{ ItemNumber: sku, Qty: '1' }] });
+      // Items whose itemIDs do not sort as their times do: the item master pages in itemID order.
+      const item = { itemID: `ITEM-${'GCAFDBE'[n]}`, status: 'Active' };
+      await expectOk(
+        ctx().post(ITEM_IMPORT, { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0], Items: [item] }, world.customer),
+      );
     }
   });
 
@@ -88,6 +98,9 @@ describeEachDialect('cursor paging of the document searches', (dialect) => {
       ['RN ACK', RECEIPT_ACK_SEARCH, customer, world.customer],
       ['3PL order list', `${THREEPL_ORDER}/list`, facility, world.operator],
       ['3PL receipt list', `${THREEPL_RECEIPT}/list`, facility, world.operator],
+      ['ledger', LEDGER_SEARCH, { ...facility, CustomerID: tenant.customerIds[1] }, world.operator],
+      ['ledger of a source type', LEDGER_SEARCH, { ...customer, Source: { Type: 'shipment' } }, world.operator],
+      ['item master', ITEM_SEARCH, { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0] }, world.customer],
     ] as const;
   };
 
@@ -140,6 +153,61 @@ describeEachDialect('cursor paging of the document searches', (dialect) => {
     expect(new Set([...first.records, ...second.records, ...third.records].map((row) => JSON.stringify(row))).size).toBe(5);
     const left = await read(`${THREEPL_ORDER}/list`, { ...facility, Status: 'Imported' }, operator, { PageSize: 2 });
     expect(left.paging.totalCount).toBe(0);
+  });
+
+  it('places a page of the item master after a cursor where the cursor’s item is now: items imported before it move it', async () => {
+    const { tenant } = world;
+    const body = { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[1] };
+    const importItems = (itemIds: string[]) =>
+      expectOk(ctx().post(ITEM_IMPORT, { ...body, Items: itemIds.map((itemID) => ({ itemID })) }, world.otherCustomer));
+    const itemIds = (page: Page) => page.records.map((record) => (record as Json).itemID);
+    await importItems(['B', 'D', 'F', 'H']);
+    const first = await read(ITEM_SEARCH, body, world.otherCustomer, { PageSize: 2 });
+    expect(itemIds(first)).toEqual(['B', 'D']);
+    // Two items before the cursor's D, one after it.
+    await importItems(['A', 'C', 'E']);
+    const second = await read(ITEM_SEARCH, body, world.otherCustomer, { After: first.paging.next, PageSize: 2 });
+    expect(itemIds(second)).toEqual(['E', 'F']);
+    expect(second.paging).toEqual({
+      totalCount: 7,
+      pageNo: 3,
+      totalPage: 4,
+      startIndex: 5,
+      endIndex: 6,
+      limit: 2,
+      next: expect.any(String),
+    });
+    const third = await read(ITEM_SEARCH, body, world.otherCustomer, { After: second.paging.next, PageSize: 2 });
+    expect(itemIds(third)).toEqual(['H']);
+    expect(third.paging).toEqual({ totalCount: 7, pageNo: 4, totalPage: 4, startIndex: 7, endIndex: 7, limit: 2 });
+  });
+
+  it('refuses the cursor of a search in another order: an id’s, a SVCPOID’s or an itemID’s where its search breaks ties otherwise', async () => {
+    // What breaks ties in each search's order (the item master's order is its itemID alone).
+    const tieOf: Record<string, string> = {
+      'DN header': 'svcpoid',
+      'RN header': 'svcpoid',
+      '3PL order list': 'svcpoid',
+      '3PL receipt list': 'svcpoid',
+      DC: 'id',
+      RC: 'id',
+      'DN ACK': 'id',
+      'RN ACK': 'id',
+      ledger: 'id',
+      'ledger of a source type': 'id',
+      'item master': 'itemID',
+    };
+    const cursors = new Map<string, string>();
+    for (const [name, path, body, key] of searches()) cursors.set(name, (await read(path, body, key, { PageSize: 2 })).paging.next);
+    const message = 'Paging.After must be the paging.next of an earlier page of this search';
+    for (const [name, path, body, key] of searches()) {
+      for (const [from, after] of cursors) {
+        if (tieOf[from] === tieOf[name]) continue;
+        const response = await ctx().post(path, { ...body, Paging: { After: after } }, key);
+        expect(response.statusCode, `${from}'s cursor to the ${name} search`).toBe(400);
+        expect(response.json(), `${from}'s cursor to the ${name} search`).toEqual([{ code: `EDI-ERROR-${message}`, error: message }]);
+      }
+    }
   });
 
   it('refuses a cursor it did not hand out, changing nothing', async () => {

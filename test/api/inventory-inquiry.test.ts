@@ -719,13 +719,21 @@ describeEachDialect('ledger search plans', (dialect) => {
         ...(extra.customerId ? { customerId: tenant.customerIds[1]! } : {}),
       };
       const what = JSON.stringify(extra);
-      if (dialect === 'sqlite' && repo.ledgerAccessPath(filter) === 'item') {
-        await expectItemsBehind(db, repo.pageLedgerQuery(db, filter, 0, 100), columns, `page ${what}`);
-        await expectItemsBehind(db, repo.countLedgerQuery(db, filter), columns, `count ${what}`);
-        continue;
+      // A page after a cursor (docs/paging.md), and the count of the rows at the cursor's time up
+      // to its id, seek the same index, and its created_at where it holds one.
+      const cursor = { at: 1_700_000_500_000, tie: 500 };
+      const atCursor = { ...filter, createdFrom: cursor.at, createdTo: cursor.at, idThrough: cursor.tie };
+      const timed = columns.includes('source_id') || columns.includes('created_at') ? columns : [...columns, 'created_at'];
+      const queries: [string, Query, string[]][] = [
+        ['page', repo.pageLedgerQuery(db, filter, { offset: 0, limit: 100 }), columns],
+        ['count', repo.countLedgerQuery(db, filter), columns],
+        ['page after a cursor', repo.pageLedgerQuery(db, filter, { offset: 0, limit: 100, after: cursor }), timed],
+        ['count through a cursor', repo.countLedgerQuery(db, atCursor), timed],
+      ];
+      for (const [name, query, seek] of queries) {
+        if (dialect === 'sqlite' && repo.ledgerAccessPath(filter) === 'item') await expectItemsBehind(db, query, seek, `${name} ${what}`);
+        else expectSeek(await plan(db, query), seek, `${name} ${what}`);
       }
-      expectSeek(await plan(db, repo.pageLedgerQuery(db, filter, 0, 100)), columns, `page ${what}`);
-      expectSeek(await plan(db, repo.countLedgerQuery(db, filter)), columns, `count ${what}`);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageAt, pageRequest, pagingOf } from '../../src/http/paging.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageRequest, pageRequestByKey, pagingOf } from '../../src/http/paging.js';
 
 describe('pageRequest', () => {
   it('defaults to page 1 of 100', () => {
@@ -10,26 +10,41 @@ describe('pageRequest', () => {
     expect(pageRequest({ PageSize: 25 })).toEqual({ pageNo: 1, pageSize: 25, offset: 0, limit: 25 });
   });
 
-  it('prefers Paging.PageNo, then Paging.PagingNo, then the top-level PageNo', () => {
-    expect(pageRequest({ PageNo: 3, PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 3, pageSize: 10, offset: 20, limit: 10 });
-    expect(pageRequest({ PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 5, pageSize: 10, offset: 40, limit: 10 });
-    expect(pageRequest({ PageSize: 10 }, 7)).toEqual({ pageNo: 7, pageSize: 10, offset: 60, limit: 10 });
-    expect(pageRequest(undefined, 2)).toEqual({ pageNo: 2, pageSize: 100, offset: 100, limit: 100 });
-    expect(pageRequest({ PageNo: 1 }, 9)).toEqual({ pageNo: 1, pageSize: 100, offset: 0, limit: 100 });
-  });
-
-  it('reads a cursor as the place after which the page starts, to be placed by its search', () => {
-    const first = pagingOf(pageRequest({ PageSize: 2 }), 5, 2, { at: 1_772_733_600_000, tie: 'DN-10' });
-    expect(first.next).toBe(Buffer.from('[1772733600000,"DN-10"]').toString('base64url'));
-    const after = pageRequest({ After: first.next, PageNo: 9, PageSize: 2 });
-    expect(after).toEqual({ pageNo: 1, pageSize: 2, offset: 0, limit: 2, after: { at: 1_772_733_600_000, tie: 'DN-10' } });
-    expect(pageAt(after, 2)).toEqual({ ...after, pageNo: 2, offset: 2 });
-    // The last page hands out no cursor.
-    expect(pagingOf(pageAt(after, 4), 5, 1, { at: 1, tie: 'DN-11' }).next).toBeUndefined();
+  it('prefers Paging.PageNo, then Paging.PagingNo, then the top-level PageNo (the item master’s)', () => {
+    expect(pageRequestByKey({ PageNo: 3, PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 3, pageSize: 10, offset: 20, limit: 10 });
+    expect(pageRequestByKey({ PagingNo: 5, PageSize: 10 }, 7)).toEqual({ pageNo: 5, pageSize: 10, offset: 40, limit: 10 });
+    expect(pageRequestByKey({ PageSize: 10 }, 7)).toEqual({ pageNo: 7, pageSize: 10, offset: 60, limit: 10 });
+    expect(pageRequestByKey(undefined, 2)).toEqual({ pageNo: 2, pageSize: 100, offset: 100, limit: 100 });
+    expect(pageRequestByKey({ PageNo: 1 }, 9)).toEqual({ pageNo: 1, pageSize: 100, offset: 0, limit: 100 });
   });
 
   it('computes the offset of the last allowed page size', () => {
     expect(pageRequest({ PageNo: 4, PageSize: 1000 })).toEqual({ pageNo: 4, pageSize: 1000, offset: 3000, limit: 1000 });
+  });
+
+  it('reads back the cursor pagingOf handed out, in the order of its search: a time and its tie-breaker, or a key', () => {
+    const cursorOf = (last: Parameters<typeof pagingOf>[3]) => pagingOf(pageRequest({ PageSize: 2 }), 3, 2, last).next!;
+    const byId = cursorOf({ at: 1_700_000_000_000, tie: 42 });
+    const bySvcpoid = cursorOf({ at: 1_700_000_000_000, tie: 'DN-7' });
+    const byKey = cursorOf({ key: 'MUG-BLUE-12' });
+    const after = (cursor: string) => ({ After: cursor, PageNo: 5, PageSize: 2 });
+    expect(pageRequest(after(byId), 'id')).toEqual({
+      pageNo: 1,
+      pageSize: 2,
+      offset: 0,
+      limit: 2,
+      after: { at: 1_700_000_000_000, tie: 42 },
+    });
+    expect(pageRequest(after(bySvcpoid), 'svcpoid').after).toEqual({ at: 1_700_000_000_000, tie: 'DN-7' });
+    expect(pageRequestByKey(after(byKey)).after).toEqual({ key: 'MUG-BLUE-12' });
+    // Another search's order is no cursor of this one.
+    for (const [read, cursor] of [
+      [() => pageRequest(after(bySvcpoid), 'id'), bySvcpoid],
+      [() => pageRequest(after(byId), 'svcpoid'), byId],
+      [() => pageRequest(after(byKey)), byKey],
+      [() => pageRequestByKey(after(byId)), byId],
+    ] as const)
+      expect(read, cursor).toThrow('Paging.After must be the paging.next of an earlier page of this search');
   });
 });
 

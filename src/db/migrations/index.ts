@@ -39,6 +39,7 @@ import * as searchCounts from './2026-12-08T1100-search-counts.js';
 import * as receiptSearchIndex from './2026-12-08T1101-receipt-search-index.js';
 import * as numberLookupIndexes from './2026-12-08T1102-number-lookup-indexes.js';
 import * as keptRowsAutovacuum from './2026-12-08T1103-kept-rows-autovacuum.js';
+import * as ledgerItemCounts from './2026-12-08T1200-ledger-item-counts.js';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-08T1101-receipt-search-index': receiptSearchIndex,
   '2026-12-08T1102-number-lookup-indexes': numberLookupIndexes,
   '2026-12-08T1103-kept-rows-autovacuum': keptRowsAutovacuum,
+  '2026-12-08T1200-ledger-item-counts': ledgerItemCounts,
 };

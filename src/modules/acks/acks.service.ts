@@ -178,7 +178,7 @@ export async function searchAcks(
     db,
     { companyId: filter.companyId, counted: `acks:${documentType}`, facilityId: filter.facilityId, customerId: filter.customerId },
     { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-    pageRequest(request.Paging),
+    pageRequest(request.Paging, 'id'),
     {
       range: (from, to) => repo.countAcks(db, { ...filter, createdFrom: from, createdTo: to }),
       through: (at, id) => repo.countAcks(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),

@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../db/database.js';
-import type { PagePosition } from '../../db/keyset.js';
+import type { KeyPosition, PagePosition } from '../../db/keyset.js';
 import { writeBeforeCommit } from '../../db/transaction.js';
 import { pageAt, type PageRequest } from '../../http/paging.js';
 import * as repo from './counts.repository.js';
@@ -13,8 +13,16 @@ import * as repo from './counts.repository.js';
  * same order, and hold them only for the commit.
  */
 
-/** The kinds of rows counted, each named after what it counts. */
-export type CountedKind = 'orders' | 'receipts' | 'order_confirmations' | 'receipt_confirmations' | 'acks:RN' | 'acks:DN';
+/** The kinds of rows counted, each named after what it counts (docs/paging.md has their table). */
+export type CountedKind =
+  | 'orders'
+  | 'receipts'
+  | 'order_confirmations'
+  | 'receipt_confirmations'
+  | 'acks:RN'
+  | 'acks:DN'
+  | 'ledger'
+  | 'items';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -95,9 +103,9 @@ export async function countDocumentChange(
   if (before) await countChange(trx, kind, countedDocument(before), countedDocument({ ...before, ...changes }));
 }
 
-/** Counts a new row, in the transaction that inserts it. */
-export function countNew(trx: Db | Trx, kind: CountedKind, row: CountedRow): Promise<void> {
-  return countIn(trx, kind, row, 1);
+/** Counts a new row (or `rows` new rows alike), in the transaction that inserts it. */
+export function countNew(trx: Db | Trx, kind: CountedKind, row: CountedRow, rows = 1): Promise<void> {
+  return countIn(trx, kind, row, rows);
 }
 
 /** Moves a row's count from what it was to what it is now, in the transaction that changes it. */
@@ -123,7 +131,7 @@ export type RangeCounter = (from: number | undefined, to: number | undefined) =>
 export interface CountedWindow {
   from?: number;
   to?: number;
-  /** A PONo or ReferenceNo filter: few rows match, and the search's index counts them at once. */
+  /** A filter few rows match (PONo, ReferenceNo; the ledger's item, lot or source): the search's index counts them at once. */
   narrowed?: boolean;
 }
 
@@ -170,4 +178,21 @@ export async function countSearch(
   if (window.from !== undefined && at < window.from) return { totalCount, page: pageAt(page, 0) };
   const before = (await countMatching(db, scope, { ...window, to: at - 1 }, counters.range)) + (await counters.through(at, tie));
   return { totalCount, page: pageAt(page, before) };
+}
+
+/**
+ * countSearch for a search ordered by one unique key alone, not by the time its window is on (the
+ * item master, in itemID order): its totalCount likewise, but the rows before a cursor's key cannot
+ * be told by day, and `through` counts them through the index that the key ends (docs/paging.md).
+ */
+export async function countKeyedSearch(
+  db: Db,
+  scope: CountedScope,
+  window: CountedWindow,
+  page: PageRequest<KeyPosition>,
+  counters: { range: RangeCounter; through: (key: string) => Promise<number> },
+): Promise<{ totalCount: number; page: PageRequest<KeyPosition> }> {
+  const totalCount = await countMatching(db, scope, window, counters.range);
+  if (page.after === undefined) return { totalCount, page };
+  return { totalCount, page: pageAt(page, await counters.through(page.after.key)) };
 }

@@ -4,7 +4,7 @@
  */
 export interface SearchCountTable {
   company_id: string;
-  /** The kind of rows counted (counts.service.ts COUNTED_KINDS). */
+  /** The kind of rows counted (counts.service.ts CountedKind). */
   counted: string;
   facility_id: string;
   customer_id: string;

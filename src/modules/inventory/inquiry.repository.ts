@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { indexesLedgerItemsBehind } from '../../db/dialect.js';
+import { afterPosition, type PagePosition, type PageSlice } from '../../db/keyset.js';
 import { KEY_COLUMNS } from './balance-keys.js';
 import type { LedgerRow } from './inventory.repository.js';
 
@@ -25,6 +26,9 @@ import type { LedgerRow } from './inventory.repository.js';
  * A lot (a lot belongs to an item), a source type alone and every filter off the chosen index are
  * checked on the rows the index yields.
  *
+ * A page after a cursor (docs/paging.md) starts at the cursor's (created_at, id) on the chosen
+ * index, which ends at the id on every path but the source's.
+ *
  * Those other filters are written as expressions (`column || ''`, `created_at + 0`), which no
  * index matches, so the database seeks the chosen index and no other. Without that, SQLite without ANALYZE statistics
  * (Wharf never runs ANALYZE) takes (company_id, facility_id) for every combination, because that
@@ -47,7 +51,12 @@ export interface LedgerSearchFilter {
    */
   sourceTypes?: readonly string[];
   sourceId?: string;
+  /** With a time bound at one instant: only the rows at it up to this id (a cursor's place). */
+  idThrough?: number;
 }
+
+/** A filter, and where a page after a cursor starts. */
+type LedgerQuery = LedgerSearchFilter & { after?: PagePosition };
 
 export type LedgerAccessPath = 'source' | 'item' | 'customer' | 'facility';
 
@@ -84,13 +93,23 @@ const LEDGER_COLUMNS = [
 /**
  * The filter's conditions: the columns in `seek` (those of the index to seek) as themselves, read
  * from `seekTable`; every other as an expression no index matches, read from `table`. Unqualified
- * when no table is named (the ledger alone).
+ * when no table is named (the ledger alone). `seekId` is the ledger id's name in `seekTable`.
  */
-function conditionsOf(filter: LedgerSearchFilter, seek: readonly string[], table?: string, seekTable = table): Expression<SqlBool>[] {
+function conditionsOf(
+  filter: LedgerQuery,
+  seek: readonly string[],
+  table?: string,
+  seekTable = table,
+  seekId = 'id',
+): Expression<SqlBool>[] {
   const ref = (name: string, from: string | undefined) => sql.ref(from ? `${from}.${name}` : name);
   const column = (name: LedgerColumn) => (seek.includes(name) ? ref(name, seekTable) : sql<string>`${ref(name, table)} || ''`);
   // created_at likewise on the source path, whose rows are few: an index on it must not win there.
-  const createdAt = seek.includes('created_at') ? ref('created_at', seekTable) : sql<number>`${ref('created_at', table)} + 0`;
+  // The id ends every index that holds created_at (the item table names it ledger_id): it is
+  // sought, or written as an expression, as created_at is.
+  const bySeek = seek.includes('created_at');
+  const createdAt = bySeek ? ref('created_at', seekTable) : sql<number>`${ref('created_at', table)} + 0`;
+  const id = bySeek ? ref(seekId, seekTable) : sql<number>`${ref('id', table)} + 0`;
   const types = filter.sourceTypes;
   const equalities: [LedgerColumn, string | undefined][] = [
     ['company_id', filter.companyId],
@@ -106,11 +125,13 @@ function conditionsOf(filter: LedgerSearchFilter, seek: readonly string[], table
   if (types !== undefined && types.length > 1) conditions.push(sql<SqlBool>`${column('source_type')} in (${sql.join([...types])})`);
   if (filter.createdFrom !== undefined) conditions.push(sql<SqlBool>`${createdAt} >= ${filter.createdFrom}`);
   if (filter.createdTo !== undefined) conditions.push(sql<SqlBool>`${createdAt} <= ${filter.createdTo}`);
+  if (filter.idThrough !== undefined) conditions.push(sql<SqlBool>`${id} <= ${filter.idThrough}`);
+  if (filter.after !== undefined) conditions.push(afterPosition(createdAt, id, filter.after));
   return conditions;
 }
 
 /** The postings the filter selects, from the ledger's index its access path seeks. */
-function ledgerPostings(db: Db, filter: LedgerSearchFilter) {
+function ledgerPostings(db: Db, filter: LedgerQuery) {
   const seek = ['company_id', ...SEEK_COLUMNS[ledgerAccessPath(filter)]];
   return db.selectFrom('inventory_ledger').where((eb) => eb.and(conditionsOf(filter, seek)));
 }
@@ -123,7 +144,7 @@ const readsItemsBehind = (db: Db, filter: LedgerSearchFilter) => ledgerAccessPat
  * (ledger-items.ts): those it holds, in its order, and the ledger's rows after its mark, a short
  * run of the newest ids. The two parts never share a row; SQLite merges their ordered outputs.
  */
-function itemPostingsBehind(db: Db, filter: LedgerSearchFilter) {
+function itemPostingsBehind(db: Db, filter: LedgerQuery) {
   const seek = ['company_id', ...SEEK_COLUMNS.item];
   // The index's own id and time, so that its order is the one the search asks for.
   const indexedColumns = LEDGER_COLUMNS.map((name) =>
@@ -133,7 +154,7 @@ function itemPostingsBehind(db: Db, filter: LedgerSearchFilter) {
     .selectFrom('inventory_ledger_items as items')
     .innerJoin('inventory_ledger as ledger', 'ledger.id', 'items.ledger_id')
     .select(indexedColumns)
-    .where((eb) => eb.and(conditionsOf(filter, seek, 'ledger', 'items')));
+    .where((eb) => eb.and(conditionsOf(filter, seek, 'ledger', 'items', 'ledger_id')));
   const afterMark = db
     .selectFrom('inventory_ledger')
     .select(LEDGER_COLUMNS)
@@ -154,13 +175,15 @@ export async function countLedger(db: Db, filter: LedgerSearchFilter): Promise<n
   return Number(count);
 }
 
-export function pageLedgerQuery(db: Db, filter: LedgerSearchFilter, offset: number, limit: number) {
+export function pageLedgerQuery(db: Db, filter: LedgerSearchFilter, slice: PageSlice) {
+  const query: LedgerQuery = { ...filter, after: slice.after };
+  const offset = slice.after === undefined ? slice.offset : 0;
   return readsItemsBehind(db, filter)
-    ? itemPostingsBehind(db, filter).orderBy('created_at').orderBy('id').limit(limit).offset(offset)
-    : ledgerPostings(db, filter).select(LEDGER_COLUMNS).orderBy('created_at').orderBy('id').limit(limit).offset(offset);
+    ? itemPostingsBehind(db, query).orderBy('created_at').orderBy('id').limit(slice.limit).offset(offset)
+    : ledgerPostings(db, query).select(LEDGER_COLUMNS).orderBy('created_at').orderBy('id').limit(slice.limit).offset(offset);
 }
 
 /** One page of postings, oldest first; the id breaks ties, so pages neither overlap nor skip. */
-export async function pageLedger(db: Db, filter: LedgerSearchFilter, offset: number, limit: number): Promise<LedgerRow[]> {
-  return pageLedgerQuery(db, filter, offset, limit).execute();
+export async function pageLedger(db: Db, filter: LedgerSearchFilter, slice: PageSlice): Promise<LedgerRow[]> {
+  return pageLedgerQuery(db, filter, slice).execute();
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { CursorPagingRequestSchema, PagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
   CustomerID,
@@ -157,7 +157,7 @@ export const LedgerSearchRequestSchema = Type.Object(
     CreatedWhenFrom: LocalDateTime('Lower bound of the posting time'),
     CreatedWhenTo: LocalDateTime('Upper bound of the posting time'),
     Source: Type.Optional(Nullable(LedgerSourceSchema)),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   {
     examples: [

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { pageRequest, pagingOf } from '../../http/paging.js';
 import { localWindow, offsetWindow } from '../../http/time.js';
+import * as counts from '../counts/counts.service.js';
 import * as tenants from '../tenants/tenants.service.js';
 import { presentBalance, presentPosting } from './inquiry.present.js';
 import * as repo from './inquiry.repository.js';
@@ -80,11 +81,23 @@ export async function searchLedger(db: Db, request: LedgerSearchRequest): Promis
     sourceTypes: sourceType !== undefined ? [sourceType] : sourceId !== undefined ? LEDGER_SOURCE_TYPES : undefined,
     sourceId,
   };
-  const page = pageRequest(request.Paging);
-  const totalCount = await repo.countLedger(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageLedger(db, filter, page.offset, page.pageSize) : [];
+  // An item, a lot or a source: few postings match, and the index counts them (docs/paging.md).
+  const narrowed =
+    filter.itemId !== undefined || filter.lotNo !== undefined || filter.sourceTypes !== undefined || filter.sourceId !== undefined;
+  const { totalCount, page } = await counts.countSearch(
+    db,
+    { companyId: filter.companyId, counted: 'ledger', facilityId: filter.facilityId, customerId: filter.customerId },
+    { from: filter.createdFrom, to: filter.createdTo, narrowed },
+    pageRequest(request.Paging, 'id'),
+    {
+      range: (from, to) => repo.countLedger(db, { ...filter, createdFrom: from, createdTo: to }),
+      through: (at, id) => repo.countLedger(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageLedger(db, filter, page) : [];
+  const last = rows.at(-1);
   return {
     results: { head: [...LEDGER_HEAD], data: rows.map((row) => presentPosting(row, timeZone)) },
-    paging: pagingOf(page, totalCount, rows.length),
+    paging: pagingOf(page, totalCount, rows.length, last && { at: last.created_at, tie: last.id }),
   };
 }

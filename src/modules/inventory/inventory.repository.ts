@@ -3,10 +3,14 @@ import { boundOnce, compiledOnce } from '../../db/compiled-queries.js';
 import type { Db } from '../../db/database.js';
 import { writeLater } from '../../db/trailing-writes.js';
 import { writersLockRows } from '../../db/dialect.js';
+import * as counts from '../counts/counts.service.js';
 import { KEY_COLUMNS } from './balance-keys.js';
 import type { BalanceKeyColumns, InventoryBalanceTable, InventoryLedgerTable } from './inventory.tables.js';
 
-/** All SQL of the inventory: balances and their ledger. */
+/**
+ * All SQL of the inventory: balances and their ledger. The ledger's rows are only ever inserted,
+ * here, which also counts them for the ledger search (docs/paging.md), by creation day.
+ */
 
 export type BalanceRow = Selectable<InventoryBalanceTable>;
 export type LedgerRow = Selectable<InventoryLedgerTable>;
@@ -236,6 +240,28 @@ const insertLedgerRowsQuery = boundOnce((db: Db, rows: NewLedgerRow[]) => db.ins
 export async function insertLedgerRows(db: Db, rows: NewLedgerRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += LEDGER_INSERT_CHUNK) {
     await writeLater(db, insertLedgerRowsQuery(db, rows.slice(start, start + LEDGER_INSERT_CHUNK)));
+  }
+  await countLedgerRows(db, rows);
+}
+
+/** A posting's rows share their customer, facility and time: counted a run at a time, not a row at a time. */
+async function countLedgerRows(db: Db, rows: NewLedgerRow[]): Promise<void> {
+  for (let start = 0, end = 0; start < rows.length; start = end) {
+    const first = rows[start]!;
+    while (
+      end < rows.length &&
+      rows[end]!.company_id === first.company_id &&
+      rows[end]!.facility_id === first.facility_id &&
+      rows[end]!.customer_id === first.customer_id &&
+      rows[end]!.created_at === first.created_at
+    )
+      end++;
+    await counts.countNew(
+      db,
+      'ledger',
+      { companyId: first.company_id, facilityId: first.facility_id, customerId: first.customer_id, at: first.created_at },
+      end - start,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TopLevelPageNoSchema, PagingRequestSchema, PagingSchema } from '../../http/paging.js';
+import { TopLevelPageNoSchema, CursorPagingRequestSchema, PagingSchema } from '../../http/paging.js';
 import {
   CompanyID,
   CustomerID,
@@ -120,7 +120,7 @@ export const ItemSearchRequestSchema = Type.Object(
     UpdatedWhenFrom: UpdatedWhenBound('Lower'),
     UpdatedWhenTo: UpdatedWhenBound('Upper'),
     PageNo: Type.Optional(TopLevelPageNoSchema),
-    Paging: Type.Optional(PagingRequestSchema),
+    Paging: Type.Optional(CursorPagingRequestSchema),
   },
   {
     examples: [

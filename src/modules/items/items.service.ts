@@ -2,11 +2,12 @@ import { LRUCache } from 'lru-cache';
 import type { Db, Trx } from '../../db/database.js';
 import type { Principal } from '../../http/auth.js';
 import type { CommandContext } from '../../http/command-context.js';
-import { pageRequest, pagingOf } from '../../http/paging.js';
+import { pageRequestByKey, pagingOf } from '../../http/paging.js';
 import { offsetWindow } from '../../http/time.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalid } from '../../lib/refusal.js';
 import { runCommand } from '../commands/commands.service.js';
+import * as counts from '../counts/counts.service.js';
 import * as events from '../events/events.service.js';
 import { ITEM_HEAD, SERVER_OWNED_KEYS } from './items.fields.js';
 import { presentItem } from './items.present.js';
@@ -82,10 +83,9 @@ async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request
   const now = clock.now();
   const existing = new Map(
     (
-      await repo.findItemsById(
+      await repo.lockItemsById(
         trx,
-        companyId,
-        customerId,
+        { companyId, customerId },
         incoming.map((i) => i.itemId),
       )
     ).map((row) => [row.item_id, row]),
@@ -100,11 +100,12 @@ async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request
     } else if (stored.status === item.status && stored.attributes === item.attributes) {
       results.push({ itemID: item.itemId, Status: 'Unchanged' });
     } else {
-      await repo.updateItem(
-        trx,
-        { companyId, customerId, itemId: item.itemId },
-        { status: item.status, attributes: item.attributes, updated_at: now, updated_by_key_id: principal.keyId },
-      );
+      await repo.updateItem(trx, { companyId, customerId, itemId: item.itemId }, stored, {
+        status: item.status,
+        attributes: item.attributes,
+        updated_at: now,
+        updated_by_key_id: principal.keyId,
+      });
       results.push({ itemID: item.itemId, Status: 'Updated' });
     }
   }
@@ -135,10 +136,13 @@ async function upsertItems(trx: Trx, clock: Clock, principal: Principal, request
   return { Items: results };
 }
 
+/**
+ * One page of a customer's items, in itemID order. Its totalCount comes from the kept counts
+ * (docs/paging.md); its cursor is the last itemID, since the order is on the item alone.
+ */
 export async function searchItems(db: Db, request: ItemSearchRequest): Promise<ItemSearchResult> {
-  const page = pageRequest(request.Paging, request.PageNo);
   const updated = offsetWindow(request.UpdatedWhenFrom, request.UpdatedWhenTo);
-  const filter = {
+  const filter: repo.ItemFilter = {
     companyId: request.CompanyID,
     customerId: request.CustomerID,
     status: request.Status,
@@ -146,11 +150,27 @@ export async function searchItems(db: Db, request: ItemSearchRequest): Promise<I
     updatedFrom: updated.from,
     updatedTo: updated.to,
   };
-  const totalCount = await repo.countItems(db, filter);
-  const rows = page.offset < totalCount ? await repo.pageItems(db, filter, page.offset, page.pageSize) : [];
+  const { totalCount, page } = await counts.countKeyedSearch(
+    db,
+    {
+      companyId: filter.companyId,
+      counted: 'items',
+      facilityId: '',
+      customerId: filter.customerId,
+      statuses: filter.status === undefined ? undefined : [filter.status],
+    },
+    { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.itemId !== undefined },
+    pageRequestByKey(request.Paging, request.PageNo),
+    {
+      range: (from, to) => repo.countItems(db, { ...filter, updatedFrom: from, updatedTo: to }),
+      through: (itemId) => repo.countItems(db, { ...filter, itemIdThrough: itemId }),
+    },
+  );
+  const rows = page.offset < totalCount ? await repo.pageItems(db, filter, page) : [];
+  const last = rows.at(-1);
   return {
     results: { head: [...ITEM_HEAD], data: rows.map(presentItem) },
-    paging: pagingOf(page, totalCount, rows.length),
+    paging: pagingOf(page, totalCount, rows.length, last && { key: last.item_id }),
   };
 }
 

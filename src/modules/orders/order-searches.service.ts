@@ -49,7 +49,7 @@ export async function searchShipmentConfirmations(db: Db, request: DcSearchReque
     db,
     { companyId: filter.companyId, counted: 'order_confirmations', facilityId: filter.facilityId, customerId: filter.customerId },
     { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-    pageRequest(request.Paging),
+    pageRequest(request.Paging, 'id'),
     {
       range: (from, to) => repo.countShipmentConfirmations(db, { ...filter, createdFrom: from, createdTo: to }),
       through: (at, id) => repo.countShipmentConfirmations(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
@@ -90,7 +90,7 @@ export async function searchOrderHeaders(db: Db, request: OrderLevelSearchReques
     db,
     { companyId: filter.companyId, counted: 'orders', facilityId: filter.facilityId, customerId: filter.customerId },
     { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-    pageRequest(request.Paging),
+    pageRequest(request.Paging, 'svcpoid'),
     {
       range: (from, to) => repo.countOrderHeaders(db, { ...filter, updatedFrom: from, updatedTo: to }),
       through: (at, svcpoid) => repo.countOrderHeaders(db, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),

@@ -113,7 +113,7 @@ export async function listOrders(cx: CommandContext, request: OrderListRequest) 
         statuses: filter.statuses,
       },
       { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-      pageRequest(request.Paging),
+      pageRequest(request.Paging, 'svcpoid'),
       {
         range: (from, to) => repo.countOrders(trx, { ...filter, updatedFrom: from, updatedTo: to }),
         through: (at, svcpoid) => repo.countOrders(trx, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),

@@ -46,7 +46,7 @@ export async function searchConfirmations(db: Db, request: RcSearchRequest): Pro
     db,
     { companyId: filter.companyId, counted: 'receipt_confirmations', facilityId: filter.facilityId, customerId: filter.customerId },
     { from: filter.createdFrom, to: filter.createdTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-    pageRequest(request.Paging),
+    pageRequest(request.Paging, 'id'),
     {
       range: (from, to) => repo.countConfirmations(db, { ...filter, createdFrom: from, createdTo: to }),
       through: (at, id) => repo.countConfirmations(db, { ...filter, createdFrom: at, createdTo: at, idThrough: id as number }),
@@ -94,7 +94,7 @@ export async function searchReceiptHeaders(db: Db, request: ReceiptLevelSearchRe
       statuses: filter.status === undefined ? undefined : [filter.status],
     },
     { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-    pageRequest(request.Paging),
+    pageRequest(request.Paging, 'svcpoid'),
     {
       range: (from, to) => repo.countReceiptHeaders(db, { ...filter, updatedFrom: from, updatedTo: to }),
       through: (at, svcpoid) =>

@@ -138,7 +138,7 @@ export async function listReceipts(cx: CommandContext, request: ReceiptListReque
         statuses: filter.statuses,
       },
       { from: filter.updatedFrom, to: filter.updatedTo, narrowed: filter.poNo !== undefined || filter.referenceNo !== undefined },
-      pageRequest(request.Paging),
+      pageRequest(request.Paging, 'svcpoid'),
       {
         range: (from, to) => repo.countReceipts(trx, { ...filter, updatedFrom: from, updatedTo: to }),
         through: (at, svcpoid) => repo.countReceipts(trx, { ...filter, updatedFrom: at, updatedTo: at, svcpoidThrough: String(svcpoid) }),
