@@ -230,6 +230,7 @@ function injected(route: FuzzedRoute, request: DrawnRequest, adminKey: string) {
 
 const UNWATCHED = new Set([
   'acks',
+  'search_counts',
   'idempotency_records',
   'rate_limit_windows',
   'api_keys',
@@ -239,7 +240,7 @@ const UNWATCHED = new Set([
 ]);
 
 /**
- * Every table but those a refusal may write (ACKs, refusals kept for their Idempotency-Key, rate
+ * Every table but those a refusal may write (ACKs and their search counts, refusals kept for their Idempotency-Key, rate
  * counts, key use, and the Sequence counter that numbers the ack.failed event on SQLite).
  */
 async function watchedTables(db: Db): Promise<string[]> {

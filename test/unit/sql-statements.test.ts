@@ -313,7 +313,7 @@ describe('inserts of documents and their postings', () => {
     created_at: 1_700_000_000_000,
   });
 
-  it("writes a posting's ledger rows with one multi-row INSERT", async () => {
+  it("writes a posting's ledger rows with one multi-row INSERT, and their count with one upsert", async () => {
     const insert = (db: Db) => inventory.insertLedgerRows(db, [ledgerRow(30_000, 30_000, 'C-1'), ledgerRow(10_000, 40_000, '2')]);
     expect(await sentBy('sqlite', insert)).toMatchInlineSnapshot(`
       [
@@ -355,6 +355,18 @@ describe('inserts of documents and their postings', () => {
             1700000000000,
           ],
           "sql": "insert into "inventory_ledger" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "quantity", "on_hand_after", "source_type", "source_id", "source_line", "key_id", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        },
+        {
+          "parameters": [
+            "CO",
+            "ledger",
+            "F1",
+            "CU",
+            "",
+            19675,
+            2,
+          ],
+          "sql": "insert into "search_counts" ("company_id", "counted", "facility_id", "customer_id", "status", "day", "count") values (?, ?, ?, ?, ?, ?, ?) on conflict ("company_id", "counted", "facility_id", "customer_id", "status", "day") do update set "count" = "search_counts"."count" + "excluded"."count"",
         },
       ]
     `);
@@ -398,6 +410,18 @@ describe('inserts of documents and their postings', () => {
             1700000000000,
           ],
           "sql": "insert into "inventory_ledger" ("company_id", "customer_id", "facility_id", "item_id", "uom", "lot_no", "goods_type", "title_id", "inventory_status", "expiration_date", "quantity", "on_hand_after", "source_type", "source_id", "source_line", "key_id", "created_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), ($18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)",
+        },
+        {
+          "parameters": [
+            "CO",
+            "ledger",
+            "F1",
+            "CU",
+            "",
+            19675,
+            2,
+          ],
+          "sql": "insert into "search_counts" ("company_id", "counted", "facility_id", "customer_id", "status", "day", "count") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("company_id", "counted", "facility_id", "customer_id", "status", "day") do update set "count" = "search_counts"."count" + "excluded"."count"",
         },
       ]
     `);
