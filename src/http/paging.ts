@@ -102,10 +102,14 @@ const isKey = (value: unknown): value is string => typeof value === 'string' && 
 export type TieKind = 'id' | 'svcpoid';
 
 /** A time and its tie-breaker; a tie of the other kind is a cursor of another search's order, not of this one. */
+/** Said to a cursor sent to a search that hands out none, instead of answering its first page again. */
+const NO_CURSORS = 'Paging.After is not taken by this search: page it by PageNo';
+
 function positionOf(cursor: string, kind: TieKind | undefined): PagePosition {
+  if (kind === undefined) throw invalid(NO_CURSORS);
   const decoded = decodeCursor(cursor);
   const [at, tie] = decoded;
-  const tieFits = kind === 'id' ? isCount(tie) : kind === 'svcpoid' ? isKey(tie) : isCount(tie) || isKey(tie);
+  const tieFits = kind === 'id' ? isCount(tie) : isKey(tie);
   if (decoded.length !== 2 || !isCount(at) || !tieFits) throw invalid(NOT_A_CURSOR);
   return { at, tie: tie as PagePosition['tie'] };
 }
@@ -133,7 +137,7 @@ function requestOf<Position>(
  * which wins over a top-level `PageNo`. A page after a cursor starts at the cursor's row, wherever
  * that is now: its search counts the rows before it (pageAt). For the searches ordered by a time,
  * then a tie-breaker of the kind `tie`: a cursor with a tie of the other kind comes from another
- * search (docs/paging.md). The searches that hand out no cursor name none.
+ * search (docs/paging.md). The searches that hand out no cursor name none, and refuse one.
  */
 export function pageRequest(paging: (PagingRequest & { After?: string }) | undefined, tie?: TieKind): PageRequest {
   return requestOf(paging, undefined, (cursor) => positionOf(cursor, tie));

@@ -4,6 +4,8 @@ import { useTestApp } from '../helpers/app.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { buildOrder, buildReceipt, createWorld, expectOk, idsOf, stock, uniqueId, type World } from '../helpers/factories.js';
 import {
+  EVENT_SEARCH,
+  INVENTORY_SEARCH,
   ITEM_IMPORT,
   ITEM_SEARCH,
   LEDGER_SEARCH,
@@ -207,6 +209,21 @@ describeEachDialect('cursor paging of the document searches', (dialect) => {
         expect(response.statusCode, `${from}'s cursor to the ${name} search`).toBe(400);
         expect(response.json(), `${from}'s cursor to the ${name} search`).toEqual([{ code: `EDI-ERROR-${message}`, error: message }]);
       }
+    }
+  });
+
+  it('refuses a cursor sent to a search that hands out none, rather than answer its first page again', async () => {
+    const { tenant } = world;
+    const cursor = (await read(ORDER_LEVEL_SEARCH, { ...idsOf(tenant) }, world.customer, { PageSize: 1 })).paging.next;
+    const message = 'Paging.After is not taken by this search: page it by PageNo';
+    for (const [path, body] of [
+      [INVENTORY_SEARCH, { ...idsOf(tenant) }],
+      [EVENT_SEARCH, { CompanyID: tenant.companyId, CustomerID: tenant.customerIds[0] }],
+    ] as const) {
+      const response = await ctx().post(path, { ...body, Paging: { After: cursor } }, world.customer);
+      expect(response.statusCode, path).toBe(400);
+      expect(response.json(), path).toEqual([{ code: `EDI-ERROR-${message}`, error: message }]);
+      await expectOk(ctx().post(path, { ...body, Paging: { PageNo: 1 } }, world.customer));
     }
   });
 

@@ -41,10 +41,12 @@ describe('pageRequest', () => {
     for (const [read, cursor] of [
       [() => pageRequest(after(bySvcpoid), 'id'), bySvcpoid],
       [() => pageRequest(after(byId), 'svcpoid'), byId],
-      [() => pageRequest(after(byKey)), byKey],
+      [() => pageRequest(after(byKey), 'id'), byKey],
       [() => pageRequestByKey(after(byId)), byId],
     ] as const)
       expect(read, cursor).toThrow('Paging.After must be the paging.next of an earlier page of this search');
+    // A search that hands out no cursor takes none.
+    expect(() => pageRequest(after(byId))).toThrow('Paging.After is not taken by this search: page it by PageNo');
   });
 });
 
